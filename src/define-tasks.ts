@@ -1,0 +1,143 @@
+// The task registry: maps each task name to its zod payload schema, handler and policy.
+// Enqueue is type-checked against it; the worker looks handlers and policies up in it.
+
+import type { input as ZodInput, output as ZodOutput, ZodType } from "zod";
+import { TaskDefinitionError } from "./errors.js";
+import type { Logger } from "./logger.js";
+import { queueNameProblem, taskNameProblem } from "./names.js";
+
+/** A task row as the worker hands it to a handler. */
+export interface TaskRecord {
+  id: string;
+  name: string;
+  queue: string;
+  payload: unknown;
+  status: TaskStatus;
+  priority: number;
+  runAt: Date;
+  attempts: number;
+  maxAttempts: number;
+  leaseOwner: string | null;
+  leaseExpiresAt: Date | null;
+  lastError: string | null;
+  result: unknown;
+  key: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  finishedAt: Date | null;
+  publishedAt: Date | null;
+}
+
+/** A task's lifecycle: pending → running → succeeded | pending (retry) | dead; pending → cancelled. */
+export type TaskStatus = "pending" | "running" | "succeeded" | "dead" | "cancelled";
+
+/** What a handler receives besides its payload. */
+export interface TaskContext {
+  /** The task row as claimed (attempts already counts this run). */
+  task: TaskRecord;
+  /** 1 for the first run, 2 for the first retry, … */
+  attempt: number;
+  /** Aborted when the task's timeout passes or the worker is shutting down for good. */
+  signal: AbortSignal;
+  /** Logger whose lines carry the task's id and name. */
+  logger: Logger;
+  /** The extended Prisma client, so a handler can enqueue follow-up tasks in its own transactions. */
+  prisma: any;
+  /** With `transactional: true`: the transaction that marks the task succeeded. Write through it for exactly-once effects. */
+  tx: any;
+}
+
+/** Exponential backoff with jitter: delay = min(maxMs, baseMs * factor^(attempt-1)) * (1 ± jitter). */
+export interface BackoffPolicy {
+  /** Delay before the first retry. Default 1000 ms. */
+  baseMs?: number;
+  /** Growth per attempt. Default 2. */
+  factor?: number;
+  /** Upper bound of a delay. Default 1 hour. */
+  maxMs?: number;
+  /** Fraction of random spread around the delay, 0 to 1. Default 0.2. */
+  jitter?: number;
+}
+
+/** Called by the cleaner for a task whose lease expired; may enqueue a compensating task through `prisma`. */
+export type RecoveryFunction = (task: TaskRecord, ctx: { prisma: any; logger: Logger }) => Promise<"retry" | "dead"> | "retry" | "dead";
+
+/** One task: its payload schema, its handler and its policy. */
+export interface TaskDefinition<Schema extends ZodType = ZodType> {
+  /** zod schema of the payload; enqueue validates against it before writing, the worker again before running. */
+  payload: Schema;
+  /** Runs the task. Optional so that an app that only enqueues can share the registry without the handlers. */
+  handler?: (payload: ZodOutput<Schema>, ctx: TaskContext) => unknown;
+  /** RabbitMQ queue (and worker pool) the task goes to. Default "default". */
+  queue?: string;
+  /** Runs before the task goes dead. Default 5. Overridable per enqueue. */
+  maxAttempts?: number;
+  /** Default priority; higher runs first among due tasks of a queue. Default 0. */
+  priority?: number;
+  /** Handler time limit; past it the signal aborts and the run counts as a failure. Default 60000 ms. */
+  timeoutMs?: number;
+  /** Retry delays. Defaults: see BackoffPolicy. */
+  backoff?: BackoffPolicy;
+  /** What the cleaner does with a task whose worker vanished: "retry" (default), "dead", or a function. */
+  recovery?: "retry" | "dead" | RecoveryFunction;
+  /** Run the handler inside the transaction that completes the task (exactly-once database effects). Default false. */
+  transactional?: boolean;
+}
+
+/** A registry as returned by defineTasks. */
+export type TaskRegistry = Record<string, TaskDefinition<ZodType>>;
+
+/** The input type of a task's payload (what enqueue accepts). */
+export type PayloadInput<Tasks extends TaskRegistry, Name extends keyof Tasks> = ZodInput<Tasks[Name]["payload"]>;
+
+/** Every registered task name. */
+export type TaskName<Tasks extends TaskRegistry> = keyof Tasks & string;
+
+/**
+ * Declares the tasks of an app. Checks every definition now, so a typo fails at startup, not at 3 a.m.
+ * The returned registry is the same object, frozen, with its types kept for enqueue.
+ */
+export function defineTasks<const Schemas extends Record<string, ZodType>>(
+  tasks: { [Name in keyof Schemas]: TaskDefinition<Schemas[Name]> },
+): { [Name in keyof Schemas]: TaskDefinition<Schemas[Name]> } {
+  if (typeof tasks !== "object" || tasks === null) {
+    throw new TaskDefinitionError(String(tasks), "defineTasks() takes an object that maps task names to definitions.");
+  }
+  for (const [name, definition] of Object.entries(tasks as Record<string, TaskDefinition>)) {
+    checkDefinition(name, definition);
+  }
+  return Object.freeze(tasks);
+}
+
+function checkDefinition(name: string, definition: TaskDefinition): void {
+  const nameProblem = taskNameProblem(name);
+  if (nameProblem) throw new TaskDefinitionError(name, `${nameProblem}.`);
+  if (typeof definition !== "object" || definition === null) {
+    throw new TaskDefinitionError(name, "the definition must be an object with at least a `payload` zod schema.");
+  }
+  if (typeof (definition.payload as { safeParse?: unknown } | undefined)?.safeParse !== "function") {
+    throw new TaskDefinitionError(name, "`payload` must be a zod schema, for example z.object({ id: z.string() }).");
+  }
+  if (definition.handler !== undefined && typeof definition.handler !== "function") {
+    throw new TaskDefinitionError(name, "`handler` must be a function (payload, ctx) => result.");
+  }
+  if (definition.queue !== undefined) {
+    const problem = queueNameProblem(definition.queue);
+    if (problem) throw new TaskDefinitionError(name, `queue ${problem}.`);
+  }
+  positiveInteger(name, "maxAttempts", definition.maxAttempts);
+  positiveInteger(name, "timeoutMs", definition.timeoutMs);
+  if (definition.priority !== undefined && !Number.isSafeInteger(definition.priority)) {
+    throw new TaskDefinitionError(name, `priority must be an integer, got ${String(definition.priority)}.`);
+  }
+  const recovery = definition.recovery;
+  if (recovery !== undefined && recovery !== "retry" && recovery !== "dead" && typeof recovery !== "function") {
+    throw new TaskDefinitionError(name, `recovery must be "retry", "dead" or a function, got ${JSON.stringify(recovery)}.`);
+  }
+}
+
+function positiveInteger(task: string, option: string, value: unknown): void {
+  if (value !== undefined && !(Number.isSafeInteger(value) && (value as number) > 0)) {
+    throw new TaskDefinitionError(task, `${option} must be a positive integer, got ${String(value)}.`);
+  }
+}

@@ -1,0 +1,89 @@
+// The lazy, Prisma-compatible promise that enqueue returns. Awaited, it inserts and then publishes (now, or after
+// the surrounding transaction commits). Passed to a batch $transaction([...]), it joins that batch and the batch's
+// $transaction publishes after the commit.
+
+import type { TaskTable } from "../db/table.js";
+import { insertTasksParam, insertTasksSql, selectTasksByKeys, type InsertedTaskRow } from "../sql/insert-tasks.js";
+import { prismaDb, type PrismaRawClient } from "../db/prisma-db.js";
+import { toEnqueuedTask, wakeupsOf, type EnqueuedTask } from "./enqueued-task.js";
+import type { PreparedTask } from "./prepare.js";
+import type { TransactionScopes, Wakeup } from "./transaction-scopes.js";
+
+/** What enqueue needs from the extension around it. */
+export interface EnqueueCore {
+  table: TaskTable;
+  scopes: TransactionScopes;
+  /** Hands wake-ups of committed tasks to the publisher. Never throws. */
+  publish(wakeups: readonly Wakeup[]): void;
+  /** Warns (once) that an enqueue ran in a transaction whose commit cannot be observed. */
+  untracked(): void;
+}
+
+/** The promises enqueue made, with whether each stands for one task, so a batch $transaction can find their results. */
+const batchItems = new WeakMap<object, { single: boolean }>();
+
+/**
+ * Builds the promise for inserting `rows` through `client`. `single` makes it resolve to one EnqueuedTask
+ * instead of an array.
+ */
+export function enqueuePromise(core: EnqueueCore, client: PrismaRawClient, rows: PreparedTask[], single: boolean) {
+  const placement = core.scopes.placement(client);
+  const raw = client.$queryRawUnsafe<InsertedTaskRow[]>(insertTasksSql(core.table), insertTasksParam(rows)) as PromiseLike<
+    InsertedTaskRow[]
+  > & { requestTransaction(batch: unknown): PromiseLike<InsertedTaskRow[]> };
+  let run: Promise<unknown> | undefined;
+  const start = () =>
+    (run ??= Promise.resolve(raw).then(async (inserted) => {
+      const complete = await completeRows(core, client, inserted);
+      const wakeups = wakeupsOf(complete);
+      if (placement.kind === "autocommit") core.publish(wakeups);
+      else if (placement.kind === "transaction") placement.scope.wakeups.push(...wakeups);
+      else if (wakeups.length > 0) core.untracked();
+      const tasks = complete.map(toEnqueuedTask);
+      return single ? tasks[0] : tasks;
+    }));
+  const promise = {
+    then: (onFulfilled?: (value: any) => unknown, onRejected?: (reason: unknown) => unknown) => start().then(onFulfilled, onRejected),
+    catch: (onRejected?: (reason: unknown) => unknown) => start().catch(onRejected),
+    finally: (onFinally?: () => void) => start().finally(onFinally),
+    requestTransaction: (batch: unknown) => raw.requestTransaction(batch),
+    [Symbol.toStringTag]: "PrismaPromise",
+  };
+  batchItems.set(promise, { single });
+  return promise;
+}
+
+/** Resolves the results of a batch $transaction: enqueue items become EnqueuedTasks; returns their wake-ups. */
+export async function settleBatch(
+  core: EnqueueCore,
+  client: PrismaRawClient,
+  items: readonly unknown[],
+  results: unknown[],
+): Promise<Wakeup[]> {
+  const wakeups: Wakeup[] = [];
+  for (let index = 0; index < items.length; index++) {
+    const item = typeof items[index] === "object" && items[index] !== null ? batchItems.get(items[index] as object) : undefined;
+    if (!item) continue;
+    const complete = await completeRows(core, client, results[index] as InsertedTaskRow[]);
+    wakeups.push(...wakeupsOf(complete));
+    const tasks = complete.map(toEnqueuedTask);
+    results[index] = item.single ? tasks[0] : tasks;
+  }
+  return wakeups;
+}
+
+/**
+ * Fills in rows whose key collided with a task that committed after the insert took its snapshot: the insert
+ * could not see that task, a fresh statement can.
+ */
+async function completeRows(core: EnqueueCore, client: PrismaRawClient, rows: InsertedTaskRow[]): Promise<InsertedTaskRow[]> {
+  const missing = rows.filter((row) => row.id === null && row.key !== null).map((row) => row.key!);
+  if (missing.length === 0) return rows;
+  const found = new Map((await selectTasksByKeys(prismaDb(client), core.table, missing)).map((row) => [row.key, row]));
+  return rows.map((row) => {
+    if (row.id !== null) return row;
+    const existing = found.get(row.key);
+    if (!existing) throw new Error(`Task with key ${JSON.stringify(row.key)} vanished while enqueueing; retry the transaction.`);
+    return { ...existing, i: row.i };
+  });
+}

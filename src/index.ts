@@ -1,0 +1,30 @@
+// The public API of prisma-task-queue. Nothing else is exported from the package root.
+
+export { defineTasks } from "./define-tasks.js";
+export type {
+  BackoffPolicy,
+  PayloadInput,
+  RecoveryFunction,
+  TaskContext,
+  TaskDefinition,
+  TaskName,
+  TaskRecord,
+  TaskRegistry,
+  TaskStatus,
+} from "./define-tasks.js";
+export { taskQueue } from "./task-queue.js";
+export type { EnqueueItem, TaskModelMethods, TaskQueueExtension, TaskQueueHandle, TaskQueueOptions } from "./task-queue.js";
+export type { EnqueueOptions } from "./enqueue/prepare.js";
+export type { EnqueuedTask } from "./enqueue/enqueued-task.js";
+export {
+  TaskDefinitionError,
+  TaskOptionsError,
+  TaskPayloadError,
+  TaskPayloadTooLargeError,
+  TaskQueueConfigError,
+  TaskQueueError,
+  UnknownTaskError,
+} from "./errors.js";
+export type { TaskQueueErrorCode } from "./errors.js";
+export { jsonLogger, silentLogger } from "./logger.js";
+export type { Logger } from "./logger.js";

@@ -1,0 +1,74 @@
+// SQL unit: insert tasks, skipping keys that already exist, and report one row per input in input order.
+// One JSON parameter carries every row, so the statement is the same for 1 task and for 20,000.
+
+import type { Db } from "../db/driver.js";
+import type { TaskTable } from "../db/table.js";
+import type { PreparedTask } from "../enqueue/prepare.js";
+
+/** One row per input: the task that now stands for it (new, or the existing one with the same key). */
+export interface InsertedTaskRow {
+  i: number;
+  id: string | null;
+  name: string | null;
+  queue: string | null;
+  status: string | null;
+  key: string | null;
+  run_at_ms: number | null;
+  created: boolean;
+  due: boolean;
+}
+
+/** The insert statement. `$1` is the JSON array built by insertTasksParam. */
+export function insertTasksSql(table: TaskTable): string {
+  const t = table.sql;
+  return `WITH input AS (
+  SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(
+    i int, id uuid, name text, queue text, payload jsonb, priority int,
+    delay_ms bigint, run_at timestamptz, max_attempts int, key text)
+), inserted AS (
+  INSERT INTO ${t} (id, name, queue, payload, priority, run_at, max_attempts, key)
+  SELECT id, name, queue, payload, priority,
+         COALESCE(run_at, now() + delay_ms * interval '1 millisecond'), max_attempts, key
+  FROM input ORDER BY i
+  ON CONFLICT (key) DO NOTHING
+  RETURNING id, name, queue, status, key, run_at
+), found AS (
+  SELECT input.i, COALESCE(ins.id, twin.id, old.id) AS id,
+         COALESCE(ins.name, twin.name, old.name) AS name,
+         COALESCE(ins.queue, twin.queue, old.queue) AS queue,
+         COALESCE(ins.status, twin.status, old.status) AS status,
+         input.key,
+         COALESCE(ins.run_at, twin.run_at, old.run_at) AS run_at,
+         ins.id IS NOT NULL AS created
+  FROM input
+  LEFT JOIN inserted ins ON ins.id = input.id
+  LEFT JOIN inserted twin ON ins.id IS NULL AND twin.key = input.key
+  LEFT JOIN ${t} old ON ins.id IS NULL AND twin.id IS NULL AND old.key = input.key
+)
+SELECT i, id::text AS id, name, queue, status, key,
+       (extract(epoch FROM run_at) * 1000)::float8 AS run_at_ms,
+       created, (created AND run_at <= now()) AS due
+FROM found ORDER BY i`;
+}
+
+/** The single parameter of insertTasksSql: a JSON array, with each payload spliced in as already-serialised JSON. */
+export function insertTasksParam(rows: readonly PreparedTask[]): string {
+  const parts = rows.map(
+    (row, i) =>
+      `{"i":${i},"id":"${row.id}","name":${JSON.stringify(row.name)},"queue":${JSON.stringify(row.queue)},` +
+      `"payload":${row.json},"priority":${row.priority},"delay_ms":${row.delayMs},` +
+      `"run_at":${row.runAt ? `"${row.runAt.toISOString()}"` : "null"},"max_attempts":${row.maxAttempts},` +
+      `"key":${row.key === null ? "null" : JSON.stringify(row.key)}}`,
+  );
+  return `[${parts.join(",")}]`;
+}
+
+/** Tasks by key: used when a key conflicted with a task committed after the insert's snapshot was taken. */
+export async function selectTasksByKeys(db: Db, table: TaskTable, keys: readonly string[]): Promise<InsertedTaskRow[]> {
+  return db.query<InsertedTaskRow>(
+    `SELECT 0 AS i, id::text AS id, name, queue, status, key,
+            (extract(epoch FROM run_at) * 1000)::float8 AS run_at_ms, false AS created, false AS due
+     FROM ${table.sql} WHERE key = ANY($1::text[])`,
+    [keys],
+  );
+}

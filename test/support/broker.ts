@@ -1,0 +1,73 @@
+// Broker helpers for tests: a unique prefix per test file, a consumer that counts the ids it receives,
+// and removal of everything declared under the prefix.
+
+import { randomBytes } from "node:crypto";
+import amqp from "amqplib";
+import { inject } from "vitest";
+import { decodeWakeup } from "../../src/broker/wakeup-message.js";
+import { declareExchanges, declareQueue, topology, type Topology } from "../../src/broker/topology.js";
+
+export function uniquePrefix(): string {
+  return `ptq_test_${randomBytes(5).toString("hex")}`;
+}
+
+/** Counts task ids arriving on the queues of `queues` under `prefix`. */
+export class WakeupCounter {
+  readonly counts = new Map<string, number>();
+  readonly bodies: Buffer[] = [];
+  private constructor(
+    private readonly model: amqp.ChannelModel,
+    private readonly names: Topology,
+    private readonly queues: string[],
+  ) {}
+
+  static async start(prefix: string, queues: string[] = ["default"]): Promise<WakeupCounter> {
+    const model = await amqp.connect(inject("amqpUrl"));
+    const names = topology(prefix);
+    const counter = new WakeupCounter(model, names, queues);
+    const channel = await model.createChannel();
+    await declareExchanges(channel, names);
+    for (const queue of queues) {
+      const name = await declareQueue(channel, names, queue);
+      await channel.consume(name, (message) => {
+        if (!message) return;
+        counter.bodies.push(message.content);
+        const decoded = decodeWakeup(message.content);
+        if ("ids" in decoded) for (const id of decoded.ids) counter.counts.set(id, (counter.counts.get(id) ?? 0) + 1);
+        channel.ack(message);
+      });
+    }
+    return counter;
+  }
+
+  /** Total ids received. */
+  get total(): number {
+    let sum = 0;
+    for (const count of this.counts.values()) sum += count;
+    return sum;
+  }
+
+  /** Waits until `predicate` holds, polling; fails with `what` after `timeoutMs`. */
+  async waitFor(predicate: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!predicate()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; received ${JSON.stringify([...this.counts])}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  /** Lets in-flight messages arrive, so a test that expects "nothing more" can say so. */
+  async settle(ms = 200): Promise<void> {
+    await new Promise((resolve) => setTimeout(resolve, ms));
+  }
+
+  /** Deletes the queues and exchanges under the prefix and closes the connection. */
+  async close(): Promise<void> {
+    const channel = await this.model.createChannel();
+    for (const queue of this.queues) await channel.deleteQueue(this.names.queueName(queue));
+    await channel.deleteQueue(this.names.deadLetterQueue);
+    await channel.deleteExchange(this.names.exchange);
+    await channel.deleteExchange(this.names.deadLetterExchange);
+    await this.model.close();
+  }
+}

@@ -1,0 +1,16 @@
+// Vitest: real PostgreSQL and RabbitMQ (see test/global-setup.ts), a database per test file, a leak check per file,
+// and the type tests (*.test-d.ts) checked by tsc.
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    globalSetup: ["test/global-setup.ts"],
+    setupFiles: ["test/leak-check.ts"],
+    pool: "forks",
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    sequence: { hooks: "stack" },
+    typecheck: { enabled: true, include: ["test/**/*.test-d.ts"], tsconfig: "tsconfig.json" },
+  },
+});
