@@ -7,6 +7,18 @@ import type { BrokerConnection } from "../broker/connection.js";
 import { declareExchanges, declareQueue, type Topology } from "../broker/topology.js";
 import { encodeWakeup, MAX_IDS_PER_MESSAGE } from "../broker/wakeup-message.js";
 
+/** Body of a message on the dead-letter exchange: which task died, after how many attempts, and why. */
+export interface DeadTaskNotification {
+  id: string;
+  name: string;
+  queue: string;
+  attempts: number;
+  lastError: string | null;
+  /** "max-attempts", "unrecoverable", "invalid-payload", "unknown-task", "lease-expired" … */
+  reason: string;
+  at: string;
+}
+
 export interface PublisherOptions {
   connection: BrokerConnection;
   topology: Topology;
@@ -45,6 +57,21 @@ export class Publisher {
       this.scheduled = true;
       setImmediate(() => this.track(this.flushPending()));
     }
+  }
+
+  /**
+   * Publishes a dead-task notification to the dead-letter exchange and resolves once the broker confirmed it.
+   * Rejects when it could not: the caller logs it (the task is dead in the database either way).
+   */
+  async notifyDead(notification: DeadTaskNotification): Promise<void> {
+    const channel = await this.openChannel();
+    await new Promise<void>((resolve, reject) => {
+      const body = Buffer.from(JSON.stringify(notification));
+      const options = { persistent: true, contentType: "application/json", type: "task.dead" };
+      channel.publish(this.options.topology.deadLetterExchange, notification.queue, body, options, (error: unknown) =>
+        error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(),
+      );
+    });
   }
 
   /** Resolves when every wake-up handed over so far is confirmed or has failed. Never rejects. */
