@@ -7,7 +7,8 @@ export type TaskQueueErrorCode =
   | "TASK_UNKNOWN"
   | "TASK_OPTIONS_INVALID"
   | "TASK_DEFINITION_INVALID"
-  | "TASK_QUEUE_CONFIG_INVALID";
+  | "TASK_QUEUE_CONFIG_INVALID"
+  | "TASK_UNRECOVERABLE";
 
 /** Base class: every error this package throws on purpose is a TaskQueueError with a stable `code`. */
 export class TaskQueueError extends Error {
@@ -89,5 +90,15 @@ export class TaskQueueConfigError extends TaskQueueError {
     problem: string,
   ) {
     super("TASK_QUEUE_CONFIG_INVALID", `Invalid option "${option}": ${problem}`);
+  }
+}
+
+/**
+ * Throw from a handler to say "retrying will not help": the task goes straight to dead, whatever attempts remain.
+ */
+export class UnrecoverableError extends TaskQueueError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("TASK_UNRECOVERABLE", message);
+    if (options && "cause" in options) (this as { cause?: unknown }).cause = options.cause;
   }
 }

@@ -24,6 +24,7 @@ export {
   TaskQueueConfigError,
   TaskQueueError,
   UnknownTaskError,
+  UnrecoverableError,
 } from "./errors.js";
 export type { TaskQueueErrorCode } from "./errors.js";
 export { jsonLogger, silentLogger } from "./logger.js";
