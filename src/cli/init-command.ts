@@ -1,0 +1,147 @@
+// `task-runner init`: adds the Task model and its SQL migration to the user's Prisma project, single-file or
+// multi-file schema, under another model/table name when the app already has a Task, and says what it did.
+
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { taskMigrationSource, taskModelSource } from "../package-files.js";
+
+export interface CommandIo {
+  cwd: string;
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+const HELP = `Usage: task-runner init [options]
+
+Adds the prisma-task-queue model to your Prisma schema and writes its SQL migration.
+
+Options:
+  --schema <path>      schema file or multi-file schema folder (default: prisma/schema.prisma, else prisma/schema/)
+  --model <Name>       model name, when your app already has a model named Task (default: Task)
+  --table <name>       table name (default: tasks, or the model name in snake_case plural when --model is given)
+  --migrations <dir>   migrations folder (default: "migrations" beside the schema)
+  --dry-run            print what would change, write nothing
+  -h, --help           show this help
+`;
+
+const MARKER = "prisma-task-queue";
+
+/** Runs `init`; returns the exit code (0 done or nothing to do, 2 usage or a conflict the user must resolve). */
+export async function initCommand(argv: string[], io: CommandIo): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        schema: { type: "string" },
+        model: { type: "string" },
+        table: { type: "string" },
+        migrations: { type: "string" },
+        "dry-run": { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+      strict: true,
+    }));
+  } catch (error) {
+    io.err(`task-runner init: ${(error as Error).message}\n\n${HELP}`);
+    return 2;
+  }
+  if (values.help) {
+    io.out(HELP);
+    return 0;
+  }
+  const model = values.model ?? "Task";
+  if (!/^[A-Z][A-Za-z0-9_]*$/.test(model)) {
+    io.err(`task-runner init: --model ${JSON.stringify(model)} is not a Prisma model name; use PascalCase letters and digits, e.g. QueueTask.\n`);
+    return 2;
+  }
+  const table = values.table ?? (values.model ? `${snakeCase(model)}s` : "tasks");
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(table)) {
+    io.err(`task-runner init: --table ${JSON.stringify(table)} is not a plain lower-case identifier, e.g. queue_tasks.\n`);
+    return 2;
+  }
+
+  const schema = locateSchema(io.cwd, values.schema);
+  if (!schema) {
+    io.err(
+      `task-runner init: no Prisma schema found${values.schema ? ` at ${values.schema}` : " (looked for prisma/schema.prisma, prisma/schema/, schema.prisma)"}. ` +
+        `Run it in your project's root or pass --schema <file or folder>.\n`,
+    );
+    return 2;
+  }
+  const files = schema.kind === "file" ? [schema.path] : prismaFilesIn(schema.path);
+  const existing = files.map((file) => ({ file, text: readFileSync(file, "utf8") }));
+  const clash = existing.find(({ text }) => new RegExp(`^\\s*model\\s+${model}\\s*\\{`, "m").test(text));
+  if (clash) {
+    if (clash.text.includes(MARKER)) {
+      io.out(`Nothing to do: ${relative(io.cwd, clash.file)} already has the prisma-task-queue model ${model}.\n`);
+      return 0;
+    }
+    io.err(
+      `task-runner init: ${relative(io.cwd, clash.file)} already has a model named ${model}. Choose another name:\n` +
+        `  npx task-runner init --model QueueTask --table queue_tasks\n` +
+        `and pass the same names to the extension: taskQueue({ tasks, model: "QueueTask", table: "queue_tasks" }).\n`,
+    );
+    return 2;
+  }
+
+  const modelText = renameModel(taskModelSource(), model, table);
+  const sql = renameTable(taskMigrationSource(), table);
+  const migrationsDir = values.migrations ? resolve(io.cwd, values.migrations) : join(schema.kind === "file" ? dirname(schema.path) : schema.path, "migrations");
+  const migrationDir = join(migrationsDir, `${timestamp()}_${table}_task_queue`);
+  const modelTarget = schema.kind === "file" ? schema.path : join(schema.path, `${snakeCase(model)}.prisma`);
+  const dryRun = values["dry-run"] ?? false;
+
+  if (!dryRun) {
+    if (schema.kind === "file") writeFileSync(schema.path, `${existing[0]!.text.replace(/\s*$/, "\n")}\n${modelText}`);
+    else writeFileSync(modelTarget, modelText);
+    mkdirSync(migrationDir, { recursive: true });
+    writeFileSync(join(migrationDir, "migration.sql"), sql);
+  }
+  const verb = dryRun ? "Would" : "Did";
+  io.out(
+    `${verb} add model ${model} (table "${table}") to ${relative(io.cwd, modelTarget)}\n` +
+      `${verb} write the migration ${relative(io.cwd, join(migrationDir, "migration.sql"))}\n\n` +
+      `Next:\n` +
+      `  1. apply it: npx prisma migrate deploy   (or run the SQL file with psql)\n` +
+      `  2. regenerate the client: npx prisma generate\n` +
+      `  3. extend your client: prisma.$extends(taskQueue({ tasks${model === "Task" ? "" : `, model: "${model}"`}${table === "tasks" ? "" : `, table: "${table}"`} }))\n`,
+  );
+  return 0;
+}
+
+type SchemaLocation = { kind: "file" | "folder"; path: string };
+
+function locateSchema(cwd: string, given: string | undefined): SchemaLocation | undefined {
+  const candidates = given ? [resolve(cwd, given)] : [join(cwd, "prisma", "schema.prisma"), join(cwd, "prisma", "schema"), join(cwd, "schema.prisma")];
+  for (const path of candidates) {
+    if (!existsSync(path)) continue;
+    return { kind: statSync(path).isDirectory() ? "folder" : "file", path };
+  }
+  return undefined;
+}
+
+function prismaFilesIn(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .filter((name) => name.endsWith(".prisma") && !name.split(/[\\/]/).includes("migrations"))
+    .map((name) => join(dir, name));
+}
+
+function renameModel(source: string, model: string, table: string): string {
+  return source.replace(/^model Task \{/m, `model ${model} {`).replace('@@map("tasks")', `@@map("${table}")`);
+}
+
+function renameTable(source: string, table: string): string {
+  return source.replace(/"tasks"/g, `"${table}"`).replace(/"tasks_/g, `"${table}_`);
+}
+
+function snakeCase(name: string): string {
+  return name.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase();
+}
+
+function timestamp(): string {
+  return new Date().toISOString().replace(/[-:T]/g, "").slice(0, 14);
+}
+
+export const initHelp = HELP;

@@ -1,0 +1,140 @@
+// `task-runner init` on real project layouts: single-file and multi-file schemas, a clashing Task model,
+// a rerun; the migration it writes creates a working table in a real database.
+
+import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { inject } from "vitest";
+import { initCommand } from "../../src/cli/init-command.js";
+import { databaseUrlFor, onServer } from "../support/database.js";
+
+const BASE = `generator client {\n  provider = "prisma-client"\n  output   = "../generated"\n}\n\ndatasource db {\n  provider = "postgresql"\n}\n`;
+let dirs: string[] = [];
+
+function project(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), "ptq-init-"));
+  dirs.push(dir);
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(join(dir, path, ".."), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+  return dir;
+}
+
+async function run(cwd: string, ...argv: string[]) {
+  let out = "";
+  let err = "";
+  const code = await initCommand(argv, { cwd, out: (s) => (out += s), err: (s) => (err += s) });
+  return { code, out, err };
+}
+
+function migrationOf(dir: string): string {
+  const [name] = readdirSync(dir);
+  return readFileSync(join(dir, name!, "migration.sql"), "utf8");
+}
+
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("task-runner init", () => {
+  it("appends the model to a single-file schema and writes the migration beside it", async () => {
+    const cwd = project({ "prisma/schema.prisma": `${BASE}\nmodel User {\n  id Int @id\n}\n` });
+    const result = await run(cwd);
+    expect(result.code).toBe(0);
+    expect(result.out).toMatch(/Did add model Task \(table "tasks"\) to prisma\/schema.prisma/);
+    expect(result.out).toMatch(/Did write the migration prisma\/migrations\/\d{14}_tasks_task_queue\/migration.sql/);
+    const schema = readFileSync(join(cwd, "prisma/schema.prisma"), "utf8");
+    expect(schema).toContain("model User {");
+    expect(schema).toMatch(/model Task \{[\s\S]*@@map\("tasks"\)/);
+    expect(migrationOf(join(cwd, "prisma/migrations"))).toContain('CREATE TABLE "tasks"');
+  });
+
+  it("is a no-op on a second run", async () => {
+    const cwd = project({ "prisma/schema.prisma": BASE });
+    await run(cwd);
+    const before = readFileSync(join(cwd, "prisma/schema.prisma"), "utf8");
+    const again = await run(cwd);
+    expect(again).toMatchObject({ code: 0 });
+    expect(again.out).toMatch(/Nothing to do: prisma\/schema.prisma already has the prisma-task-queue model Task/);
+    expect(readFileSync(join(cwd, "prisma/schema.prisma"), "utf8")).toBe(before);
+    expect(readdirSync(join(cwd, "prisma/migrations"))).toHaveLength(1);
+  });
+
+  it("adds a file to a multi-file schema folder", async () => {
+    const cwd = project({ "prisma/schema/base.prisma": BASE, "prisma/schema/user.prisma": "model User {\n  id Int @id\n}\n" });
+    const result = await run(cwd);
+    expect(result.code).toBe(0);
+    expect(readFileSync(join(cwd, "prisma/schema/task.prisma"), "utf8")).toMatch(/model Task \{/);
+    expect(readFileSync(join(cwd, "prisma/schema/base.prisma"), "utf8")).toBe(BASE);
+    expect(migrationOf(join(cwd, "prisma/schema/migrations"))).toContain('CREATE TABLE "tasks"');
+  });
+
+  it("refuses to touch an app's own Task model and names the fix", async () => {
+    const cwd = project({ "prisma/schema.prisma": `${BASE}\nmodel Task {\n  id Int @id\n  title String\n}\n` });
+    const result = await run(cwd);
+    expect(result.code).toBe(2);
+    expect(result.err).toMatch(/already has a model named Task\. Choose another name:\n  npx task-runner init --model QueueTask --table queue_tasks/);
+    expect(result.err).toMatch(/taskQueue\(\{ tasks, model: "QueueTask", table: "queue_tasks" \}\)/);
+  });
+
+  it("writes a renamed model and table on request", async () => {
+    const cwd = project({ "prisma/schema.prisma": `${BASE}\nmodel Task {\n  id Int @id\n}\n` });
+    const result = await run(cwd, "--model", "QueueTask");
+    expect(result.code).toBe(0);
+    expect(result.out).toMatch(/model: "QueueTask", table: "queue_tasks"/);
+    const schema = readFileSync(join(cwd, "prisma/schema.prisma"), "utf8");
+    expect(schema).toMatch(/model QueueTask \{[\s\S]*@@map\("queue_tasks"\)/);
+    const sql = migrationOf(join(cwd, "prisma/migrations"));
+    expect(sql).toContain('CREATE TABLE "queue_tasks"');
+    expect(sql).not.toMatch(/"tasks/);
+  });
+
+  it("prints what it would do with --dry-run and writes nothing", async () => {
+    const cwd = project({ "prisma/schema.prisma": BASE });
+    const result = await run(cwd, "--dry-run");
+    expect(result.out).toMatch(/^Would add model Task/);
+    expect(readFileSync(join(cwd, "prisma/schema.prisma"), "utf8")).toBe(BASE);
+  });
+
+  it("says where it looked when there is no schema, and rejects bad names", async () => {
+    const cwd = project({ "README.md": "" });
+    expect(await run(cwd)).toMatchObject({ code: 2, err: expect.stringMatching(/no Prisma schema found \(looked for prisma\/schema.prisma/) });
+    expect(await run(cwd, "--model", "bad name")).toMatchObject({ code: 2, err: expect.stringMatching(/--model "bad name" is not a Prisma model name/) });
+    expect(await run(cwd, "--bogus")).toMatchObject({ code: 2, err: expect.stringMatching(/Unknown option '--bogus'/) });
+  });
+});
+
+describe("the migration init writes", () => {
+  const name = `ptq_init_${process.pid}`;
+  let url: string;
+  beforeAll(async () => {
+    await onServer(inject("databaseUrl"), [`DROP DATABASE IF EXISTS "${name}"`, `CREATE DATABASE "${name}"`]);
+    url = databaseUrlFor(inject("databaseUrl"), name);
+  });
+  afterAll(async () => {
+    await onServer(inject("databaseUrl"), [`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`]);
+  });
+
+  it("creates a renamed table with its indexes", async () => {
+    const cwd = project({ "prisma/schema.prisma": BASE });
+    await run(cwd, "--model", "QueueTask");
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(migrationOf(join(cwd, "prisma/migrations")));
+      const indexes = await client.query("SELECT indexname FROM pg_indexes WHERE tablename = 'queue_tasks' ORDER BY indexname");
+      expect(indexes.rows.map((r) => r.indexname)).toEqual([
+        "queue_tasks_finished_idx",
+        "queue_tasks_key_key",
+        "queue_tasks_lease_idx",
+        "queue_tasks_pending_idx",
+        "queue_tasks_pkey",
+      ]);
+    } finally {
+      await client.end();
+    }
+  });
+});
