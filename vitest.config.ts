@@ -11,6 +11,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     sequence: { hooks: "stack" },
+    reporters: ["default", "./test/summary-reporter.ts"],
     typecheck: { enabled: true, include: ["test/**/*.test-d.ts"], tsconfig: "tsconfig.json" },
   },
 });
