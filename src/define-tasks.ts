@@ -37,7 +37,7 @@ export interface TaskContext {
   task: TaskRecord;
   /** 1 for the first run, 2 for the first retry, … */
   attempt: number;
-  /** Aborted when the task's timeout passes or the worker is shutting down for good. */
+  /** Aborted when the task's timeout passes, its lease is lost, or the worker is shutting down for good; `signal.reason` says which. */
   signal: AbortSignal;
   /** Logger whose lines carry the task's id and name. */
   logger: Logger;

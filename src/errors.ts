@@ -8,7 +8,10 @@ export type TaskQueueErrorCode =
   | "TASK_OPTIONS_INVALID"
   | "TASK_DEFINITION_INVALID"
   | "TASK_QUEUE_CONFIG_INVALID"
-  | "TASK_UNRECOVERABLE";
+  | "TASK_UNRECOVERABLE"
+  | "TASK_TIMEOUT"
+  | "TASK_LEASE_LOST"
+  | "WORKER_SHUTTING_DOWN";
 
 /** Base class: every error this package throws on purpose is a TaskQueueError with a stable `code`. */
 export class TaskQueueError extends Error {

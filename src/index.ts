@@ -29,3 +29,9 @@ export {
 export type { TaskQueueErrorCode } from "./errors.js";
 export { jsonLogger, silentLogger } from "./logger.js";
 export type { Logger } from "./logger.js";
+export { createWorker, TaskLeaseLostError, TaskTimeoutError, WorkerShutdownError } from "./worker/create-worker.js";
+export type { Worker, WorkerOptions } from "./worker/create-worker.js";
+export { pgDb } from "./db/pg-db.js";
+export type { PgDb } from "./db/pg-db.js";
+export type { Db, TransactionalDb } from "./db/driver.js";
+export type { DeadTaskNotification } from "./publishing/publisher.js";

@@ -1,0 +1,34 @@
+// Claims tasks named by wake-ups. Ids asked for in the same event-loop turn (or while a claim statement runs)
+// are claimed together in one statement; each caller gets its own id's outcome.
+
+import type { Db } from "../db/driver.js";
+import type { TaskTable } from "../db/table.js";
+import { claimTasksByIds, type ClaimByIdResult, type ClaimFilter } from "../sql/claim-tasks.js";
+import { StatementBatcher } from "./statement-batcher.js";
+
+export class Claimer {
+  private readonly batcher: StatementBatcher<string, ClaimByIdResult>;
+
+  constructor(db: Db, table: TaskTable, filter: ClaimFilter) {
+    this.batcher = new StatementBatcher(async (ids) => {
+      const byId = new Map((await claimTasksByIds(db, table, ids, filter)).map((result) => [result.id, result]));
+      // The same id twice in one batch: the first asker gets the task, the others see it running already.
+      const handedOut = new Set<string>();
+      return ids.map((id): ClaimByIdResult => {
+        const result = byId.get(id) ?? { id, claimed: null, reason: "missing" };
+        if (result.claimed && handedOut.has(id)) return { id, claimed: null, reason: "not-pending" };
+        handedOut.add(id);
+        return result;
+      });
+    }, 500);
+  }
+
+  /** Claims `id` (lower-case UUID) with the next batch. Rejects when the statement failed. */
+  claim(id: string): Promise<ClaimByIdResult> {
+    return this.batcher.add(id);
+  }
+
+  async flush(): Promise<void> {
+    await this.batcher.flush();
+  }
+}

@@ -1,0 +1,142 @@
+// Records how runs ended: successes and failures are each batched into one statement, retried while the database
+// is unreachable (until the lease would have expired anyway), logged, and dead tasks announced on the dead-letter exchange.
+
+import { backoffDelayMs } from "../backoff.js";
+import type { Db } from "../db/driver.js";
+import type { TaskTable } from "../db/table.js";
+import type { TaskDefinition, TaskRecord } from "../define-tasks.js";
+import type { Logger } from "../logger.js";
+import type { DeadTaskNotification } from "../publishing/publisher.js";
+import { completeTasks, type Completion } from "../sql/complete-tasks.js";
+import { failTasks, type FailedTask, type Failure } from "../sql/fail-tasks.js";
+import { errorMessage, errorText } from "./error-text.js";
+import { resultJson } from "./result-json.js";
+import { StatementBatcher } from "./statement-batcher.js";
+
+/** Publishes dead-task notifications; rejects when the broker did not confirm. */
+export interface DeadLetterSink {
+  notifyDead(notification: DeadTaskNotification): Promise<void>;
+}
+
+export interface OutcomeWriterOptions {
+  db: Db;
+  table: TaskTable;
+  owner: string;
+  leaseMs: number;
+  logger: Logger;
+  /** Absent without a broker: dead tasks are then only logged. */
+  deadLetters: DeadLetterSink | undefined;
+}
+
+const GAVE_UP = Symbol("gave up");
+
+export class OutcomeWriter {
+  private readonly successes: StatementBatcher<Completion, boolean>;
+  private readonly failures: StatementBatcher<Failure, FailedTask | undefined>;
+  private readonly notifications = new Set<Promise<void>>();
+
+  constructor(private readonly options: OutcomeWriterOptions) {
+    const { db, table, owner } = options;
+    this.successes = new StatementBatcher(async (items) => {
+      const marked = new Set(await completeTasks(db, table, owner, items));
+      return items.map((item) => marked.has(item.id));
+    });
+    this.failures = new StatementBatcher(async (items) => {
+      const byId = new Map((await failTasks(db, table, owner, items)).map((row) => [row.id, row]));
+      return items.map((item) => byId.get(item.id));
+    });
+  }
+
+  /** Marks the task succeeded with `value` as its result. False when the lease was lost (or the write gave up). */
+  async succeed(task: TaskRecord, value: unknown, startedAt: number): Promise<boolean> {
+    const { json, problem } = resultJson(value);
+    const log = this.options.logger;
+    if (problem) log.warn("task result not storable, stored null", { taskId: task.id, taskName: task.name, problem });
+    const marked = await this.persist(task, "success", () => this.successes.add({ id: task.id, resultJson: json }));
+    if (marked === GAVE_UP) return false;
+    if (marked) {
+      log.info("task succeeded", { taskId: task.id, taskName: task.name, attempt: task.attempts, durationMs: Date.now() - startedAt });
+    } else {
+      log.warn("task result discarded: this worker no longer holds its lease", { taskId: task.id, taskName: task.name });
+    }
+    return marked;
+  }
+
+  /**
+   * Records a failed run: back to pending after the task's backoff, or dead when attempts are used up or
+   * `finalReason` is given ("unrecoverable" is detected here from the thrown value).
+   */
+  async fail(task: TaskRecord, definition: TaskDefinition | undefined, thrown: unknown, finalReason?: string): Promise<FailedTask | undefined> {
+    const reason = finalReason ?? (isUnrecoverable(thrown) ? "unrecoverable" : null);
+    const delayMs = backoffDelayMs(definition?.backoff, task.attempts);
+    const failure: Failure = { id: task.id, error: errorText(thrown), delayMs, finalReason: reason };
+    const row = await this.persist(task, "failure", () => this.failures.add(failure));
+    if (row === GAVE_UP) return undefined;
+    const log = this.options.logger;
+    const fields = { taskId: task.id, taskName: task.name, attempt: task.attempts, error: errorMessage(thrown) };
+    if (row === undefined) {
+      log.warn("task failure not recorded: this worker no longer holds its lease", fields);
+    } else if (row.status === "pending") {
+      log.warn("task failed, retry scheduled", { ...fields, maxAttempts: task.maxAttempts, delayMs });
+    } else {
+      log.error("task dead", { ...fields, reason: row.reason });
+      this.announce(row);
+    }
+    return row;
+  }
+
+  /** Resolves when every outcome handed over so far is written and every dead-letter notification settled. */
+  async flush(): Promise<void> {
+    await Promise.all([this.successes.flush(), this.failures.flush()]);
+    while (this.notifications.size > 0) await Promise.all([...this.notifications]);
+  }
+
+  private announce(row: FailedTask): void {
+    const { deadLetters, logger } = this.options;
+    const notification: DeadTaskNotification = {
+      id: row.id,
+      name: row.name,
+      queue: row.queue,
+      attempts: row.attempts,
+      lastError: row.last_error,
+      reason: row.reason ?? "max-attempts",
+      at: new Date().toISOString(),
+    };
+    if (!deadLetters) {
+      logger.warn("dead-letter notification not sent: the worker has no amqpUrl", { taskId: row.id, reason: notification.reason });
+      return;
+    }
+    const sending = deadLetters.notifyDead(notification).then(
+      () => logger.debug("dead-letter notification published", { taskId: row.id }),
+      (error: unknown) =>
+        logger.warn("dead-letter notification not published; the task is dead in the database all the same", {
+          taskId: row.id,
+          error: errorMessage(error),
+        }),
+    );
+    this.notifications.add(sending);
+    void sending.finally(() => this.notifications.delete(sending));
+  }
+
+  /** Runs `write` until it succeeds or the lease would have expired; GAVE_UP (logged) when it gave up. */
+  private async persist<T>(task: TaskRecord, what: string, write: () => Promise<T>): Promise<T | typeof GAVE_UP> {
+    const deadline = Date.now() + this.options.leaseMs;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await write();
+      } catch (error) {
+        const fields = { taskId: task.id, taskName: task.name, error: errorMessage(error) };
+        if (Date.now() >= deadline) {
+          this.options.logger.error(`could not record task ${what}; the cleaner recovers the task when its lease expires`, fields);
+          return GAVE_UP;
+        }
+        if (attempt === 1 || attempt % 10 === 0) this.options.logger.warn(`recording task ${what} failed, retrying`, { ...fields, attempt });
+        await new Promise((resolve) => setTimeout(resolve, Math.min(2000, 50 * 2 ** attempt)));
+      }
+    }
+  }
+}
+
+function isUnrecoverable(thrown: unknown): boolean {
+  return (thrown as { code?: unknown } | null)?.code === "TASK_UNRECOVERABLE";
+}

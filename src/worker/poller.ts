@@ -1,0 +1,76 @@
+// Polls the database for due tasks every interval while wake-ups do not flow (broker down, or no broker at all),
+// and once at start to catch up on a backlog. When a poll fills every free slot it polls again as slots free up.
+
+import type { Logger } from "../logger.js";
+import { errorMessage } from "./error-text.js";
+
+export interface PollerOptions {
+  intervalMs: number;
+  logger: Logger;
+  /** Whether periodic polls should run now (false while wake-ups flow). */
+  active: () => boolean;
+  /** Claims and starts up to the free slots' worth of due tasks; resolves true when it filled every free slot. */
+  poll: () => Promise<boolean>;
+}
+
+export class Poller {
+  private timer: NodeJS.Timeout | undefined;
+  private polling: Promise<void> | undefined;
+  private stopped = false;
+  private full = false;
+  private kicked = false;
+  private failures = 0;
+
+  constructor(private readonly options: PollerOptions) {}
+
+  /** Polls once now (whatever `active` says), then every interval while active. */
+  async start(): Promise<void> {
+    await this.runPoll();
+    this.schedule();
+  }
+
+  /** A slot freed up: poll at once if the last poll found more work than it could take. */
+  kick(): void {
+    if (this.stopped || !this.full || this.kicked || !this.options.active()) return;
+    this.kicked = true;
+    setImmediate(() => {
+      this.kicked = false;
+      if (!this.stopped && this.full && this.options.active()) void this.runPoll();
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    while (this.polling) await this.polling;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(async () => {
+      this.timer = undefined;
+      if (this.options.active()) await this.runPoll();
+      this.schedule();
+    }, this.options.intervalMs);
+  }
+
+  private runPoll(): Promise<void> {
+    this.polling ??= this.pollOnce().finally(() => (this.polling = undefined));
+    return this.polling;
+  }
+
+  private async pollOnce(): Promise<void> {
+    if (this.stopped) return;
+    try {
+      this.full = await this.options.poll();
+      this.failures = 0;
+    } catch (error) {
+      this.full = false;
+      this.failures += 1;
+      if (this.failures === 1 || this.failures % 10 === 0) {
+        this.options.logger.warn("polling for due tasks failed; retrying every interval", { error: errorMessage(error), failures: this.failures });
+      }
+    }
+  }
+}

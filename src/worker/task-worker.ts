@@ -1,0 +1,266 @@
+// The worker: wires wake-ups and polling to claims, runs claimed tasks within the concurrency limit, keeps their
+// leases, and shuts down gracefully (drain within the grace period, then give the rest back without using an attempt).
+
+import { BrokerConnection } from "../broker/connection.js";
+import type { Db } from "../db/driver.js";
+import { pgDb, type PgDb } from "../db/pg-db.js";
+import type { Logger } from "../logger.js";
+import { Publisher } from "../publishing/publisher.js";
+import type { ClaimFilter } from "../sql/claim-tasks.js";
+import { claimDueTasks } from "../sql/claim-due-tasks.js";
+import { releaseTasks } from "../sql/release-tasks.js";
+import { toTaskRecord, type TaskRow } from "../sql/task-row.js";
+import { Claimer } from "./claimer.js";
+import { errorMessage } from "./error-text.js";
+import { LeaseKeeper } from "./lease-keeper.js";
+import { OutcomeWriter } from "./outcome-writer.js";
+import { Poller } from "./poller.js";
+import { Slots } from "./slots.js";
+import { TaskRun } from "./task-run.js";
+import { WakeupConsumer } from "./wakeup-consumer.js";
+import type { ResolvedWorkerOptions } from "./worker-options.js";
+
+/** Pauses before claiming again an id whose row is missing (the message overtook the commit) or locked: ~1.5 s in all. */
+const CLAIM_RETRY_DELAYS_MS = [50, 100, 200, 400, 800];
+
+type IdOutcome = "claimed" | "dropped" | "abandoned";
+
+export class TaskWorker {
+  private readonly logger: Logger;
+  private readonly slots: Slots;
+  private readonly runs = new Set<TaskRun>();
+  private readonly work = new Set<Promise<unknown>>();
+  private readonly stopped = new AbortController();
+  private readonly pauses = new Set<() => void>();
+  private readonly filter: ClaimFilter;
+  private db!: Db;
+  private ownDb: PgDb | undefined;
+  private claimer!: Claimer;
+  private outcomes!: OutcomeWriter;
+  private leases!: LeaseKeeper;
+  private poller!: Poller;
+  private connection: BrokerConnection | undefined;
+  private publisher: Publisher | undefined;
+  private consumer: WakeupConsumer | undefined;
+  private starting: Promise<void> | undefined;
+  private stopping: Promise<void> | undefined;
+  private force!: () => void;
+  private readonly forced = new Promise<void>((resolve) => (this.force = resolve));
+
+  constructor(private readonly options: ResolvedWorkerOptions) {
+    this.logger = options.logger;
+    this.slots = new Slots(options.concurrency);
+    this.filter = { owner: options.workerId, leaseMs: options.leaseMs, names: options.names, queues: options.queues };
+  }
+
+  get id(): string {
+    return this.options.workerId;
+  }
+
+  start(): Promise<void> {
+    if (this.stopping) return Promise.reject(new Error(`Worker ${this.id} was stopped; create a new worker to start again.`));
+    this.starting ??= this.boot();
+    return this.starting;
+  }
+
+  /** First call: drain, then release. A second call while the first waits skips the rest of the grace period. */
+  stop(): Promise<void> {
+    if (this.stopping) {
+      this.force();
+      return this.stopping;
+    }
+    this.stopping = this.shutdown();
+    return this.stopping;
+  }
+
+  private async boot(): Promise<void> {
+    const { options } = this;
+    this.db = options.db ?? (this.ownDb = pgDb(options.databaseUrl!, { max: 6, applicationName: "task-runner worker" }));
+    if (options.amqpUrl) {
+      this.connection = new BrokerConnection(options.amqpUrl, { logger: this.logger });
+      this.publisher = new Publisher({ connection: this.connection, topology: options.topology, logger: this.logger });
+    }
+    const shared = { db: this.db, table: options.table, owner: options.workerId, leaseMs: options.leaseMs, logger: this.logger };
+    this.claimer = new Claimer(this.db, options.table, this.filter);
+    this.outcomes = new OutcomeWriter({ ...shared, deadLetters: this.publisher });
+    this.leases = new LeaseKeeper({ ...shared, runs: () => this.runs });
+    this.leases.start();
+    this.poller = new Poller({
+      intervalMs: options.pollIntervalMs,
+      logger: this.logger,
+      active: () => !this.consumer?.consuming,
+      poll: () => this.pollDue(),
+    });
+    this.slots.onFreed(() => this.poller.kick());
+    if (this.connection) {
+      this.consumer = new WakeupConsumer({
+        connection: this.connection,
+        topology: options.topology,
+        queues: options.queues,
+        prefetch: options.concurrency,
+        logger: this.logger,
+        deliver: (ids) => this.track(this.deliver(ids)),
+      });
+      this.consumer.start();
+    }
+    await this.poller.start();
+    if (this.connection && (await this.brokerSettled(2000))) await this.consumer!.waitConsuming(5000);
+    this.logger.info("worker started", {
+      workerId: this.id,
+      queues: options.queues,
+      tasks: options.names,
+      concurrency: options.concurrency,
+      wakeups: this.consumer?.consuming ?? false,
+    });
+  }
+
+  /** Waits until the first connection attempt succeeded (true) or failed (false), at most `timeoutMs`. */
+  private async brokerSettled(timeoutMs: number): Promise<boolean> {
+    const connection = this.connection!;
+    const deadline = Date.now() + timeoutMs;
+    while (!connection.model && !connection.down && Date.now() < deadline && !this.stopping) await this.pause(20);
+    return connection.model !== undefined;
+  }
+
+  /** Handles the ids of one wake-up; true when the message may be acked (every id claimed or dropped). */
+  private async deliver(ids: string[]): Promise<boolean> {
+    const outcomes = await Promise.all(ids.map((id) => this.claimById(id)));
+    return !outcomes.includes("abandoned");
+  }
+
+  private async claimById(id: string): Promise<IdOutcome> {
+    let retries = 0;
+    let failures = 0;
+    for (;;) {
+      if (!(await this.slots.acquire())) return "abandoned";
+      let result;
+      try {
+        result = await this.claimer.claim(id);
+      } catch (error) {
+        this.slots.release();
+        failures += 1;
+        if (failures === 1 || failures % 10 === 0) this.logger.warn("claim failed; retrying", { taskId: id, error: errorMessage(error) });
+        if (!(await this.pause(Math.min(30_000, 250 * 2 ** Math.min(failures, 7))))) return "abandoned";
+        continue;
+      }
+      if (result.claimed) {
+        this.launch(result.claimed, "wakeup");
+        return "claimed";
+      }
+      this.slots.release();
+      const transient = result.reason === "missing" || result.reason === "locked";
+      if (transient && retries < CLAIM_RETRY_DELAYS_MS.length) {
+        if (!(await this.pause(CLAIM_RETRY_DELAYS_MS[retries++]!))) return "abandoned";
+        continue;
+      }
+      const level = result.reason === "missing" || result.reason === "not-ours" ? "info" : "debug";
+      this.logger[level]("wake-up dropped", { taskId: id, reason: result.reason });
+      return "dropped";
+    }
+  }
+
+  /** Claims as many due tasks as there are free slots; true when it filled them all (there may be more). */
+  private async pollDue(): Promise<boolean> {
+    if (this.stopping) return false;
+    const taken = this.slots.tryAcquire(this.slots.limit);
+    if (taken === 0) return false;
+    let rows: TaskRow[];
+    try {
+      rows = await this.track(claimDueTasks(this.db, this.options.table, taken, this.filter));
+    } catch (error) {
+      this.slots.release(taken);
+      throw error;
+    }
+    const full = rows.length === taken;
+    if (rows.length < taken) this.slots.release(taken - rows.length);
+    for (const row of rows) this.launch(row, "poll");
+    return full;
+  }
+
+  /** Runs a claimed task in the slot its claimer holds; frees the slot when the handler is done. */
+  private launch(row: TaskRow, via: "wakeup" | "poll"): void {
+    const run = new TaskRun(toTaskRecord(row), this.options, this.outcomes);
+    this.runs.add(run);
+    this.logger.info("task claimed", { taskId: run.task.id, taskName: run.task.name, attempt: run.task.attempts, via });
+    // The slot frees when the handler is done, so the next claim overlaps the write of this outcome.
+    void run.handlerDone.then(() => this.slots.release());
+    void run.finished.then(() => this.runs.delete(run));
+    if (this.stopping) void this.release([run]);
+    else run.start();
+  }
+
+  /** Gives running tasks back to pending without using an attempt, and wakes a worker for them. */
+  private async release(candidates: TaskRun[]): Promise<void> {
+    const runs = candidates.filter((run) => run.preempt("released"));
+    if (runs.length === 0) return;
+    try {
+      const released = await releaseTasks(this.db, this.options.table, this.id, runs.map((run) => run.task.id));
+      for (const { id, queue } of released) {
+        this.logger.info("task released", { taskId: id, queue });
+        this.publisher?.publish(queue, [id]);
+      }
+    } catch (error) {
+      this.logger.error("could not release tasks; the cleaner recovers them when their leases expire", {
+        tasks: runs.map((run) => run.task.id),
+        error: errorMessage(error),
+      });
+    }
+    for (const run of runs) run.done();
+  }
+
+  private async shutdown(): Promise<void> {
+    this.stopped.abort();
+    for (const wake of this.pauses) wake();
+    this.pauses.clear();
+    await this.starting?.catch(() => {});
+    if (!this.starting) return;
+    const graceMs = this.options.shutdownGraceMs;
+    this.logger.info("worker stopping", { workerId: this.id, running: this.runs.size, graceMs });
+    await this.poller.stop();
+    await this.consumer?.cancel();
+    this.slots.close();
+    let graceTimer: NodeJS.Timeout | undefined;
+    const graceOver = new Promise<void>((resolve) => (graceTimer = setTimeout(resolve, graceMs)));
+    await Promise.race([this.settled(), graceOver, this.forced]);
+    clearTimeout(graceTimer);
+    await this.release([...this.runs]);
+    await this.settled();
+    await this.leases.stop();
+    await this.outcomes.flush();
+    await this.publisher?.close();
+    await this.consumer?.close();
+    await this.connection?.close();
+    await this.ownDb?.close();
+    this.logger.info("worker stopped", { workerId: this.id });
+  }
+
+  /** Resolves when no claim is in flight and every run is settled. */
+  private async settled(): Promise<void> {
+    while (this.work.size > 0 || this.runs.size > 0) {
+      await Promise.all([...this.work, ...[...this.runs].map((run) => run.finished)]);
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+
+  /** Sleeps `ms`; false when the worker began stopping meanwhile. */
+  private pause(ms: number): Promise<boolean> {
+    if (this.stopped.signal.aborted) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.pauses.delete(wake);
+        resolve(true);
+      }, ms);
+      const wake = () => {
+        clearTimeout(timer);
+        resolve(false);
+      };
+      this.pauses.add(wake);
+    });
+  }
+
+  private track<T>(promise: Promise<T>): Promise<T> {
+    this.work.add(promise);
+    void promise.finally(() => this.work.delete(promise)).catch(() => {});
+    return promise;
+  }
+}

@@ -1,0 +1,189 @@
+// The options of createWorker(), with their defaults and trade-offs, and their validation into a resolved form.
+// Every check throws TaskQueueConfigError naming the option, the bad value and the fix.
+
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
+import { backoffPolicyProblem } from "../backoff.js";
+import { topology, type Topology } from "../broker/topology.js";
+import type { TransactionalDb } from "../db/driver.js";
+import { taskTable, type TaskTable } from "../db/table.js";
+import type { TaskDefinition, TaskRegistry } from "../define-tasks.js";
+import { DEFAULT_QUEUE } from "../enqueue/prepare.js";
+import { TaskQueueConfigError } from "../errors.js";
+import { jsonLogger, type Logger } from "../logger.js";
+import { queueNameProblem } from "../names.js";
+
+/** Options of createWorker(). */
+export interface WorkerOptions<Tasks extends TaskRegistry = TaskRegistry> {
+  /**
+   * The registry from defineTasks(). Handlers come from here; a task without a handler is never claimed, so an
+   * app may run workers for some tasks and leave others to another deployment.
+   */
+  tasks: Tasks;
+  /** PostgreSQL URL. The worker opens (and on stop() closes) a small pool of its own. One of databaseUrl / db is required. */
+  databaseUrl?: string;
+  /**
+   * A database to use instead of opening one, e.g. pgDb(url). The worker does NOT close a db it was given.
+   * One of databaseUrl / db is required; db wins when both are given.
+   */
+  db?: TransactionalDb;
+  /**
+   * RabbitMQ URL for wake-ups, e.g. amqp://guest:guest@127.0.0.1:5672. Default: none, and the worker only polls the
+   * database every pollIntervalMs: tasks still run, but up to one interval late, and every worker adds a query per interval.
+   */
+  amqpUrl?: string;
+  /**
+   * The app's Prisma client, extended with taskQueue() so handlers can enqueue follow-up tasks (ctx.prisma).
+   * Required when a task is `transactional: true` (its handler runs in `prisma.$transaction`). Default: none (ctx.prisma undefined).
+   */
+  prisma?: unknown;
+  /** The task table. Default "tasks". Must match taskQueue({ table }). */
+  table?: string;
+  /** PostgreSQL schema of the table. Default: none, so the connection's search_path decides. */
+  schema?: string;
+  /** Prefix of the RabbitMQ names. Default "task_queue". Must match taskQueue({ amqpPrefix }). */
+  amqpPrefix?: string;
+  /** Declare quorum queues (replicated, for clusters). Default false. Must match the other processes on the broker. */
+  quorumQueues?: boolean;
+  /**
+   * Task queues to serve. Default: the queues of the tasks that have a handler. Tasks in other queues are never
+   * claimed by this worker, even by polling.
+   */
+  queues?: string[];
+  /**
+   * Handlers running at once. Default 10. The RabbitMQ prefetch of each queue is set to it, so a worker buffers at most
+   * this many wake-ups per queue beyond what it runs. Higher means more throughput for I/O-bound handlers and more
+   * database connections used by handlers at once.
+   */
+  concurrency?: number;
+  /**
+   * How long a claim holds before the cleaner may take the task back, in ms. Default 30000; a heartbeat extends it
+   * every leaseMs/3 while the handler runs. A short lease recovers tasks of a crashed worker sooner, but a worker
+   * that cannot reach the database for longer than it (a long GC pause, a network cut) loses the lease while its
+   * handler still runs, so a slow-but-alive task can run twice.
+   */
+  leaseMs?: number;
+  /**
+   * How often to poll the database for due tasks while the broker is unreachable (or without amqpUrl), in ms.
+   * Default 1000. Shorter means less delay without the broker, and more queries from every worker.
+   */
+  pollIntervalMs?: number;
+  /**
+   * How long stop() waits for running handlers before aborting them, in ms. Default 10000. Handlers still running then
+   * are aborted and their tasks go back to pending without using an attempt, so their work may be done twice.
+   */
+  shutdownGraceMs?: number;
+  /** Written to lease_owner of the tasks this worker claims. Default `${hostname}:${pid}:${random}`. Must be unique per worker. */
+  workerId?: string;
+  /** Where the worker logs every task state change. Default: JSON lines on stderr, info and above. */
+  logger?: Logger;
+}
+
+/** The options after defaults and checks. */
+export interface ResolvedWorkerOptions {
+  tasks: TaskRegistry;
+  /** Tasks with a handler, by name. */
+  handled: Map<string, TaskDefinition & { handler: NonNullable<TaskDefinition["handler"]> }>;
+  names: string[];
+  queues: string[];
+  databaseUrl: string | undefined;
+  db: TransactionalDb | undefined;
+  amqpUrl: string | undefined;
+  prisma: unknown;
+  table: TaskTable;
+  topology: Topology;
+  concurrency: number;
+  leaseMs: number;
+  pollIntervalMs: number;
+  shutdownGraceMs: number;
+  workerId: string;
+  logger: Logger;
+}
+
+/** Fills in defaults and checks every option; throws TaskQueueConfigError on the first bad one. */
+export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOptions {
+  if (typeof options !== "object" || options === null) {
+    throw new TaskQueueConfigError("options", "createWorker() takes an object such as { tasks, databaseUrl }.");
+  }
+  const { tasks } = options;
+  if (typeof tasks !== "object" || tasks === null) {
+    throw new TaskQueueConfigError("tasks", "pass the registry returned by defineTasks({...}).");
+  }
+  const handled: ResolvedWorkerOptions["handled"] = new Map();
+  for (const [name, definition] of Object.entries(tasks)) {
+    if (typeof definition?.handler !== "function") continue;
+    const problem = backoffPolicyProblem(definition.backoff);
+    if (problem) throw new TaskQueueConfigError("tasks", `task "${name}": ${problem}.`);
+    handled.set(name, definition as TaskDefinition & { handler: NonNullable<TaskDefinition["handler"]> });
+  }
+  if (handled.size === 0) {
+    throw new TaskQueueConfigError(
+      "tasks",
+      `none of the tasks (${Object.keys(tasks).map((n) => `"${n}"`).join(", ") || "none"}) has a handler, so this worker could run nothing. ` +
+        `Add handler: async (payload, ctx) => {...} to the tasks it should run.`,
+    );
+  }
+  if (options.db === undefined && options.databaseUrl === undefined) {
+    throw new TaskQueueConfigError("databaseUrl", "the worker needs a database: pass databaseUrl (e.g. process.env.DATABASE_URL) or db.");
+  }
+  if (options.db !== undefined && typeof (options.db as { query?: unknown }).query !== "function") {
+    throw new TaskQueueConfigError("db", "pass a database such as pgDb(url), with query(text, values).");
+  }
+  if (options.databaseUrl !== undefined && (typeof options.databaseUrl !== "string" || options.databaseUrl === "")) {
+    throw new TaskQueueConfigError("databaseUrl", `must be a PostgreSQL URL such as postgresql://user@host/db, got ${JSON.stringify(options.databaseUrl)}.`);
+  }
+  if (options.amqpUrl !== undefined && (typeof options.amqpUrl !== "string" || !/^amqps?:\/\//.test(options.amqpUrl))) {
+    throw new TaskQueueConfigError("amqpUrl", `must be an AMQP URL such as amqp://guest:guest@127.0.0.1:5672, got ${JSON.stringify(options.amqpUrl)}.`);
+  }
+  const queues = options.queues ?? [...new Set([...handled.values()].map((d) => d.queue ?? DEFAULT_QUEUE))];
+  if (!Array.isArray(queues) || queues.length === 0) {
+    throw new TaskQueueConfigError("queues", `must be a non-empty array of queue names, got ${JSON.stringify(options.queues)}.`);
+  }
+  for (const queue of queues) {
+    const problem = queueNameProblem(queue);
+    if (problem) throw new TaskQueueConfigError("queues", `${problem}.`);
+  }
+  const transactional = [...handled].filter(([, d]) => d.transactional).map(([name]) => name);
+  if (transactional.length > 0 && !hasTransaction(options.prisma)) {
+    throw new TaskQueueConfigError(
+      "prisma",
+      `task ${transactional.map((n) => `"${n}"`).join(", ")} is transactional, so the worker needs your Prisma client: ` +
+        `createWorker({ prisma: prisma.$extends(taskQueue({...})), ... }).`,
+    );
+  }
+  const leaseMs = positiveInteger("leaseMs", options.leaseMs, 30_000, 100);
+  const workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
+  if (typeof workerId !== "string" || workerId.length === 0 || workerId.length > 200) {
+    throw new TaskQueueConfigError("workerId", `must be a non-empty string of at most 200 characters, got ${JSON.stringify(workerId)}.`);
+  }
+  return {
+    tasks,
+    handled,
+    names: [...handled.keys()],
+    queues,
+    databaseUrl: options.databaseUrl,
+    db: options.db,
+    amqpUrl: options.amqpUrl,
+    prisma: options.prisma,
+    table: taskTable(options.table, options.schema),
+    topology: topology(options.amqpPrefix, options.quorumQueues ?? false),
+    concurrency: positiveInteger("concurrency", options.concurrency, 10, 1, 10_000),
+    leaseMs,
+    pollIntervalMs: positiveInteger("pollIntervalMs", options.pollIntervalMs, 1000, 10),
+    shutdownGraceMs: positiveInteger("shutdownGraceMs", options.shutdownGraceMs, 10_000, 0),
+    workerId,
+    logger: options.logger ?? jsonLogger(),
+  };
+}
+
+function hasTransaction(prisma: unknown): boolean {
+  return typeof prisma === "object" && prisma !== null && typeof (prisma as { $transaction?: unknown }).$transaction === "function";
+}
+
+function positiveInteger(option: string, value: unknown, fallback: number, min: number, max = 2 ** 31 - 1): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min || value > max) {
+    throw new TaskQueueConfigError(option, `must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}.`);
+  }
+  return value;
+}

@@ -1,0 +1,86 @@
+// createWorker() options: bad ones fail at once with a message naming the option and the fix; a given db is used and
+// left open; `queues` limits what is claimed; start/stop are idempotent in the documented ways.
+
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { z } from "zod";
+import { pgDb, type PgDb } from "../../src/db/pg-db.js";
+import { defineTasks, TaskQueueConfigError } from "../../src/index.js";
+import { createWorker } from "../../src/worker/create-worker.js";
+import { waitUntil } from "../support/wait.js";
+import { recordingLogger, WorkerTestBed } from "./harness.js";
+
+const ran: string[] = [];
+const tasks = defineTasks({
+  mail: { payload: z.object({}), handler: async (_p, ctx) => void ran.push(ctx.task.id) },
+  image: { payload: z.object({}), queue: "images", handler: async (_p, ctx) => void ran.push(ctx.task.id) },
+  "enqueue-only": { payload: z.object({}) },
+});
+
+let bed: WorkerTestBed;
+let db: PgDb;
+
+beforeAll(async () => {
+  bed = await WorkerTestBed.create();
+  db = pgDb(bed.url, { max: 2 });
+});
+
+afterAll(async () => {
+  await db?.close();
+  await bed?.close();
+});
+
+function configError(options: Record<string, unknown>): TaskQueueConfigError {
+  try {
+    createWorker({ tasks, databaseUrl: "postgresql://localhost/x", ...options } as never);
+  } catch (error) {
+    expect(error).toBeInstanceOf(TaskQueueConfigError);
+    return error as TaskQueueConfigError;
+  }
+  throw new Error("createWorker did not throw");
+}
+
+it("rejects bad options with a message naming the option and the fix", () => {
+  expect(configError({ databaseUrl: undefined }).message).toBe(
+    'Invalid option "databaseUrl": the worker needs a database: pass databaseUrl (e.g. process.env.DATABASE_URL) or db.',
+  );
+  expect(configError({ tasks: defineTasks({ a: { payload: z.object({}) } }) }).message).toBe(
+    'Invalid option "tasks": none of the tasks ("a") has a handler, so this worker could run nothing. Add handler: async (payload, ctx) => {...} to the tasks it should run.',
+  );
+  expect(configError({ concurrency: 0 }).message).toBe('Invalid option "concurrency": must be an integer from 1 to 10000, got 0.');
+  expect(configError({ leaseMs: 1.5 }).message).toBe('Invalid option "leaseMs": must be an integer from 100 to 2147483647, got 1.5.');
+  expect(configError({ queues: ["bad queue"] }).message).toContain('Invalid option "queues": "bad queue" is not a queue name');
+  expect(configError({ amqpUrl: "localhost:5672" }).message).toBe(
+    'Invalid option "amqpUrl": must be an AMQP URL such as amqp://guest:guest@127.0.0.1:5672, got "localhost:5672".',
+  );
+  expect(configError({ table: "tasks; drop" }).code).toBe("TASK_QUEUE_CONFIG_INVALID");
+  const backoff = defineTasks({ b: { payload: z.object({}), backoff: { factor: 0.5 }, handler: async () => {} } });
+  expect(configError({ tasks: backoff }).message).toBe('Invalid option "tasks": task "b": backoff.factor must be a number ≥ 1, got 0.5.');
+  const transactional = defineTasks({ t: { payload: z.object({}), transactional: true, handler: async () => {} } });
+  expect(configError({ tasks: transactional }).message).toBe(
+    'Invalid option "prisma": task "t" is transactional, so the worker needs your Prisma client: createWorker({ prisma: prisma.$extends(taskQueue({...})), ... }).',
+  );
+});
+
+it("claims only tasks of its queues, uses a given db and leaves it open", async () => {
+  const logger = recordingLogger();
+  const worker = createWorker({ tasks, db, queues: ["images"], pollIntervalMs: 50, logger });
+  expect(worker.id).toMatch(/^.+:\d+:[0-9a-f]{6}$/);
+  await worker.start();
+  const image = await bed.insertTask("image", {}, { queue: "images" });
+  const mail = await bed.insertTask("mail", {});
+  const orphan = await bed.insertTask("enqueue-only", {}, { queue: "images" });
+  await waitUntil(async () => (await bed.status(image)) === "succeeded", "the image task to run");
+  await new Promise((resolve) => setTimeout(resolve, 300)); // several more polls
+  expect(await bed.status(mail)).toBe("pending");
+  expect(await bed.status(orphan)).toBe("pending");
+  expect(ran).toEqual([image]);
+  await Promise.all([worker.stop(), worker.stop()]);
+  await worker.stop();
+  expect((await db.query<{ one: number }>("SELECT 1 AS one", []))[0]!.one).toBe(1);
+  await expect(worker.start()).rejects.toThrow(`Worker ${worker.id} was stopped; create a new worker to start again.`);
+});
+
+it("stops cleanly when it was never started", async () => {
+  const worker = createWorker({ tasks, databaseUrl: bed.url, logger: recordingLogger() });
+  await worker.stop();
+});
