@@ -10,12 +10,31 @@ export interface PgDb extends TransactionalDb {
   close(): Promise<void>;
 }
 
-/** Opens a pool on `connectionString`. `max` bounds its connections (default 10). */
-export function pgDb(connectionString: string, options: { max?: number; applicationName?: string } = {}): PgDb {
+/** Options of pgDb(). */
+export interface PgDbOptions {
+  /** Most connections the pool opens. Default 10. */
+  max?: number;
+  /** Shown in pg_stat_activity. Default "prisma-task-queue". */
+  applicationName?: string;
+  /** Give up opening a connection after this long, in ms. Default 10000; without a limit a dead server hangs the caller. */
+  connectTimeoutMs?: number;
+  /**
+   * Client-side limit on one statement, in ms. Default 60000. It also ends the wait on a half-open connection (one whose
+   * peer vanished without a reset), which TCP alone may not notice for minutes.
+   */
+  queryTimeoutMs?: number;
+}
+
+/** Opens a pool on `connectionString`, with TCP keep-alive and the time limits of PgDbOptions. */
+export function pgDb(connectionString: string, options: PgDbOptions = {}): PgDb {
   const pool = new pg.Pool({
     connectionString,
     max: options.max ?? 10,
     application_name: options.applicationName ?? "prisma-task-queue",
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+    query_timeout: options.queryTimeoutMs ?? 60_000,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
   });
   // An idle client that loses its connection emits 'error' on the pool; without a listener that kills the process.
   pool.on("error", () => {});

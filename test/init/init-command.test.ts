@@ -132,6 +132,7 @@ describe("the migration init writes", () => {
         "queue_tasks_lease_idx",
         "queue_tasks_pending_idx",
         "queue_tasks_pkey",
+        "queue_tasks_unpublished_idx",
       ]);
     } finally {
       await client.end();

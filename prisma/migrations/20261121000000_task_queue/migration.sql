@@ -29,6 +29,9 @@ CREATE UNIQUE INDEX "tasks_key_key" ON "tasks"("key");
 -- Claim and polling: due pending tasks of a queue, highest priority first, oldest first.
 CREATE INDEX "tasks_pending_idx" ON "tasks"("queue", "priority" DESC, "run_at") WHERE "status" = 'pending';
 
+-- Cleaner: due pending tasks whose wake-up was never sent (delayed, retried, or lost after commit).
+CREATE INDEX "tasks_unpublished_idx" ON "tasks"("run_at") WHERE "status" = 'pending' AND "published_at" IS NULL;
+
 -- Cleaner: running tasks whose lease expired.
 CREATE INDEX "tasks_lease_idx" ON "tasks"("lease_expires_at") WHERE "status" = 'running';
 

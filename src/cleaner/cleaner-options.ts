@@ -1,0 +1,142 @@
+// Options of createCleaner() with their defaults and trade-offs, and their validation into a resolved form.
+// A bad option fails at construction with TaskQueueConfigError naming the option and the fix.
+
+import type { TransactionalDb } from "../db/driver.js";
+import { taskTable, type TaskTable } from "../db/table.js";
+import type { TaskRegistry } from "../define-tasks.js";
+import { TaskQueueConfigError } from "../errors.js";
+import { jsonLogger, type Logger } from "../logger.js";
+import { topology, type Topology } from "../broker/topology.js";
+import { cleanerLockKey } from "../sql/leader-lock.js";
+
+export interface CleanerOptions<Tasks extends TaskRegistry = TaskRegistry> {
+  /** The registry from defineTasks(). The cleaner reads each task's `recovery` policy from it; it runs no handlers. */
+  tasks: Tasks;
+  /**
+   * PostgreSQL URL. The cleaner opens a small pool (3 connections) for its sweeps and one dedicated connection for
+   * its leader lock, and closes both on stop(). One of databaseUrl / db is required.
+   */
+  databaseUrl?: string;
+  /**
+   * A database to sweep through instead of opening a pool, e.g. pgDb(url). Not closed by the cleaner. The leader lock
+   * still needs its own session: it comes from databaseUrl when given, else from db's pg pool (a pgDb), else the
+   * cleaner refuses to start.
+   */
+  db?: TransactionalDb;
+  /**
+   * RabbitMQ URL. Default: none, and then the cleaner publishes nothing (no wake-ups, no dead-letter notifications):
+   * it still recovers leases and prunes, and workers find due tasks by polling.
+   */
+  amqpUrl?: string;
+  /** Handed to recovery functions (`ctx.prisma`) so they can enqueue compensating tasks. Default: none. */
+  prisma?: unknown;
+  /** The task table. Default "tasks". */
+  table?: string;
+  /** PostgreSQL schema of the table. Default: none (the connection's search_path). */
+  schema?: string;
+  /** Prefix of the RabbitMQ names. Default "task_queue"; must match the app's and the workers'. */
+  amqpPrefix?: string;
+  /** Declare quorum queues. Default false; must match the app's and the workers'. */
+  quorumQueues?: boolean;
+  /**
+   * Time between sweeps, and between a follower's attempts to take the lead. Default 1000 ms. Shorter makes delayed
+   * tasks and recoveries more punctual and takeover faster, at the cost of more (cheap, indexed) queries.
+   */
+  intervalMs?: number;
+  /**
+   * A due pending task whose last wake-up is older than this is woken again, provided its queue has consumers and no
+   * ready messages (so a backlog or a queue without workers never piles up duplicates). Looked for every
+   * republishAfterMs / 4. Default 30000 ms. Shorter recovers lost messages sooner but searches more often (the search
+   * reads the pending tasks of each queue); a wake-up that turns out redundant costs a worker one failed claim.
+   */
+  republishAfterMs?: number;
+  /**
+   * A task that was due at commit but never marked published is left to the app's after-commit publishing for this
+   * long after its creation. Default 2000 ms. Too short sends duplicate wake-ups; too long delays recovery from a
+   * failed publish.
+   */
+  unpublishedGraceMs?: number;
+  /**
+   * Rows per statement in every step. Default 1000. A step repeats full batches until it runs out of rows or out of
+   * one interval's time, so a huge table never means a huge transaction and never stalls the other steps.
+   */
+  batchSize?: number;
+  /**
+   * Succeeded, dead and cancelled tasks are deleted this long after they finished. Default 7 days. 0 deletes them
+   * at the next sweep (including dead tasks an operator may still want to retry: their dead-letter notification
+   * remains).
+   */
+  retentionMs?: number;
+  /**
+   * PostgreSQL advisory lock key the cleaners compete for. Default: derived from the (schema-qualified) table name by
+   * cleanerLockKey(), so cleaners of the same table elect one leader and cleaners of different tables do not meet.
+   */
+  lockKey?: number;
+  /** Where the cleaner logs; every task it changes is logged with its id. Default: JSON lines on stderr, info and above. */
+  logger?: Logger;
+}
+
+/** The options after defaults and validation. */
+export interface ResolvedCleanerOptions {
+  tasks: TaskRegistry;
+  databaseUrl?: string;
+  db?: TransactionalDb;
+  amqpUrl?: string;
+  prisma?: unknown;
+  table: TaskTable;
+  topology: Topology;
+  intervalMs: number;
+  republishAfterMs: number;
+  unpublishedGraceMs: number;
+  batchSize: number;
+  retentionMs: number;
+  lockKey: number;
+  logger: Logger;
+}
+
+const DAY_MS = 24 * 3600 * 1000;
+
+export function resolveCleanerOptions(options: CleanerOptions): ResolvedCleanerOptions {
+  if (typeof options !== "object" || options === null) {
+    throw new TaskQueueConfigError("options", "createCleaner() takes an object such as { tasks, databaseUrl, amqpUrl }.");
+  }
+  if (typeof options.tasks !== "object" || options.tasks === null) {
+    throw new TaskQueueConfigError("tasks", "pass the registry returned by defineTasks({...}).");
+  }
+  if (options.databaseUrl === undefined && options.db === undefined) {
+    throw new TaskQueueConfigError("databaseUrl", "the cleaner needs a database: pass databaseUrl (or db, e.g. pgDb(url)).");
+  }
+  optionalString("databaseUrl", options.databaseUrl);
+  optionalString("amqpUrl", options.amqpUrl);
+  const table = taskTable(options.table, options.schema);
+  return {
+    tasks: options.tasks,
+    databaseUrl: options.databaseUrl,
+    db: options.db,
+    amqpUrl: options.amqpUrl,
+    prisma: options.prisma,
+    table,
+    topology: topology(options.amqpPrefix, options.quorumQueues ?? false),
+    intervalMs: integer("intervalMs", options.intervalMs, 1000, 1),
+    republishAfterMs: integer("republishAfterMs", options.republishAfterMs, 30_000, 0),
+    unpublishedGraceMs: integer("unpublishedGraceMs", options.unpublishedGraceMs, 2000, 0),
+    batchSize: integer("batchSize", options.batchSize, 1000, 1),
+    retentionMs: integer("retentionMs", options.retentionMs, 7 * DAY_MS, 0),
+    lockKey: integer("lockKey", options.lockKey, cleanerLockKey(table), Number.MIN_SAFE_INTEGER),
+    logger: options.logger ?? jsonLogger(),
+  };
+}
+
+function integer(option: string, value: unknown, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min) {
+    throw new TaskQueueConfigError(option, `must be an integer of at least ${min}, got ${JSON.stringify(value)}.`);
+  }
+  return value;
+}
+
+function optionalString(option: string, value: unknown): void {
+  if (value !== undefined && (typeof value !== "string" || value.length === 0)) {
+    throw new TaskQueueConfigError(option, `must be a non-empty URL string, got ${JSON.stringify(value)}.`);
+  }
+}

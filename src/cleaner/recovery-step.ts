@@ -1,0 +1,131 @@
+// Sweep step 2: tasks whose worker stopped renewing the lease. Each goes back to pending or to dead by its task's
+// recovery policy ("retry" by default, "dead", or a function that may enqueue a compensating task first).
+
+import type { RecoveryFunction, TaskDefinition } from "../define-tasks.js";
+import type { Logger } from "../logger.js";
+import {
+  abandonExpired,
+  findExpiredLeases,
+  lockExpiredLease,
+  requeueExpired,
+  type RecoveredTask,
+} from "../sql/recover-leases.js";
+import { toTaskRecord, type TaskRow } from "../sql/task-row.js";
+import type { SweepContext } from "./sweep.js";
+
+export interface RecoveryCounts {
+  retried: number;
+  dead: number;
+  /** Wake-ups confirmed for the tasks put back to pending. */
+  published: number;
+}
+
+/** Recovers expired leases in batches. */
+export async function recoverExpiredLeases(ctx: SweepContext): Promise<RecoveryCounts> {
+  const { db, options } = ctx;
+  const counts: RecoveryCounts = { retried: 0, dead: 0, published: 0 };
+  const startedAt = performance.now();
+  for (;;) {
+    const rows = await findExpiredLeases(db, options.table, options.batchSize);
+    if (rows.length === 0) break;
+    const retry: string[] = [];
+    const abandon: string[] = [];
+    const custom: Array<{ row: TaskRow; decide: RecoveryFunction }> = [];
+    for (const row of rows) {
+      const recovery = policyOf(options.tasks, row.name);
+      if (typeof recovery === "function") custom.push({ row, decide: recovery });
+      else if (recovery === "dead") abandon.push(row.id);
+      else retry.push(row.id);
+    }
+    const changed: RecoveredTask[] = [];
+    if (retry.length > 0) changed.push(...(await requeueExpired(db, options.table, retry)));
+    if (abandon.length > 0) changed.push(...(await abandonExpired(db, options.table, abandon)));
+    for (const { row, decide } of custom) changed.push(...(await recoverWithFunction(ctx, row, decide)));
+    await settle(ctx, changed, counts);
+    if (rows.length < options.batchSize || !ctx.more(startedAt)) break;
+  }
+  return counts;
+}
+
+function policyOf(tasks: SweepContext["options"]["tasks"], name: string): TaskDefinition["recovery"] {
+  // A task this registry does not define (another app version wrote it) is retried: the safe default.
+  return Object.hasOwn(tasks, name) ? (tasks[name]?.recovery ?? "retry") : "retry";
+}
+
+/**
+ * Runs the task's recovery function while the row is locked, so no late worker can complete the task in between, and
+ * applies its decision in the same transaction. A function that throws or answers something else leaves the task dead
+ * (reason "recovery-failed"), visible to an operator who can retry it.
+ */
+async function recoverWithFunction(ctx: SweepContext, row: TaskRow, decide: RecoveryFunction): Promise<RecoveredTask[]> {
+  const { db, options } = ctx;
+  const logger = taskLogger(ctx.logger, row);
+  return db.transaction(async (tx) => {
+    const locked = await lockExpiredLease(tx, options.table, row.id);
+    if (!locked) return [];
+    let decision: unknown;
+    let failure: string | undefined;
+    try {
+      decision = await decide(toTaskRecord(locked), { prisma: options.prisma, logger });
+      if (decision !== "retry" && decision !== "dead") failure = `the recovery function returned ${JSON.stringify(decision)}, not "retry" or "dead"`;
+    } catch (error) {
+      failure = `the recovery function threw: ${error instanceof Error ? error.message : String(error)}`;
+    }
+    if (failure) {
+      logger.error("recovery function failed; the task goes to dead", { error: failure });
+      const dead = await abandonExpired(tx, options.table, [row.id], failure);
+      return dead.map((task) => Object.assign(task, { reason: "recovery-failed" }));
+    }
+    return decision === "retry" ? requeueExpired(tx, options.table, [row.id]) : abandonExpired(tx, options.table, [row.id]);
+  });
+}
+
+/** Logs each change, wakes the tasks that are pending again, and notifies the dead-letter exchange of the dead ones. */
+async function settle(ctx: SweepContext, changed: Array<RecoveredTask & { reason?: string }>, counts: RecoveryCounts): Promise<void> {
+  const requeued = changed.filter((task) => task.status === "pending");
+  const dead = changed.filter((task) => task.status === "dead");
+  for (const task of requeued) {
+    counts.retried += 1;
+    ctx.logger.info("lease expired; task back to pending", fields(task));
+  }
+  if (requeued.length > 0 && ctx.broker?.reachable) counts.published += await ctx.broker.publish(requeued);
+  for (const task of dead) {
+    counts.dead += 1;
+    ctx.logger.warn("lease expired; task dead", { ...fields(task), lastError: task.last_error });
+    await notify(ctx, task);
+  }
+}
+
+async function notify(ctx: SweepContext, task: RecoveredTask & { reason?: string }): Promise<void> {
+  if (!ctx.broker) return;
+  try {
+    await ctx.broker.notifyDead({
+      id: task.id,
+      name: task.name,
+      queue: task.queue,
+      attempts: task.attempts,
+      lastError: task.last_error,
+      reason: task.reason ?? "lease-expired",
+      at: new Date().toISOString(),
+    });
+  } catch (error) {
+    ctx.logger.warn("dead-letter notification not sent; the task is dead in the database", {
+      taskId: task.id,
+      error: (error as Error).message,
+    });
+  }
+}
+
+function fields(task: RecoveredTask) {
+  return { taskId: task.id, taskName: task.name, queue: task.queue, attempts: task.attempts, maxAttempts: task.max_attempts, leaseOwner: task.lease_owner };
+}
+
+function taskLogger(logger: Logger, row: TaskRow): Logger {
+  const base = { taskId: row.id, taskName: row.name };
+  return {
+    debug: (message, extra) => logger.debug(message, { ...base, ...extra }),
+    info: (message, extra) => logger.info(message, { ...base, ...extra }),
+    warn: (message, extra) => logger.warn(message, { ...base, ...extra }),
+    error: (message, extra) => logger.error(message, { ...base, ...extra }),
+  };
+}

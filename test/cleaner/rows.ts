@@ -1,0 +1,67 @@
+// Writes task rows straight into the table, in the states a crash or a lost message leaves behind, with times
+// relative to the database clock.
+
+import { randomUUID } from "node:crypto";
+import type pg from "pg";
+
+export interface RowSpec {
+  name?: string;
+  queue?: string;
+  payload?: unknown;
+  status?: "pending" | "running" | "succeeded" | "dead" | "cancelled";
+  attempts?: number;
+  maxAttempts?: number;
+  /** created_at = now() - this. Default 0. */
+  createdAgoMs?: number;
+  /** run_at = now() - this (negative: in the future). Default: createdAgoMs. */
+  runAgoMs?: number;
+  /** published_at = now() - this; null (default) = never published. */
+  publishedAgoMs?: number | null;
+  /** For running rows: lease_expires_at = now() - this (negative: still valid). */
+  leaseExpiredAgoMs?: number;
+  /** For finished rows: finished_at = now() - this. */
+  finishedAgoMs?: number;
+}
+
+/** Inserts one row per spec and returns their ids in order. */
+export async function insertRows(sql: pg.Pool, specs: RowSpec[]): Promise<string[]> {
+  const ids: string[] = [];
+  for (const spec of specs) {
+    const id = randomUUID();
+    const created = spec.createdAgoMs ?? 0;
+    const running = spec.status === "running";
+    const finished = spec.status === "succeeded" || spec.status === "dead" || spec.status === "cancelled";
+    await sql.query(
+      `INSERT INTO tasks (id, name, queue, payload, status, attempts, max_attempts, created_at, run_at, published_at,
+                          lease_owner, lease_expires_at, finished_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7,
+               now() - $8 * interval '1 ms', now() - $9 * interval '1 ms',
+               CASE WHEN $10::float8 IS NULL THEN NULL ELSE now() - $10 * interval '1 ms' END,
+               CASE WHEN $11 THEN 'vanished-worker:1' END,
+               CASE WHEN $11 THEN now() - $12 * interval '1 ms' END,
+               CASE WHEN $13 THEN now() - $14 * interval '1 ms' END)`,
+      [
+        id,
+        spec.name ?? "send-report",
+        spec.queue ?? "default",
+        JSON.stringify(spec.payload ?? { reportId: id }),
+        spec.status ?? "pending",
+        spec.attempts ?? (running ? 1 : 0),
+        spec.maxAttempts ?? 5,
+        created,
+        spec.runAgoMs ?? created,
+        spec.publishedAgoMs ?? null,
+        running,
+        spec.leaseExpiredAgoMs ?? 1000,
+        finished,
+        spec.finishedAgoMs ?? 0,
+      ],
+    );
+    ids.push(id);
+  }
+  return ids;
+}
+
+export async function rowOf(sql: pg.Pool, id: string): Promise<Record<string, any> | undefined> {
+  return (await sql.query("SELECT *, id::text AS id FROM tasks WHERE id = $1", [id])).rows[0];
+}
