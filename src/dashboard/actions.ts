@@ -1,0 +1,66 @@
+// The operator actions behind the dashboard's buttons: retry a dead or cancelled task, retry all dead tasks of a name,
+// cancel a pending task, run a delayed task now. Each is logged with what it changed and who asked, and tasks it made
+// runnable get their wake-up at once when a broker is configured.
+
+import { cancelTask, retryDeadTasks, retryTask, runTaskNow, type ChangedTask } from "../sql/operator-actions.js";
+import type { DashboardContext } from "./dashboard-context.js";
+
+export type ActionName = "retry" | "cancel" | "run-now" | "retry-dead";
+
+export interface ActionResult {
+  action: ActionName;
+  changed: ChangedTask[];
+  /** Wake-ups the broker confirmed. */
+  woken: number;
+}
+
+/** Runs one action, publishes the wake-ups of the tasks it made runnable, and logs it. */
+export async function runAction(
+  context: DashboardContext,
+  action: ActionName,
+  target: { id?: string; name?: string },
+  requester: string | undefined,
+): Promise<ActionResult> {
+  const { db, settings, wakeups } = context;
+  const { table } = settings;
+  let changed: ChangedTask[];
+  if (action === "retry") changed = await retryTask(db, table, target.id!);
+  else if (action === "cancel") changed = await cancelTask(db, table, target.id!);
+  else if (action === "run-now") changed = await runTaskNow(db, table, target.id!);
+  else changed = await retryDeadTasks(db, table, { name: target.name });
+  const woken = action === "cancel" ? 0 : await wakeups.publish(changed);
+  settings.logger.info("dashboard action", {
+    action,
+    taskId: target.id,
+    taskName: target.name,
+    changed: changed.length,
+    ids: changed.slice(0, 20).map((task) => task.id),
+    woken,
+    requester: requester ?? "unknown",
+  });
+  return { action, changed, woken };
+}
+
+/** The notice shown after an action, as a fixed message code and a count (never user text in a URL). */
+export function actionNotice(result: ActionResult): { code: string; count: number } {
+  if (result.changed.length === 0) return { code: `${result.action}-none`, count: 0 };
+  return { code: result.action, count: result.changed.length };
+}
+
+const MESSAGES: Record<string, (count: number) => { kind: "ok" | "warn"; text: string }> = {
+  retry: () => ({ kind: "ok", text: "Retried: the task is pending again, due now, from attempt 1." }),
+  "retry-none": () => ({ kind: "warn", text: "Nothing retried: the task is no longer dead or cancelled (someone else acted first?)." }),
+  cancel: () => ({ kind: "ok", text: "Cancelled: the task will not run." }),
+  "cancel-none": () => ({ kind: "warn", text: "Not cancelled: the task is no longer pending (it may be running or finished)." }),
+  "run-now": () => ({ kind: "ok", text: "The task is due now: the next free worker runs it." }),
+  "run-now-none": () => ({ kind: "warn", text: "Not changed: the task is no longer pending." }),
+  "retry-dead": (count) => ({ kind: "ok", text: `Retried ${count} dead task${count === 1 ? "" : "s"}: pending again, from attempt 1.` }),
+  "retry-dead-none": () => ({ kind: "warn", text: "No dead task to retry." }),
+};
+
+/** The notice for `?done=<code>&n=<count>`, or undefined for an unknown code. */
+export function noticeFor(code: string | null, count: number): { kind: "ok" | "warn"; text: string } | undefined {
+  if (!code) return undefined;
+  const message = MESSAGES[code];
+  return message ? message(Number.isSafeInteger(count) ? count : 0) : undefined;
+}

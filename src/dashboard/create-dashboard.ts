@@ -1,0 +1,128 @@
+// createDashboard(): the dashboard as a Node request handler (node:http, Express, Next.js pages API routes) that also
+// has fetch() for Web-standard hosts (Next.js route handlers) and close() for what it opened.
+
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { getRequestListener } from "@hono/node-server";
+import type { Db } from "../db/driver.js";
+import { pgDb, type PgDb } from "../db/pg-db.js";
+import { prismaDb } from "../db/prisma-db.js";
+import { TaskQueueConfigError } from "../errors.js";
+import { DashboardContext } from "./dashboard-context.js";
+import { resolveSettings, type DashboardOptions } from "./dashboard-options.js";
+import { dashboardRoutes } from "./routes.js";
+import { Wakeups } from "./wakeups.js";
+
+/** The mounted dashboard: call it as `(req, res)` or `(req, res, next)`, or hand it Web requests with fetch(). */
+export interface Dashboard {
+  /**
+   * Node handler. Requests outside `basePath` get 404, or go to `next()` when it is given (Express middleware).
+   * Under Express it routes on `req.originalUrl`, so `app.use(basePath, dashboard)` and `app.use(dashboard)` both work.
+   */
+  (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void): void;
+  /**
+   * Web-standard handler, e.g. a Next.js App Router route. Without `remoteAddress` a request never counts as this
+   * machine's, so it needs the token or `authorize`.
+   */
+  fetch(request: Request, info?: { remoteAddress?: string }): Promise<Response>;
+  /** Reads the task table once; throws an Error that says what to fix when the database or the table is unreachable. */
+  check(): Promise<void>;
+  /** The path it is mounted under ("" for "/"). */
+  readonly basePath: string;
+  /** Closes the pool and broker connection it opened itself (never a prisma client or db you passed). */
+  close(): Promise<void>;
+}
+
+export function createDashboard(options: DashboardOptions): Dashboard {
+  const settings = resolveSettings(options);
+  const sources = [options.prisma, options.db, options.databaseUrl].filter((source) => source !== undefined);
+  if (sources.length !== 1) {
+    throw new TaskQueueConfigError(
+      "prisma",
+      sources.length === 0
+        ? "the dashboard needs a database: pass prisma (your client), db (e.g. pgDb(url)) or databaseUrl."
+        : "pass only one of prisma, db and databaseUrl.",
+    );
+  }
+  let owned: PgDb | undefined;
+  let db: Db;
+  if (options.prisma) db = prismaDb(options.prisma);
+  else if (options.db) db = options.db;
+  else db = owned = pgDb(dashboardUrl(options.databaseUrl!), { max: 4, applicationName: "prisma-task-queue dashboard" });
+  const wakeups = new Wakeups(options.amqpUrl, options.amqpPrefix, db, settings.table, settings.logger);
+  const app = dashboardRoutes(new DashboardContext(db, settings, wakeups));
+  const base = settings.basePath;
+
+  const listener = getRequestListener(
+    (request, env) => {
+      const incoming = (env as { incoming: IncomingMessage }).incoming;
+      return app.fetch(request, { remoteAddress: incoming.socket?.remoteAddress, incoming });
+    },
+    { overrideGlobalObjects: false },
+  );
+
+  const handler = ((req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => {
+    const original = (req as IncomingMessage & { originalUrl?: string }).originalUrl;
+    if (typeof original === "string") req.url = original;
+    const path = (req.url ?? "/").split("?")[0]!;
+    if (base && path !== base && !path.startsWith(`${base}/`)) {
+      if (next) return next();
+      res.statusCode = 404;
+      res.end("not found");
+      return;
+    }
+    reuseParsedBody(req);
+    listener(req, res).catch((error: unknown) => {
+      settings.logger.error("dashboard request failed", { error });
+      if (!res.headersSent) res.statusCode = 500;
+      res.end();
+    });
+  }) as Dashboard;
+
+  let closing: Promise<void> | undefined;
+  return Object.assign(handler, {
+    fetch: (request: Request, info?: { remoteAddress?: string }) =>
+      Promise.resolve(app.fetch(request, { remoteAddress: info?.remoteAddress })),
+    basePath: base,
+    check: async () => {
+      try {
+        await db.query(`SELECT 1 FROM ${settings.table.sql} LIMIT 1`, []);
+      } catch (error) {
+        const message = (error as Error).message;
+        throw new Error(
+          /does not exist/.test(message) && /relation/.test(message)
+            ? `the task table ${settings.table.sql} does not exist in this database (${message}); apply the migration or pass table/schema.`
+            : `cannot read the task table ${settings.table.sql}: ${message}. Check DATABASE_URL and that the database is up.`,
+        );
+      }
+    },
+    close: () =>
+      (closing ??= (async () => {
+        await wakeups.close();
+        await owned?.close();
+      })()),
+  });
+}
+
+/** The URL with JIT off and a 5 s statement timeout for the dashboard's own pool (kept if the URL sets `options`). */
+function dashboardUrl(databaseUrl: string): string {
+  try {
+    const url = new URL(databaseUrl);
+    if (!url.searchParams.has("options")) url.searchParams.set("options", "-c jit=off -c statement_timeout=5000");
+    return url.toString();
+  } catch {
+    throw new TaskQueueConfigError("databaseUrl", "is not a URL; use postgresql://user:password@host:5432/database.");
+  }
+}
+
+/**
+ * When a body parser (express.urlencoded) already read the form, hand its fields to the dashboard as the raw body
+ * (@hono/node-server reads `rawBody`), since the stream is consumed.
+ */
+function reuseParsedBody(req: IncomingMessage): void {
+  const parsed = (req as IncomingMessage & { body?: unknown }).body;
+  if (req.method !== "POST" || !req.readableEnded || typeof parsed !== "object" || parsed === null || Buffer.isBuffer(parsed)) return;
+  const fields = new URLSearchParams();
+  for (const [key, value] of Object.entries(parsed as Record<string, unknown>)) if (typeof value === "string") fields.set(key, value);
+  (req as IncomingMessage & { rawBody?: Buffer }).rawBody = Buffer.from(fields.toString());
+  req.headers["content-type"] = "application/x-www-form-urlencoded";
+}

@@ -1,0 +1,133 @@
+// The options of createDashboard() with their defaults and trade-offs, and their validation into the settings the
+// routes use. A bad option throws TaskQueueConfigError naming the option and the fix.
+
+import type { IncomingMessage } from "node:http";
+import type { Db } from "../db/driver.js";
+import { taskTable, type TaskTable } from "../db/table.js";
+import { TaskQueueConfigError } from "../errors.js";
+import { jsonLogger, type Logger } from "../logger.js";
+import type { PrismaRawClient } from "../db/prisma-db.js";
+
+/** What an authorize callback is told about a request besides the request itself. */
+export interface AuthorizeContext {
+  /** The peer's IP address as the socket reports it (undefined when mounted through fetch() without one). */
+  remoteAddress: string | undefined;
+  /** True when the peer is this machine and no proxy header says the request came from elsewhere. */
+  loopback: boolean;
+  /** The Node request, when the dashboard runs as a Node handler (Express: your session and user are on it). */
+  incoming?: IncomingMessage;
+}
+
+export interface DashboardOptions {
+  /** Your Prisma client (plain or extended); queries run through `$queryRawUnsafe`. One of prisma, db, databaseUrl. */
+  prisma?: PrismaRawClient;
+  /** Any Db (e.g. pgDb(url)); not closed by the dashboard. One of prisma, db, databaseUrl. */
+  db?: Db;
+  /**
+   * PostgreSQL URL: the dashboard opens its own small pool (4 connections, JIT off, 5 s statement timeout) and closes it
+   * in close(). One of prisma, db, databaseUrl.
+   */
+  databaseUrl?: string;
+  /**
+   * The URL path the dashboard is served under, e.g. "/admin/tasks". Default "/". Links and cookies are scoped to it;
+   * mounted in Express with app.use(basePath, …) it must be the same path.
+   */
+  basePath?: string;
+  /** The task table. Default "tasks". */
+  table?: string;
+  /** PostgreSQL schema of the table. Default: none (the connection's search_path). */
+  schema?: string;
+  /**
+   * RabbitMQ URL. When set, tasks that an action makes runnable get a wake-up at once; without it they wait for the
+   * cleaner's next sweep (its interval, default 1 s) or a worker's poll.
+   */
+  amqpUrl?: string;
+  /** Prefix of the RabbitMQ names, as given to taskQueue() and the worker. Default "task_queue". */
+  amqpPrefix?: string;
+  /** Hide and refuse every action (retry, cancel, run now). Default false. */
+  readOnly?: boolean;
+  /**
+   * Shared secret. Requests from other machines must send `Authorization: Bearer <token>` or open any page once with
+   * `?token=<token>`, which sets an HttpOnly cookie. Requests from this machine pass without it (anyone with a shell
+   * here can read the database anyway). Default: none, and then only this machine (or `authorize`) gets in.
+   */
+  token?: string;
+  /**
+   * Decides access for every request that does not carry the token, including this machine's: return true to let it
+   * in. Use it to reuse your app's login (e.g. check the session on `context.incoming`). Default: none.
+   */
+  authorize?: (request: Request, context: AuthorizeContext) => boolean | Promise<boolean>;
+  /** Where actions and warnings are logged. Default: JSON lines on stderr, info and above. */
+  logger?: Logger;
+  /**
+   * Overview counts per queue, name and status are exact up to this many tasks per group and estimated (from a block
+   * sample, shown with "≈") above it. Default 10,000. Higher is more exact and slower on large tables.
+   */
+  exactCountLimit?: number;
+  /** A worker counts as "seen recently" if it held or finished a task within this many seconds. Default 600. */
+  workerWindowSeconds?: number;
+  /**
+   * Due tasks never published for longer than this are flagged: no wake-up was sent (is a cleaner running?).
+   * Default 30 seconds.
+   */
+  unpublishedGraceSeconds?: number;
+  /** The cleaners' advisory lock key, when they were given a custom `lockKey`. Default: derived from the table name. */
+  cleanerLockKey?: number;
+}
+
+/** The validated settings. */
+export interface DashboardSettings {
+  basePath: string;
+  table: TaskTable;
+  readOnly: boolean;
+  token: string | undefined;
+  authorize: DashboardOptions["authorize"];
+  logger: Logger;
+  exactCountLimit: number;
+  workerWindowSeconds: number;
+  unpublishedGraceSeconds: number;
+  cleanerLockKey: number | undefined;
+}
+
+const BASE_PATH = /^(\/[A-Za-z0-9._~-]+)*$/;
+
+/** Validates the options (not the database source: createDashboard does that). */
+export function resolveSettings(options: DashboardOptions): DashboardSettings {
+  const basePath = normaliseBasePath(options.basePath ?? "/");
+  if (options.token !== undefined && (typeof options.token !== "string" || options.token.length < 16)) {
+    throw new TaskQueueConfigError("token", "use a random string of at least 16 characters, e.g. `openssl rand -hex 24`.");
+  }
+  if (options.authorize !== undefined && typeof options.authorize !== "function") {
+    throw new TaskQueueConfigError("authorize", `must be a function (request, context) => boolean, got ${typeof options.authorize}.`);
+  }
+  return {
+    basePath,
+    table: taskTable(options.table, options.schema),
+    readOnly: options.readOnly === true,
+    token: options.token,
+    authorize: options.authorize,
+    logger: options.logger ?? jsonLogger(),
+    exactCountLimit: positiveInteger("exactCountLimit", options.exactCountLimit, 10_000),
+    workerWindowSeconds: positiveInteger("workerWindowSeconds", options.workerWindowSeconds, 600),
+    unpublishedGraceSeconds: positiveInteger("unpublishedGraceSeconds", options.unpublishedGraceSeconds, 30),
+    cleanerLockKey: options.cleanerLockKey,
+  };
+}
+
+/** "/" → "", "/admin/tasks/" → "/admin/tasks". */
+export function normaliseBasePath(value: string): string {
+  const trimmed = typeof value === "string" ? value.replace(/\/+$/, "") : value;
+  if (typeof trimmed !== "string" || !BASE_PATH.test(trimmed)) {
+    throw new TaskQueueConfigError(
+      "basePath",
+      `${JSON.stringify(value)} is not a URL path; use "/" or segments of letters, digits, ".", "_", "~", "-" like "/admin/tasks".`,
+    );
+  }
+  return trimmed;
+}
+
+function positiveInteger(option: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value <= 0) throw new TaskQueueConfigError(option, `must be a positive integer, got ${String(value)}.`);
+  return value;
+}

@@ -1,0 +1,20 @@
+// Links into the task list with filters, built in one place so every page links the same way.
+
+export interface ListLink {
+  status?: string;
+  queue?: string;
+  name?: string;
+  key?: string;
+  from?: string;
+  to?: string;
+  before?: string;
+  after?: string;
+}
+
+/** `${base}/tasks?…` with the given filters (empty values left out). */
+export function tasksHref(base: string, filters: ListLink): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(filters)) if (value) params.set(key, value);
+  const query = params.toString();
+  return `${base}/tasks${query ? `?${query}` : ""}`;
+}

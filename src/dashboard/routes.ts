@@ -1,0 +1,175 @@
+// The dashboard's routes on a Hono app: the access check and security headers on every request, the three pages,
+// the actions (POST + CSRF, refused when read-only), and the static assets.
+
+import { Hono, type Context } from "hono";
+import type { IncomingMessage } from "node:http";
+import { actionNotice, noticeFor, runAction, type ActionName } from "./actions.js";
+import { checkAccess, requestContext } from "./access.js";
+import { assets } from "./assets/asset-routes.js";
+import type { DashboardContext } from "./dashboard-context.js";
+import { CSRF_FIELD, csrfProblem, csrfToken } from "./csrf.js";
+import { parseListQuery } from "./list-query.js";
+import { overviewData } from "./overview-data.js";
+import { html, type Html } from "./pages/html.js";
+import { layout, messagePage, type PageFrame } from "./pages/layout.js";
+import { overviewPage } from "./pages/overview-page.js";
+import { taskDetailPage } from "./pages/task-detail-page.js";
+import { taskListPage } from "./pages/task-list-page.js";
+import { listTasks } from "./sql/list-tasks.js";
+import { findTask, isUuid } from "./sql/task-detail.js";
+import { listTaskGroups } from "./sql/task-groups.js";
+
+/** What the Node adapter or the fetch caller passes along with each request. */
+export interface RequestBindings {
+  remoteAddress?: string;
+  incoming?: IncomingMessage;
+}
+
+type Env = { Bindings: RequestBindings; Variables: { csrf: string } };
+
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+export function dashboardRoutes(context: DashboardContext): Hono<Env> {
+  const { settings } = context;
+  const base = settings.basePath;
+  const app = new Hono<Env>({ strict: false });
+  const root = base ? app.basePath(base) : app;
+
+  root.use("*", async (c, next) => {
+    const request = c.req.raw;
+    const access = await checkAccess(request, requestContext(request, c.env?.remoteAddress, c.env?.incoming), settings);
+    if (!access.allowed) {
+      c.header("Cache-Control", "no-store");
+      if (access.status === 401) c.header("WWW-Authenticate", 'Bearer realm="task queue dashboard"');
+      securityHeaders(c);
+      return c.html(messagePage(frame(access.status === 401 ? "Token required" : "Access refused"), access.reason).value, access.status);
+    }
+    if (access.redirectTo) {
+      c.header("Set-Cookie", access.setCookie!, { append: true });
+      c.header("Cache-Control", "no-store");
+      return c.redirect(access.redirectTo, 303);
+    }
+    if (access.setCookie) c.header("Set-Cookie", access.setCookie, { append: true });
+    const csrf = csrfToken(request, base);
+    if (csrf.setCookie) c.header("Set-Cookie", csrf.setCookie, { append: true });
+    c.set("csrf", csrf.token);
+    await next();
+    securityHeaders(c);
+  });
+
+  root.get("/assets/:file", (c) => {
+    const file = assets().get(c.req.param("file"));
+    if (!file) return c.text("not found", 404);
+    if (c.req.header("if-none-match") === file.etag) return c.body(null, 304);
+    return c.body(file.body, 200, { "Content-Type": file.type, ETag: file.etag, "Cache-Control": "private, max-age=300" });
+  });
+
+  root.get("/", async (c) => {
+    const data = await overviewData(context);
+    return page(c, { ...frame("Overview"), active: "overview", now: data.now, chart: true }, overviewPage(data, view(c)));
+  });
+
+  root.get("/tasks", async (c) => {
+    const query = parseListQuery(new URL(c.req.url).searchParams);
+    const browse = await context.browseIndex();
+    const allGroups = browse ? await listTaskGroups(context.db, settings.table) : [];
+    const groups = browse
+      ? allGroups.filter((g) => (!query.filter.queue || g.queue === query.filter.queue) && (!query.filter.name || g.name === query.filter.name))
+      : undefined;
+    const [result, clock] = await Promise.all([
+      listTasks(context.db, settings.table, query.filter, query.page, groups),
+      context.db.query<{ now: Date }>("SELECT now() AS now", []),
+    ]);
+    const now = new Date(clock[0]?.now ?? Date.now());
+    const body = taskListPage(query, result, {
+      ...view(c),
+      now,
+      queues: [...new Set(allGroups.map((g) => g.queue))],
+      names: [...new Set(allGroups.map((g) => g.name))].sort(),
+    });
+    return page(c, { ...frame("Tasks"), active: "tasks", now }, body);
+  });
+
+  root.get("/tasks/:id", async (c) => {
+    const id = c.req.param("id");
+    const task = isUuid(id) ? await findTask(context.db, settings.table, id) : undefined;
+    if (!task) return page(c, frame("Task not found"), notFound(`No task has the id "${id}". It may have been pruned after its retention.`), 404);
+    return page(c, { ...frame(task.name), active: "tasks", now: new Date(task.now) }, taskDetailPage(task, { ...view(c), wakeups: context.wakeups.enabled }));
+  });
+
+  root.post("/tasks/:id/:action", async (c) => {
+    const id = c.req.param("id");
+    const action = c.req.param("action");
+    if (!isUuid(id) || !["retry", "cancel", "run-now"].includes(action)) return page(c, frame("Not found"), notFound("No such action."), 404);
+    const refused = await refuseAction(c);
+    if (refused) return refused;
+    const result = await runAction(context, action as ActionName, { id }, c.env?.remoteAddress);
+    const notice = actionNotice(result);
+    return c.redirect(`${base}/tasks/${id}?done=${notice.code}&n=${notice.count}`, 303);
+  });
+
+  root.post("/actions/retry-dead", async (c) => {
+    const refused = await refuseAction(c);
+    if (refused) return refused;
+    const form = await c.req.parseBody();
+    const name = typeof form.name === "string" && form.name.length > 0 ? form.name : undefined;
+    const result = await runAction(context, "retry-dead", { name }, c.env?.remoteAddress);
+    const notice = actionNotice(result);
+    const back = typeof form.return === "string" && isLocalPath(form.return, base) ? form.return : `${base}/`;
+    return c.redirect(`${back}${back.includes("?") ? "&" : "?"}done=${notice.code}&n=${notice.count}`, 303);
+  });
+
+  root.all("*", (c) => page(c, frame("Not found"), notFound("This page does not exist."), 404));
+
+  root.onError((error, c) => {
+    settings.logger.error("dashboard request failed", { method: c.req.method, path: new URL(c.req.url).pathname, error });
+    securityHeaders(c);
+    return c.html(messagePage(frame("Something went wrong"), `The dashboard could not answer: ${error.message}`).value, 500);
+  });
+
+  function frame(title: string): PageFrame {
+    return { basePath: base, title, active: "none", readOnly: settings.readOnly };
+  }
+
+  function view(c: Context<Env>) {
+    return { basePath: base, readOnly: settings.readOnly, csrf: c.get("csrf") };
+  }
+
+  function page(c: Context<Env>, pageFrame: PageFrame, content: Html, status: 200 | 404 = 200) {
+    const params = new URL(c.req.url).searchParams;
+    const notice = noticeFor(params.get("done"), Number(params.get("n")));
+    c.header("Cache-Control", "no-store");
+    return c.html(layout({ ...pageFrame, notice: pageFrame.notice ?? notice }, content).value, status);
+  }
+
+  async function refuseAction(c: Context<Env>): Promise<Response | undefined> {
+    if (settings.readOnly) {
+      return c.html(messagePage(frame("Read-only"), "This dashboard is read-only: actions are disabled.").value, 403);
+    }
+    const form = await c.req.parseBody();
+    const problem = csrfProblem(c.req.raw, form[CSRF_FIELD]);
+    if (problem) {
+      settings.logger.warn("dashboard action refused by the CSRF check", { path: new URL(c.req.url).pathname, problem, requester: c.env?.remoteAddress });
+      return c.html(messagePage(frame("Action refused"), `The action was refused: ${problem}. Reload the page and try again.`).value, 403);
+    }
+    return undefined;
+  }
+
+  return root;
+}
+
+function notFound(message: string): Html {
+  return html`<div class="panel"><p>${message}</p></div>`;
+}
+
+/** A same-dashboard path (no scheme, no host, no "//"), so a form cannot redirect elsewhere. */
+function isLocalPath(path: string, base: string): boolean {
+  return path.startsWith(`${base}/`) && !path.startsWith("//") && !/[\\\s]/.test(path);
+}
+
+function securityHeaders(c: Context<Env>): void {
+  c.header("Content-Security-Policy", CSP);
+  c.header("X-Content-Type-Options", "nosniff");
+  c.header("X-Frame-Options", "DENY");
+  c.header("Referrer-Policy", "same-origin");
+}
