@@ -1,0 +1,31 @@
+// `task-runner cancel <id>`: cancels a pending task so it never runs. A running task cannot be cancelled.
+
+import { cancelTask } from "../sql/operator-actions.js";
+import { COMMON_HELP, commandConfig, commandTable, parseCommand, type CliIo } from "./command-context.js";
+import { withDatabase } from "./database-session.js";
+import { EXIT_OK } from "./exit-codes.js";
+import { notActionable, taskIdArgument } from "./task-lookup.js";
+
+export const cancelHelp = `Usage: task-runner cancel <id>
+
+Cancels a pending task (due or delayed) so that it never runs. A running task cannot be cancelled; exit code 3 says
+the task is missing or not pending.
+
+${COMMON_HELP}`;
+
+export async function cancelCommand(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommand("cancel", argv, {});
+  if (values.help) {
+    io.out(cancelHelp);
+    return EXIT_OK;
+  }
+  const id = taskIdArgument("cancel", positionals);
+  const config = await commandConfig(values, io, { database: true });
+  const table = commandTable(config);
+  return withDatabase(config.databaseUrl!, table, async (db) => {
+    const changed = await cancelTask(db, table, id);
+    if (changed.length === 0) throw await notActionable(db, table, id, "cancelled", "pending");
+    io.out(`Cancelled task ${id}.\n`);
+    return EXIT_OK;
+  });
+}

@@ -1,0 +1,140 @@
+// `task-runner worker`, `task-runner cleaner` and `task-runner start` (both in one process): check the database,
+// start the parts, run until SIGTERM/SIGINT, then stop gracefully (a second signal cuts the worker's grace period).
+
+import { createCleaner, type Cleaner } from "../cleaner/create-cleaner.js";
+import { TaskQueueError } from "../errors.js";
+import type { Logger } from "../logger.js";
+import type { LoadedConfig } from "../runner/load-config.js";
+import { createWorker, type Worker } from "../worker/create-worker.js";
+import { COMMON_HELP, commandConfig, commandLogger, commandTable, parseCommand, type CliIo } from "./command-context.js";
+import { checkDatabase } from "./database-session.js";
+import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "./exit-codes.js";
+import { waitForSignals } from "./signals.js";
+
+export type Role = "worker" | "cleaner" | "start";
+
+const WORKER_OPTIONS = `Worker options (override the config's worker: {...}):
+      --concurrency <n>    handlers running at once (default 10)
+      --queue <name>       serve this queue; repeat for several (default: the queues of the tasks with a handler)
+`;
+
+export const runHelp: Record<Role, string> = {
+  worker: `Usage: task-runner worker [options]
+
+Runs the handlers of the tasks in the config: consumes wake-ups from RabbitMQ (polling the database while it is
+unreachable), claims tasks, records their outcomes. SIGTERM or SIGINT stops it gracefully: running tasks finish within
+the grace period (worker.shutdownGraceMs, default 10 s); a second signal gives them back to pending at once.
+
+${WORKER_OPTIONS}
+${COMMON_HELP}`,
+  cleaner: `Usage: task-runner cleaner [options]
+
+Runs a cleaner: any number may run, one leads (PostgreSQL advisory lock). The leader wakes delayed, retried and
+forgotten tasks, recovers tasks whose worker vanished (by each task's recovery policy), and prunes finished tasks
+past retention. SIGTERM or SIGINT stops it after the sweep in progress.
+
+${COMMON_HELP}`,
+  start: `Usage: task-runner start [options]
+
+Runs a worker and a cleaner in one process (see task-runner worker --help and task-runner cleaner --help).
+
+${WORKER_OPTIONS}
+${COMMON_HELP}`,
+};
+
+export async function runCommand(role: Role, argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommand(role, argv, { concurrency: { type: "string" }, queue: { type: "string", multiple: true } });
+  if (values.help) {
+    io.out(runHelp[role]);
+    return EXIT_OK;
+  }
+  if (positionals.length > 0) throw new CliError(`unexpected argument ${JSON.stringify(positionals[0])}. Run \`task-runner ${role} --help\`.`, EXIT_USAGE);
+  if (role === "cleaner" && (values.concurrency !== undefined || values.queue !== undefined)) {
+    throw new CliError("--concurrency and --queue are worker options; use them with `task-runner worker` or `start`.", EXIT_USAGE);
+  }
+  const concurrency = values.concurrency === undefined ? undefined : Number(values.concurrency);
+  if (concurrency !== undefined && !(Number.isSafeInteger(concurrency) && concurrency > 0)) {
+    throw new CliError(`--concurrency must be a positive integer, got ${JSON.stringify(values.concurrency)}.`, EXIT_USAGE);
+  }
+  const config = await commandConfig(values, io, { database: true });
+  const table = commandTable(config);
+  const logger = commandLogger(values, config, io);
+  await checkDatabase(config.databaseUrl!, table);
+  if (!config.amqpUrl) logger.warn("no amqpUrl (AMQP_URL): workers poll the database and the cleaner publishes nothing", {});
+
+  const prisma = await resolvePrisma(config);
+  const parts = build(role, config, prisma, logger, { concurrency, queues: values.queue });
+  try {
+    await parts.cleaner?.start();
+    await parts.worker?.start();
+  } catch (error) {
+    await stopParts(parts, prisma);
+    throw new CliError(`could not start: ${(error as Error).message}`, EXIT_FAILURE, { cause: error });
+  }
+  await waitForSignals({
+    logger,
+    first: (signal) => {
+      logger.info(`${signal} received: stopping gracefully (send it again to stop at once)`, {});
+      return stopParts(parts, prisma);
+    },
+    second: () => {
+      logger.warn("second signal: giving running tasks back to pending now", {});
+      void parts.worker?.stop();
+    },
+  });
+  return EXIT_OK;
+}
+
+function build(
+  role: Role,
+  config: LoadedConfig,
+  prisma: unknown,
+  logger: Logger,
+  flags: { concurrency?: number; queues?: string[] },
+): { worker?: Worker; cleaner?: Cleaner } {
+  const shared = {
+    tasks: config.tasks,
+    databaseUrl: config.databaseUrl,
+    amqpUrl: config.amqpUrl,
+    prisma,
+    table: config.table,
+    schema: config.schema,
+    amqpPrefix: config.amqpPrefix,
+    quorumQueues: config.quorumQueues,
+    logger,
+  };
+  try {
+    const worker =
+      role === "cleaner"
+        ? undefined
+        : createWorker({
+            ...config.worker,
+            ...(flags.concurrency !== undefined && { concurrency: flags.concurrency }),
+            ...(flags.queues !== undefined && { queues: flags.queues }),
+            ...shared,
+          });
+    const cleaner = role === "worker" ? undefined : createCleaner({ ...config.cleaner, ...shared });
+    return { worker, cleaner };
+  } catch (error) {
+    if (error instanceof TaskQueueError) throw new CliError(`${config.file}: ${error.message}`, EXIT_USAGE, { cause: error });
+    throw error;
+  }
+}
+
+/** Calls the config's prisma factory (or takes the client it holds). */
+async function resolvePrisma(config: LoadedConfig): Promise<unknown> {
+  if (typeof config.prisma !== "function") return config.prisma;
+  try {
+    return await (config.prisma as () => unknown)();
+  } catch (error) {
+    throw new CliError(`${config.file}: prisma() threw: ${(error as Error)?.message ?? String(error)}`, EXIT_USAGE, { cause: error });
+  }
+}
+
+/** Stops the worker (draining) and the cleaner together, then closes the Prisma client the config gave. */
+async function stopParts(parts: { worker?: Worker; cleaner?: Cleaner }, prisma: unknown): Promise<void> {
+  await Promise.all([parts.worker?.stop(), parts.cleaner?.stop()]);
+  const client = prisma as { $taskQueue?: { close?: () => Promise<void> }; $disconnect?: () => Promise<void> } | undefined;
+  await client?.$taskQueue?.close?.().catch(() => {});
+  await client?.$disconnect?.().catch(() => {});
+}

@@ -1,0 +1,35 @@
+// `task-runner run <id>`: makes a delayed (or retry-waiting) pending task due now and wakes it.
+
+import { runTaskNow } from "../sql/operator-actions.js";
+import { COMMON_HELP, commandConfig, commandLogger, commandTable, parseCommand, type CliIo } from "./command-context.js";
+import { withDatabase } from "./database-session.js";
+import { EXIT_OK } from "./exit-codes.js";
+import { wakeNote } from "./retry-command.js";
+import { notActionable, taskIdArgument } from "./task-lookup.js";
+import { wakeTasks } from "./wakeups.js";
+
+export const runNowHelp = `Usage: task-runner run <id>
+
+Makes a pending task that waits for its run_at (delayed, or waiting for a retry) due now, and publishes its wake-up so
+it runs at once. Exit code 3 says the task is missing or not pending.
+
+${COMMON_HELP}`;
+
+export async function runNowCommand(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommand("run", argv, {});
+  if (values.help) {
+    io.out(runNowHelp);
+    return EXIT_OK;
+  }
+  const id = taskIdArgument("run", positionals);
+  const config = await commandConfig(values, io, { database: true });
+  const table = commandTable(config);
+  const logger = commandLogger(values, config, io, "warn");
+  return withDatabase(config.databaseUrl!, table, async (db) => {
+    const changed = await runTaskNow(db, table, id);
+    if (changed.length === 0) throw await notActionable(db, table, id, "run now", "pending");
+    const woken = await wakeTasks(config, db, table, changed, logger);
+    io.out(`Task ${id} is due now: ${wakeNote(1, woken)}.\n`);
+    return EXIT_OK;
+  });
+}

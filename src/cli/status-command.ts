@@ -1,0 +1,98 @@
+// `task-runner status`: task counts by queue, name and status, how long the oldest due task has waited per queue,
+// and whether a cleaner leads. `--json` prints the same as one JSON object for scripts.
+
+import { cleanerLockKey, leaderLockHolder } from "../sql/leader-lock.js";
+import { countTasks, pendingAges, type PendingAge, type StatusCount } from "../sql/queue-stats.js";
+import { COMMON_HELP, commandConfig, commandTable, parseCommand, type CliIo } from "./command-context.js";
+import { withDatabase } from "./database-session.js";
+import { EXIT_OK } from "./exit-codes.js";
+
+export const statusHelp = `Usage: task-runner status [--json]
+
+Shows task counts by queue, task name and status, the oldest due pending task per queue, and whether a cleaner
+leads (without one, delayed tasks, retries and lost wake-ups wait).
+
+Options:
+      --json               print one JSON object instead of tables
+
+${COMMON_HELP}`;
+
+const STATUSES = ["pending", "running", "succeeded", "dead", "cancelled"] as const;
+
+export interface StatusReport {
+  tasks: Array<{ queue: string; name: string } & Record<(typeof STATUSES)[number], number>>;
+  due: Array<{ queue: string; due: number; oldestDueSeconds: number }>;
+  cleaner: { leading: boolean; pid: number | null; since: string | null };
+}
+
+export async function statusCommand(argv: string[], io: CliIo): Promise<number> {
+  const { values } = parseCommand("status", argv, { json: { type: "boolean" } });
+  if (values.help) {
+    io.out(statusHelp);
+    return EXIT_OK;
+  }
+  const config = await commandConfig(values, io, { database: true });
+  const table = commandTable(config);
+  const lockKey = config.cleaner?.lockKey ?? cleanerLockKey(table);
+  const report = await withDatabase(config.databaseUrl!, table, async (db) => {
+    const [counts, ages, holder] = await Promise.all([countTasks(db, table), pendingAges(db, table), leaderLockHolder(db, lockKey)]);
+    return buildReport(counts, ages, holder);
+  });
+  io.out(values.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report));
+  return EXIT_OK;
+}
+
+function buildReport(counts: StatusCount[], ages: PendingAge[], holder: Awaited<ReturnType<typeof leaderLockHolder>>): StatusReport {
+  const rows = new Map<string, StatusReport["tasks"][number]>();
+  for (const { queue, name, status, count } of counts) {
+    const key = `${queue}\u0000${name}`;
+    let row = rows.get(key);
+    if (!row) rows.set(key, (row = { queue, name, pending: 0, running: 0, succeeded: 0, dead: 0, cancelled: 0 }));
+    if ((STATUSES as readonly string[]).includes(status)) row[status as (typeof STATUSES)[number]] += count;
+  }
+  return {
+    tasks: [...rows.values()],
+    due: ages.map((age) => ({ queue: age.queue, due: age.due, oldestDueSeconds: Math.round(age.oldest_due_seconds * 10) / 10 })),
+    cleaner: { leading: holder !== undefined, pid: holder?.pid ?? null, since: holder?.since?.toISOString() ?? null },
+  };
+}
+
+function renderReport(report: StatusReport): string {
+  const lines: string[] = [];
+  if (report.tasks.length === 0) lines.push("No tasks.");
+  else {
+    const header = ["QUEUE", "TASK", ...STATUSES.map((status) => status.toUpperCase())];
+    const body = report.tasks.map((row) => [row.queue, row.name, ...STATUSES.map((status) => String(row[status]))]);
+    lines.push(...table([header, ...body], 2));
+  }
+  lines.push("");
+  if (report.due.length === 0) lines.push("Due now: none waiting.");
+  else {
+    lines.push("Due now:");
+    for (const due of report.due) lines.push(`  ${due.queue}: ${due.due} due, oldest waiting ${duration(due.oldestDueSeconds)}`);
+  }
+  lines.push(
+    report.cleaner.leading
+      ? `Cleaner: leading (database backend pid ${report.cleaner.pid}).`
+      : "Cleaner: none leads. Delayed tasks, retries, expired leases and lost wake-ups wait until one runs (task-runner cleaner).",
+  );
+  return `${lines.join("\n")}\n`;
+}
+
+/** Left-aligned text columns, numbers right-aligned. */
+function table(rows: string[][], firstNumeric: number): string[] {
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return rows.map((row) =>
+    row
+      .map((cell, column) => (column >= firstNumeric ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!)))
+      .join("  ")
+      .trimEnd(),
+  );
+}
+
+function duration(seconds: number): string {
+  if (seconds < 120) return `${seconds.toFixed(1)} s`;
+  if (seconds < 7200) return `${Math.round(seconds / 60)} min`;
+  if (seconds < 172_800) return `${(seconds / 3600).toFixed(1)} h`;
+  return `${(seconds / 86_400).toFixed(1)} days`;
+}

@@ -1,0 +1,161 @@
+// Finds, imports and checks `task-runner.config.ts` (TypeScript, no build step, through tsx), then applies the
+// DATABASE_URL / AMQP_URL environment and flag overrides. Every problem names the file and the fix.
+
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { register as registerCommonJs } from "tsx/cjs/api";
+import { register } from "tsx/esm/api";
+import { topology } from "../broker/topology.js";
+import { taskTable } from "../db/table.js";
+import { defineTasks, type TaskRegistry } from "../define-tasks.js";
+import { TaskQueueConfigError } from "../errors.js";
+import type { RunnerConfig } from "./config.js";
+
+/** The config file names looked for, in order, when no path is given. */
+export const CONFIG_FILE_NAMES = ["task-runner.config.ts", "task-runner.config.mts", "task-runner.config.js", "task-runner.config.mjs"];
+
+/** A config file that is missing, cannot be imported, or holds something that cannot work. */
+export class ConfigFileError extends TaskQueueConfigError {
+  constructor(
+    readonly file: string,
+    problem: string,
+  ) {
+    super("config", problem);
+    this.message = `${file}: ${problem}`;
+  }
+}
+
+/** A loaded, checked config with the overrides applied. */
+export interface LoadedConfig extends RunnerConfig<TaskRegistry> {
+  /** Absolute path of the file it came from. */
+  file: string;
+}
+
+export interface LoadConfigOptions {
+  /** Directory the path (or the default names) are resolved against. Default process.cwd(). */
+  cwd?: string;
+  /** Environment to read DATABASE_URL and AMQP_URL from. Default process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** Values from flags; they win over the environment and the file. */
+  overrides?: { databaseUrl?: string; amqpUrl?: string };
+}
+
+const KNOWN_KEYS = new Set(["tasks", "databaseUrl", "amqpUrl", "prisma", "table", "schema", "amqpPrefix", "quorumQueues", "worker", "cleaner", "logger"]);
+
+let registered = false;
+
+/**
+ * Loads the config at `path` (relative to cwd), or the first of CONFIG_FILE_NAMES in cwd. TypeScript is compiled on
+ * the fly by tsx's hooks, registered once for the process (ESM and CommonJS, so a config in a project without
+ * "type": "module" loads too). Unlike tsImport(), which loads the config's whole module graph a second time, this
+ * keeps one instance of every module in an ESM project: the runner and the config share prisma-task-queue itself.
+ */
+export async function loadConfig(path?: string, options: LoadConfigOptions = {}): Promise<LoadedConfig> {
+  const cwd = options.cwd ?? process.cwd();
+  const env = options.env ?? process.env;
+  const file = locate(cwd, path);
+  if (!registered) {
+    register();
+    registerCommonJs();
+    registered = true;
+  }
+  let module: Record<string, unknown>;
+  try {
+    module = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+  } catch (error) {
+    const failure = new ConfigFileError(file, `loading the config failed: ${(error as Error)?.message ?? String(error)}`);
+    (failure as { cause?: unknown }).cause = error;
+    throw failure;
+  }
+  let config = module.default as Record<string, unknown> | undefined;
+  // A CommonJS project compiles `export default` to `exports.default`, which import() wraps once more.
+  if (config && typeof config === "object" && !("tasks" in config) && "default" in config) config = config.default as Record<string, unknown>;
+  if (config === undefined) {
+    throw new ConfigFileError(file, "has no default export. End it with `export default defineConfig({ tasks, databaseUrl, amqpUrl })`.");
+  }
+  const checked = check(file, config);
+  checked.databaseUrl = options.overrides?.databaseUrl ?? nonEmpty(env.DATABASE_URL) ?? checked.databaseUrl;
+  checked.amqpUrl = options.overrides?.amqpUrl ?? nonEmpty(env.AMQP_URL) ?? checked.amqpUrl;
+  return checked;
+}
+
+function locate(cwd: string, path: string | undefined): string {
+  if (path !== undefined) {
+    const file = resolve(cwd, path);
+    if (!existsSync(file)) throw new ConfigFileError(file, "no such file. Fix the --config path, or create the file with `export default defineConfig({ tasks })`.");
+    return file;
+  }
+  for (const name of CONFIG_FILE_NAMES) {
+    const file = resolve(cwd, name);
+    if (existsSync(file)) return file;
+  }
+  throw new ConfigFileError(
+    resolve(cwd, CONFIG_FILE_NAMES[0]!),
+    `no config file found in ${cwd} (looked for ${CONFIG_FILE_NAMES.join(", ")}). ` +
+      "Create task-runner.config.ts with `export default defineConfig({ tasks })`, or pass --config <path>.",
+  );
+}
+
+function check(file: string, config: unknown): LoadedConfig {
+  if (typeof config !== "object" || config === null || Array.isArray(config)) {
+    throw new ConfigFileError(file, `the default export must be defineConfig({ tasks, ... }), got ${describe(config)}.`);
+  }
+  const raw = config as Record<string, unknown>;
+  for (const key of Object.keys(raw)) {
+    if (!KNOWN_KEYS.has(key)) throw new ConfigFileError(file, `unknown option "${key}". Known options: ${[...KNOWN_KEYS].join(", ")}.`);
+  }
+  const tasks = raw.tasks;
+  if (tasks === undefined) throw new ConfigFileError(file, "has no tasks. Pass the registry: defineConfig({ tasks: defineTasks({...}) }).");
+  if (typeof tasks !== "object" || tasks === null || Array.isArray(tasks)) {
+    throw new ConfigFileError(file, `tasks must be the object returned by defineTasks({...}), got ${describe(tasks)}.`);
+  }
+  if (Object.keys(tasks).length === 0) throw new ConfigFileError(file, "tasks is empty: define at least one task with defineTasks({...}).");
+  try {
+    defineTasks({ ...(tasks as Record<string, never>) }); // the same checks as defineTasks, on a copy: nothing is frozen
+    taskTable(optional(raw, "table"), optional(raw, "schema"));
+    topology(optional(raw, "amqpPrefix"));
+  } catch (error) {
+    throw new ConfigFileError(file, (error as Error).message);
+  }
+  for (const key of ["databaseUrl", "amqpUrl"]) optional(raw, key, file);
+  if (raw.quorumQueues !== undefined && typeof raw.quorumQueues !== "boolean") {
+    throw new ConfigFileError(file, `quorumQueues must be true or false, got ${describe(raw.quorumQueues)}.`);
+  }
+  for (const key of ["worker", "cleaner"]) {
+    const value = raw[key];
+    if (value !== undefined && (typeof value !== "object" || value === null || Array.isArray(value))) {
+      throw new ConfigFileError(file, `${key} must be an object of ${key} options, got ${describe(value)}.`);
+    }
+  }
+  if (raw.prisma !== undefined && typeof raw.prisma !== "function" && (typeof raw.prisma !== "object" || raw.prisma === null)) {
+    throw new ConfigFileError(file, `prisma must be your extended Prisma client or a function returning it, got ${describe(raw.prisma)}.`);
+  }
+  const logger = raw.logger as Record<string, unknown> | undefined;
+  if (logger !== undefined && !["debug", "info", "warn", "error"].every((level) => typeof logger?.[level] === "function")) {
+    throw new ConfigFileError(file, "logger must have debug, info, warn and error methods (or leave it out for the default).");
+  }
+  return { ...(raw as unknown as RunnerConfig), file };
+}
+
+function optional(raw: Record<string, unknown>, key: string, file?: string): string | undefined {
+  const value = raw[key];
+  if (value === undefined) return undefined;
+  if (typeof value !== "string" || value === "") {
+    const problem = `${key} must be a non-empty string, got ${describe(value)}.`;
+    throw file ? new ConfigFileError(file, problem) : new TaskQueueConfigError(key, problem);
+  }
+  return value;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === "" ? undefined : value;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "function") return "a function";
+  if (typeof value === "object") return "an object";
+  return JSON.stringify(value) ?? String(value);
+}
