@@ -1,0 +1,40 @@
+// The demo's tasks: a report generator that fails a few times before it succeeds (retries with backoff), an email
+// that succeeds at once, and a reminder that is enqueued with a delay. Every run is recorded in demo_runs.
+
+import { z } from "zod";
+import { defineTasks } from "../src/index.js";
+
+export const demoTasks = defineTasks({
+  "generate-report": {
+    payload: z.object({ reportId: z.string().uuid(), failTimes: z.number().int().min(0) }),
+    queue: "reports",
+    maxAttempts: 5,
+    backoff: { baseMs: 200, factor: 2, jitter: 0.2 },
+    transactional: true,
+    handler: async ({ reportId, failTimes }, ctx) => {
+      await ctx.tx.$executeRawUnsafe(
+        "INSERT INTO demo_runs (task_id, attempt, outcome) VALUES ($1::uuid, $2, $3)",
+        ctx.task.id,
+        ctx.attempt,
+        ctx.attempt <= failTimes ? "failed" : "succeeded",
+      );
+      if (ctx.attempt <= failTimes) throw new Error(`third-party report service unavailable (attempt ${ctx.attempt})`);
+      await ctx.tx.report.update({ where: { id: reportId }, data: { status: "done", result: `report ${reportId.slice(0, 8)}` } });
+      return { pages: 3 };
+    },
+  },
+  "send-email": {
+    payload: z.object({ to: z.string().email() }),
+    transactional: true,
+    handler: async (_payload, ctx) => {
+      await ctx.tx.$executeRawUnsafe("INSERT INTO demo_runs (task_id, attempt, outcome) VALUES ($1::uuid, $2, 'succeeded')", ctx.task.id, ctx.attempt);
+    },
+  },
+  "reminder": {
+    payload: z.object({ reportId: z.string().uuid() }),
+    transactional: true,
+    handler: async (_payload, ctx) => {
+      await ctx.tx.$executeRawUnsafe("INSERT INTO demo_runs (task_id, attempt, outcome) VALUES ($1::uuid, $2, 'succeeded')", ctx.task.id, ctx.attempt);
+    },
+  },
+});
