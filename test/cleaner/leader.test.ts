@@ -14,7 +14,7 @@ import { cleanerLockKey, leaderLockHolder } from "../../src/sql/leader-lock.js";
 import { taskTable } from "../../src/db/table.js";
 import { pgDb } from "../../src/db/pg-db.js";
 import { killChild, startFixture, type Child } from "./child-process.js";
-import { PartitionProxy } from "./partition-proxy.js";
+import { TcpProxy } from "../support/tcp-proxy.js";
 import { insertRows } from "./rows.js";
 
 let db: TestDatabase;
@@ -118,7 +118,7 @@ describe("losing the lock session", () => {
 
   it("a leader cut off by a partition gives up before the server frees the lock; then a follower takes over", async () => {
     const target = new URL(db.url);
-    const proxy = await new PartitionProxy({ host: target.hostname, port: Number(target.port || 5432) }).start();
+    const proxy = await new TcpProxy(target.hostname, Number(target.port || 5432)).start();
     const options = { tasks: cleanerTasks, intervalMs: 200, lockKey: 777, logger: silentLogger };
     const cut = createCleaner({ ...options, databaseUrl: proxy.route(db.url) });
     const follower = createCleaner({ ...options, databaseUrl: db.url });
