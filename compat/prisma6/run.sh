@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Runs the Prisma 6.19 compat check: packs this repository, installs it beside Prisma 6.19, generates the client
+# (PRISMA_*_BINARY point at any file: generate runs no engine), applies the SQL migration to a fresh database, runs check.ts.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+server="${DATABASE_URL:-postgresql://postgres@127.0.0.1:5432/postgres}"
+db="ptq_compat6_$$"
+cd "$here"
+rm -f prisma-task-queue-*.tgz
+(cd "$root" && npm pack --silent --pack-destination "$here" >/dev/null)
+npm install --no-audit --no-fund --silent --no-save ./prisma-task-queue-*.tgz
+cat prisma/base.prisma "$root/prisma/task.prisma" > prisma/schema.prisma
+PRISMA_SCHEMA_ENGINE_BINARY="$(command -v node)" PRISMA_QUERY_ENGINE_LIBRARY="$(command -v node)" \
+  npx prisma generate --schema prisma/schema.prisma >/dev/null
+url="$(node -e 'const u=new URL(process.argv[1]); u.pathname="/"+process.argv[2]; console.log(u.toString())' "$server" "$db")"
+psql "$server" -q -c "CREATE DATABASE \"$db\""
+trap 'psql "$server" -q -c "DROP DATABASE IF EXISTS \"$db\" WITH (FORCE)"' EXIT
+psql "$url" -q -f "$root/prisma/migrations/20261121000000_task_queue/migration.sql" -f "$root/test/sql/business.sql"
+DATABASE_URL="$url" npx tsx check.ts
