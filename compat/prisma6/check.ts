@@ -60,5 +60,5 @@ const checks: Array<[string, boolean]> = [
 ];
 for (const [name, ok] of checks) console.log(`${ok ? "PASS" : "FAIL"}  Prisma 6.19: ${name}`);
 const failed = checks.filter(([, ok]) => !ok).length;
-console.log(`${checks.length - failed} passed, ${failed} failed`);
+console.log(`Prisma 6.19 compat: ${checks.length - failed} of ${checks.length} checks passed`);
 process.exit(failed === 0 ? 0 : 1);
