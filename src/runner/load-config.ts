@@ -4,27 +4,17 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { register as registerCommonJs } from "tsx/cjs/api";
-import { register } from "tsx/esm/api";
 import { topology } from "../broker/topology.js";
 import { taskTable } from "../db/table.js";
 import { defineTasks, type TaskRegistry } from "../define-tasks.js";
 import { TaskQueueConfigError } from "../errors.js";
+import { ConfigFileError } from "./config-file-error.js";
 import type { RunnerConfig } from "./config.js";
 
 /** The config file names looked for, in order, when no path is given. */
 export const CONFIG_FILE_NAMES = ["task-runner.config.ts", "task-runner.config.mts", "task-runner.config.js", "task-runner.config.mjs"];
 
-/** A config file that is missing, cannot be imported, or holds something that cannot work. */
-export class ConfigFileError extends TaskQueueConfigError {
-  constructor(
-    readonly file: string,
-    problem: string,
-  ) {
-    super("config", problem);
-    this.message = `${file}: ${problem}`;
-  }
-}
+export { ConfigFileError };
 
 /** A loaded, checked config with the overrides applied. */
 export interface LoadedConfig extends RunnerConfig<TaskRegistry> {
@@ -56,8 +46,10 @@ export async function loadConfig(path?: string, options: LoadConfigOptions = {})
   const env = options.env ?? process.env;
   const file = locate(cwd, path);
   if (!registered) {
-    register();
-    registerCommonJs();
+    // Loaded here, not at the top: apps that import the package never pay for tsx and esbuild.
+    const [esm, cjs] = await Promise.all([import("tsx/esm/api"), import("tsx/cjs/api")]);
+    esm.register();
+    cjs.register();
     registered = true;
   }
   let module: Record<string, unknown>;
