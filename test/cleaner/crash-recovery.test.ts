@@ -13,7 +13,7 @@ import { uniquePrefix, WakeupCounter } from "../support/broker.js";
 import { testPrisma } from "../support/prisma.js";
 import { waitUntil } from "../support/wait.js";
 import { crashTasks } from "../fixtures/cleaner-crash-tasks.js";
-import { killChild, startFixture, type Child } from "./child-process.js";
+import { WorkerProcess } from "../support/worker-process.js";
 import { DeadLetters } from "./dead-letters.js";
 import { rowOf } from "./rows.js";
 
@@ -24,7 +24,7 @@ let counter: WakeupCounter;
 let letters: DeadLetters;
 let prisma: ReturnType<typeof extend>;
 let cleaner: Cleaner;
-const children: Child[] = [];
+const children: WorkerProcess[] = [];
 
 function extend(url: string) {
   return testPrisma(url).$extends(taskQueue({ tasks: crashTasks, amqpUrl: inject("amqpUrl"), amqpPrefix: prefix, logger: silentLogger }));
@@ -50,7 +50,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const child of children) await killChild(child);
+  for (const child of children) await child.kill();
   await deleteWorkerQueue();
   await cleaner?.stop();
   await prisma?.$taskQueue.close();
@@ -72,7 +72,7 @@ async function deleteWorkerQueue(): Promise<void> {
 describe("a worker killed with SIGKILL mid-task", () => {
   it("has its tasks recovered by policy after the leases expire, and the retried one runs again", async () => {
     const env = { DATABASE_URL: db.url, AMQP_URL: inject("amqpUrl"), PREFIX: prefix, LEASE_MS: "1500" };
-    const first = startFixture("cleaner-crash-worker.ts", env);
+    const first = await WorkerProcess.start(env, "test/fixtures/cleaner-crash-worker.ts");
     children.push(first);
     await waitUntil(() => first.logged("worker started"), "the first worker to start", 30_000);
     await cleaner.start();
@@ -89,7 +89,7 @@ describe("a worker killed with SIGKILL mid-task", () => {
     await new Promise((resolve) => setTimeout(resolve, 2500));
     for (const id of ids) expect((await rowOf(sql, id))?.status, id).toBe("running");
 
-    await killChild(first, "SIGKILL");
+    await first.kill();
     await waitUntil(async () => (await rowOf(sql, retry.id))?.status === "pending", "the retry-policy task back to pending", 20_000);
     const requeued = await rowOf(sql, retry.id);
     expect(requeued).toMatchObject({ attempts: 1, lease_owner: null });
@@ -103,14 +103,14 @@ describe("a worker killed with SIGKILL mid-task", () => {
     const refund = await sql.query("SELECT id::text AS id FROM tasks WHERE key = $1", [`refund:${compensate.id}`]);
     expect(refund.rows).toHaveLength(1);
 
-    const second = startFixture("cleaner-crash-worker.ts", env);
+    const second = await WorkerProcess.start(env, "test/fixtures/cleaner-crash-worker.ts");
     children.push(second);
     await waitUntil(async () => (await rowOf(sql, retry.id))?.status === "succeeded", "the retried task to succeed", 30_000);
     expect(await rowOf(sql, retry.id)).toMatchObject({ attempts: 2, result: { ranOnAttempt: 2 } });
     await waitUntil(async () => (await rowOf(sql, refund.rows[0].id))?.status === "succeeded", "the refund to run", 30_000);
     expect((await rowOf(sql, refund.rows[0].id))?.result).toEqual({ refunded: "o-9" });
 
-    second.process.kill("SIGTERM");
-    expect((await second.exited).code).toBe(0);
+    second.signal("SIGTERM");
+    expect(await second.exited).toBe(0);
   });
 });

@@ -13,7 +13,7 @@ import { cleanerTasks } from "../fixtures/cleaner-tasks.js";
 import { cleanerLockKey, leaderLockHolder } from "../../src/sql/leader-lock.js";
 import { taskTable } from "../../src/db/table.js";
 import { pgDb } from "../../src/db/pg-db.js";
-import { killChild, startFixture, type Child } from "./child-process.js";
+import { WorkerProcess } from "../support/worker-process.js";
 import { TcpProxy } from "../support/tcp-proxy.js";
 import { insertRows } from "./rows.js";
 
@@ -21,7 +21,7 @@ let db: TestDatabase;
 let sql: pg.Pool;
 let prefix: string;
 let counter: WakeupCounter;
-const children: Child[] = [];
+const children: WorkerProcess[] = [];
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -32,7 +32,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const child of children) await killChild(child);
+  for (const child of children) await child.kill();
   await counter?.close();
   await sql?.end();
   await db?.drop();
@@ -68,10 +68,10 @@ describe("two cleaners in one process", () => {
 describe("two cleaner processes", () => {
   it("only the leader sweeps; after kill -9 of the leader the other takes over within a few intervals", async () => {
     const env = { DATABASE_URL: db.url, AMQP_URL: inject("amqpUrl"), PREFIX: prefix, INTERVAL_MS: "200" };
-    const first = startFixture("cleaner-process.ts", env);
+    const first = await WorkerProcess.start(env, "test/fixtures/cleaner-process.ts", "cleaner started");
     children.push(first);
     await waitUntil(() => first.logged("cleaner is leading"), "the first cleaner to lead", 20_000);
-    const second = startFixture("cleaner-process.ts", env);
+    const second = await WorkerProcess.start(env, "test/fixtures/cleaner-process.ts", "cleaner started");
     children.push(second);
     await waitUntil(() => second.logged("cleaner started"), "the second cleaner to start", 20_000);
 
@@ -80,10 +80,10 @@ describe("two cleaner processes", () => {
     await new Promise((resolve) => setTimeout(resolve, 600)); // three more intervals
     expect(second.logged("cleaner is leading"), `second: ${JSON.stringify(second.lines)}`).toBe(false);
     expect(second.logged("cleaner sweep")).toBe(false);
-    expect(first.lines.some((line) => line.message === "cleaner sweep" && line.published >= 1)).toBe(true);
+    expect(first.lines.some((line) => line.message === "cleaner sweep" && Number(line.published) >= 1)).toBe(true);
 
     const killedAt = Date.now();
-    await killChild(first, "SIGKILL");
+    await first.kill();
     await waitUntil(() => second.logged("cleaner is leading"), "the second cleaner to take over", 15_000);
     const takeoverMs = Date.now() - killedAt;
     console.log(`takeover after kill -9 of the leader: ${takeoverMs} ms (interval 200 ms)`);
@@ -91,8 +91,8 @@ describe("two cleaner processes", () => {
     const [later] = await insertRows(sql, [{ createdAgoMs: 10_000 }]);
     await counter.waitFor(() => counter.counts.get(later!) === 1, "the new leader to wake a lost task", 15_000);
 
-    second.process.kill("SIGTERM");
-    expect(await second.exited).toEqual({ code: 0, signal: null });
+    second.signal("SIGTERM");
+    expect(await second.exited).toBe(0);
     expect(second.logged("cleaner stopped leading")).toBe(true);
   });
 });

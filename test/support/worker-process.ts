@@ -63,6 +63,11 @@ export class WorkerProcess {
     return found!;
   }
 
+  /** True once a line with this message was logged. */
+  logged(message: string): boolean {
+    return this.lines.some((line) => line.message === message);
+  }
+
   signal(signal: NodeJS.Signals): void {
     this.child.kill(signal);
   }
