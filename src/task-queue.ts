@@ -14,6 +14,7 @@ import { TransactionScope, TransactionScopes, type Wakeup } from "./enqueue/tran
 import { TaskOptionsError, TaskQueueConfigError } from "./errors.js";
 import { jsonLogger, type Logger } from "./logger.js";
 import { PublishedMarker } from "./publishing/published-marker.js";
+import { markUnpublished } from "./sql/mark-published.js";
 import { Publisher } from "./publishing/publisher.js";
 
 /** Options of taskQueue(). */
@@ -108,20 +109,24 @@ export function taskQueue<const Tasks extends TaskRegistry, const Model extends 
   return Prisma.defineExtension((client: any) => {
     checkModel(client, modelName, table.name);
     const baseTransaction = client.$transaction as (this: unknown, ...args: unknown[]) => Promise<unknown>;
-    const marker = new PublishedMarker(prismaDb(client), table, logger);
+    // Due tasks are inserted as published (see insertTasksSql); a failed publish clears the mark for the cleaner.
+    const unpublished = new PublishedMarker(prismaDb(client), table, logger, markUnpublished);
     const connection = options.amqpUrl ? new BrokerConnection(options.amqpUrl, { logger }) : undefined;
     const publisher = connection
       ? new Publisher({
           connection,
           topology: names,
           logger,
-          onConfirmed: (ids) => marker.add(ids),
-          onFailed: (ids, error) => options.onPublishError?.(ids, error),
+          onFailed: (ids, error) => {
+            unpublished.add(ids);
+            options.onPublishError?.(ids, error);
+          },
         })
       : undefined;
     let warnedUntracked = false;
     const core: EnqueueCore = {
       table,
+      publishes: publisher !== undefined,
       scopes: new TransactionScopes(),
       publish(wakeups: readonly Wakeup[]) {
         if (!publisher) return;
@@ -137,7 +142,7 @@ export function taskQueue<const Tasks extends TaskRegistry, const Model extends 
     const handle: TaskQueueHandle = {
       async flush() {
         await publisher?.flush();
-        await marker.flush();
+        await unpublished.flush();
       },
       async close() {
         await handle.flush();

@@ -17,6 +17,8 @@ export interface EnqueueCore {
   publish(wakeups: readonly Wakeup[]): void;
   /** Warns (once) that an enqueue ran in a transaction whose commit cannot be observed. */
   untracked(): void;
+  /** True when wake-ups are published (an amqpUrl was given): the insert then marks due tasks as published. */
+  publishes: boolean;
 }
 
 /** The promises enqueue made, with whether each stands for one task, so a batch $transaction can find their results. */
@@ -28,7 +30,7 @@ const batchItems = new WeakMap<object, { single: boolean }>();
  */
 export function enqueuePromise(core: EnqueueCore, client: PrismaRawClient, rows: PreparedTask[], single: boolean) {
   const placement = core.scopes.placement(client);
-  const raw = client.$queryRawUnsafe<InsertedTaskRow[]>(insertTasksSql(core.table), insertTasksParam(rows)) as PromiseLike<
+  const raw = client.$queryRawUnsafe<InsertedTaskRow[]>(insertTasksSql(core.table), insertTasksParam(rows), core.publishes) as PromiseLike<
     InsertedTaskRow[]
   > & { requestTransaction(batch: unknown): PromiseLike<InsertedTaskRow[]> };
   let run: Promise<unknown> | undefined;

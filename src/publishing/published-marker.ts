@@ -1,10 +1,14 @@
-// Records confirmed wake-ups in the task table (published_at), batching many confirmations into one UPDATE.
-// A lost mark only costs a redundant re-publish by the cleaner, so failures are logged, not retried.
+// Records the fate of wake-ups in the task table (published_at), batching many ids into one UPDATE: by default that
+// they were confirmed; with markUnpublished, that they failed. A lost mark costs at most a redundant or later
+// re-publish by the cleaner, so failures are logged, not retried.
 
 import type { Db } from "../db/driver.js";
 import type { TaskTable } from "../db/table.js";
 import type { Logger } from "../logger.js";
 import { markPublished } from "../sql/mark-published.js";
+
+/** One of the mark-published SQL units. */
+export type PublicationMark = (db: Db, table: TaskTable, ids: readonly string[]) => Promise<number>;
 
 /** Coalesces ids and writes them with one statement per event-loop turn, one statement at a time. */
 export class PublishedMarker {
@@ -15,6 +19,7 @@ export class PublishedMarker {
     private readonly db: Db,
     private readonly table: TaskTable,
     private readonly logger: Logger,
+    private readonly mark: PublicationMark = markPublished,
   ) {}
 
   add(ids: readonly string[]): void {
@@ -32,9 +37,9 @@ export class PublishedMarker {
     while (this.buffer.length > 0) {
       const ids = this.buffer.splice(0, 5000);
       try {
-        await markPublished(this.db, this.table, ids);
+        await this.mark(this.db, this.table, ids);
       } catch (error) {
-        this.logger.warn("could not record published wake-ups; the cleaner may re-publish them", {
+        this.logger.warn("could not record the fate of wake-ups; the cleaner re-publishes them later", {
           count: ids.length,
           error: (error as Error).message,
         });

@@ -18,7 +18,11 @@ export interface InsertedTaskRow {
   due: boolean;
 }
 
-/** The insert statement. `$1` is the JSON array built by insertTasksParam. */
+/**
+ * The insert statement. `$1` is the JSON array built by insertTasksParam; `$2` says whether the caller will publish
+ * the due tasks' wake-ups after commit: then their published_at is set now (optimistically, so the happy path costs no
+ * second statement) and a failed publish clears it again (markUnpublished).
+ */
 export function insertTasksSql(table: TaskTable): string {
   const t = table.sql;
   return `WITH input AS (
@@ -26,10 +30,11 @@ export function insertTasksSql(table: TaskTable): string {
     i int, id uuid, name text, queue text, payload jsonb, priority int,
     delay_ms bigint, run_at timestamptz, max_attempts int, key text)
 ), inserted AS (
-  INSERT INTO ${t} (id, name, queue, payload, priority, run_at, max_attempts, key)
-  SELECT id, name, queue, payload, priority,
-         COALESCE(run_at, now() + delay_ms * interval '1 millisecond'), max_attempts, key
-  FROM input ORDER BY i
+  INSERT INTO ${t} (id, name, queue, payload, priority, run_at, max_attempts, key, published_at)
+  SELECT id, name, queue, payload, priority, due_at, max_attempts, key,
+         CASE WHEN $2::boolean AND due_at <= now() THEN now() END
+  FROM (SELECT *, COALESCE(run_at, now() + delay_ms * interval '1 millisecond') AS due_at FROM input) AS timed
+  ORDER BY i
   ON CONFLICT (key) DO NOTHING
   RETURNING id, name, queue, status, key, run_at
 ), found AS (

@@ -183,11 +183,12 @@ describe("outside any transaction", () => {
     await expectPublishedOnce(task.id);
   });
 
-  it("records published_at once the broker confirmed the wake-up", async () => {
-    const task = await prisma.task.enqueue("send-report", { reportId: "o2" });
+  it("marks a due task published at insert (a failed publish clears it), and leaves a delayed one unpublished", async () => {
+    const due = await prisma.task.enqueue("send-report", { reportId: "o2" });
+    const delayed = await prisma.task.enqueue("send-report", { reportId: "o3" }, { delayMs: 60_000 });
     await prisma.$taskQueue.flush();
-    const row = await prisma.task.findUniqueOrThrow({ where: { id: task.id } });
-    expect(row.publishedAt).toBeInstanceOf(Date);
+    expect((await prisma.task.findUniqueOrThrow({ where: { id: due.id } })).publishedAt).toBeInstanceOf(Date);
+    expect((await prisma.task.findUniqueOrThrow({ where: { id: delayed.id } })).publishedAt).toBeNull();
   });
 });
 

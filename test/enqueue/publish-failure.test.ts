@@ -48,3 +48,14 @@ for (const [title, url] of [
     }
   });
 }
+
+it("leaves rows unpublished when no amqpUrl is configured (workers poll, the cleaner has nothing to send)", async () => {
+  const prisma = extend(db.url, uniquePrefix(), "");
+  try {
+    const task = await prisma.task.enqueue("send-report", { reportId: "p3" });
+    expect((await prisma.task.findUniqueOrThrow({ where: { id: task.id } })).publishedAt).toBeNull();
+  } finally {
+    await prisma.$taskQueue.close();
+    await prisma.$disconnect();
+  }
+});
