@@ -20,13 +20,20 @@ export interface ClaimFilter {
 /** Why an id was not claimed, as seen by the statement's snapshot. */
 export type UnclaimedReason = "missing" | "not-pending" | "not-due" | "not-ours" | "locked";
 
-/** One row per distinct input id: the claimed task, or why it was not claimed. */
-export type ClaimByIdResult = { id: string; claimed: TaskRow } | { id: string; claimed: null; reason: UnclaimedReason };
+/**
+ * One row per distinct input id: the claimed task, or why it was not claimed (with the name and queue of the row the
+ * statement saw, when there is one, so a rejection can be logged with them).
+ */
+export type ClaimByIdResult =
+  | { id: string; claimed: TaskRow }
+  | { id: string; claimed: null; reason: UnclaimedReason; name?: string; queue?: string };
 
 interface ClaimRow extends TaskRow {
   input_id: string;
   claimed: boolean;
   reason: UnclaimedReason | null;
+  seen_name: string | null;
+  seen_queue: string | null;
 }
 
 /**
@@ -56,13 +63,17 @@ export async function claimTasksByIds(db: Db, table: TaskTable, ids: readonly st
             WHEN seen.status <> 'pending' THEN 'not-pending'
             WHEN seen.run_at > now() THEN 'not-due'
             WHEN NOT (seen.name = ANY($2::text[]) AND seen.queue = ANY($3::text[])) THEN 'not-ours'
-            ELSE 'locked' END AS reason
+            ELSE 'locked' END AS reason,
+       seen.name AS seen_name, seen.queue AS seen_queue
      FROM input
      LEFT JOIN claimed ON claimed.id = input.id
      LEFT JOIN ${t} seen ON seen.id = input.id`,
     [ids, filter.names, filter.queues, filter.owner, Math.round(filter.leaseMs)],
   );
-  return rows.map((row) =>
-    row.claimed ? { id: row.input_id, claimed: row } : { id: row.input_id, claimed: null, reason: row.reason ?? "locked" },
-  );
+  return rows.map((row): ClaimByIdResult => {
+    if (row.claimed) return { id: row.input_id, claimed: row };
+    const unclaimed: ClaimByIdResult = { id: row.input_id, claimed: null, reason: row.reason ?? "locked" };
+    if (row.seen_name !== null) Object.assign(unclaimed, { name: row.seen_name, queue: row.seen_queue ?? undefined });
+    return unclaimed;
+  });
 }

@@ -16,7 +16,7 @@ export class Claimer {
       const handedOut = new Set<string>();
       return ids.map((id): ClaimByIdResult => {
         const result = byId.get(id) ?? { id, claimed: null, reason: "missing" };
-        if (result.claimed && handedOut.has(id)) return { id, claimed: null, reason: "not-pending" };
+        if (result.claimed && handedOut.has(id)) return { id, claimed: null, reason: "not-pending", name: result.claimed.name, queue: result.claimed.queue };
         handedOut.add(id);
         return result;
       });

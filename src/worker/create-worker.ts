@@ -15,6 +15,10 @@ export interface Worker {
   /**
    * Connects and starts taking tasks: polls once for a backlog, then consumes wake-ups (or polls every
    * pollIntervalMs while the broker is unreachable). Resolves once running; call it once.
+   * Rejects with TaskQueueConfigError, having closed whatever it opened, when waiting cannot help: the database refuses
+   * the credentials or lacks the database, schema, table or privilege, or the broker refuses the credentials or
+   * virtual host. An unreachable database or broker is not an error: the worker logs it and keeps trying (polling the
+   * database until the broker is back).
    */
   start(): Promise<void>;
   /**

@@ -29,6 +29,9 @@ export interface OutcomeWriterOptions {
 }
 
 const GAVE_UP = Symbol("gave up");
+const UNCERTAIN =
+  "task outcome not written again: the connection dropped during the first write, which most likely committed " +
+  "(else the lease was lost meanwhile)";
 
 export class OutcomeWriter {
   private readonly successes: StatementBatcher<Completion, boolean>;
@@ -52,10 +55,12 @@ export class OutcomeWriter {
     const { json, problem } = resultJson(value);
     const log = this.options.logger;
     if (problem) log.warn("task result not storable, stored null", { taskId: task.id, taskName: task.name, problem });
-    const marked = await this.persist(task, "success", () => this.successes.add({ id: task.id, resultJson: json }));
+    const { value: marked, retried } = await this.persist(task, "success", () => this.successes.add({ id: task.id, resultJson: json }));
     if (marked === GAVE_UP) return false;
     if (marked) {
       log.info("task succeeded", { taskId: task.id, taskName: task.name, attempt: task.attempts, durationMs: Date.now() - startedAt });
+    } else if (retried) {
+      log.info(UNCERTAIN, { taskId: task.id, taskName: task.name, outcome: "success" });
     } else {
       log.warn("task result discarded: this worker no longer holds its lease", { taskId: task.id, taskName: task.name });
     }
@@ -70,11 +75,13 @@ export class OutcomeWriter {
     const reason = finalReason ?? (isUnrecoverable(thrown) ? "unrecoverable" : null);
     const delayMs = backoffDelayMs(definition?.backoff, task.attempts);
     const failure: Failure = { id: task.id, error: errorText(thrown), delayMs, finalReason: reason };
-    const row = await this.persist(task, "failure", () => this.failures.add(failure));
+    const { value: row, retried } = await this.persist(task, "failure", () => this.failures.add(failure));
     if (row === GAVE_UP) return undefined;
     const log = this.options.logger;
     const fields = { taskId: task.id, taskName: task.name, attempt: task.attempts, error: errorMessage(thrown) };
-    if (row === undefined) {
+    if (row === undefined && retried) {
+      log.info(UNCERTAIN, { ...fields, outcome: "failure" });
+    } else if (row === undefined) {
       log.warn("task failure not recorded: this worker no longer holds its lease", fields);
     } else if (row.status === "pending") {
       log.warn("task failed, retry scheduled", { ...fields, maxAttempts: task.maxAttempts, delayMs });
@@ -118,17 +125,21 @@ export class OutcomeWriter {
     void sending.finally(() => this.notifications.delete(sending));
   }
 
-  /** Runs `write` until it succeeds or the lease would have expired; GAVE_UP (logged) when it gave up. */
-  private async persist<T>(task: TaskRecord, what: string, write: () => Promise<T>): Promise<T | typeof GAVE_UP> {
+  /**
+   * Runs `write` until it succeeds or the lease would have expired; GAVE_UP (logged) when it gave up. `retried` tells
+   * that an earlier try failed: that try may have committed before its connection dropped, so a guarded write that
+   * then changes nothing most likely found its own earlier write, not a lost lease.
+   */
+  private async persist<T>(task: TaskRecord, what: string, write: () => Promise<T>): Promise<{ value: T | typeof GAVE_UP; retried: boolean }> {
     const deadline = Date.now() + this.options.leaseMs;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await write();
+        return { value: await write(), retried: attempt > 1 };
       } catch (error) {
         const fields = { taskId: task.id, taskName: task.name, error: errorMessage(error) };
         if (Date.now() >= deadline) {
           this.options.logger.error(`could not record task ${what}; the cleaner recovers the task when its lease expires`, fields);
-          return GAVE_UP;
+          return { value: GAVE_UP, retried: true };
         }
         if (attempt === 1 || attempt % 10 === 0) this.options.logger.warn(`recording task ${what} failed, retrying`, { ...fields, attempt });
         await new Promise((resolve) => setTimeout(resolve, Math.min(2000, 50 * 2 ** attempt)));

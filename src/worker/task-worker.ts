@@ -11,17 +11,21 @@ import { claimDueTasks } from "../sql/claim-due-tasks.js";
 import { releaseTasks } from "../sql/release-tasks.js";
 import { toTaskRecord, type TaskRow } from "../sql/task-row.js";
 import { Claimer } from "./claimer.js";
+import { logDroppedWakeup } from "./dropped-wakeup.js";
 import { errorMessage } from "./error-text.js";
 import { LeaseKeeper } from "./lease-keeper.js";
 import { OutcomeWriter } from "./outcome-writer.js";
 import { Poller } from "./poller.js";
 import { Slots } from "./slots.js";
+import { checkBrokerAccess, checkDatabase } from "./start-checks.js";
 import { TaskRun } from "./task-run.js";
 import { WakeupConsumer } from "./wakeup-consumer.js";
 import type { ResolvedWorkerOptions } from "./worker-options.js";
 
 /** Pauses before claiming again an id whose row is missing (the message overtook the commit) or locked: ~1.5 s in all. */
 const CLAIM_RETRY_DELAYS_MS = [50, 100, 200, 400, 800];
+/** Longest pause between attempts of a claim statement that failed (database unreachable). */
+const CLAIM_FAILURE_MAX_PAUSE_MS = 2000;
 
 type IdOutcome = "claimed" | "dropped" | "abandoned";
 
@@ -43,6 +47,7 @@ export class TaskWorker {
   private publisher: Publisher | undefined;
   private consumer: WakeupConsumer | undefined;
   private starting: Promise<void> | undefined;
+  private booted = false;
   private stopping: Promise<void> | undefined;
   private force!: () => void;
   private readonly forced = new Promise<void>((resolve) => (this.force = resolve));
@@ -76,6 +81,16 @@ export class TaskWorker {
   private async boot(): Promise<void> {
     const { options } = this;
     this.db = options.db ?? (this.ownDb = pgDb(options.databaseUrl!, { max: 6, applicationName: "task-runner worker" }));
+    try {
+      // Nothing else is opened, and no timer runs, until wrong credentials or a missing table are ruled out.
+      const unreachable = await checkDatabase(this.db, options.table, options.db ? undefined : options.databaseUrl);
+      if (unreachable) this.logger.warn("database unreachable at start; the worker keeps trying", { error: unreachable });
+      if (options.amqpUrl) await checkBrokerAccess(options.amqpUrl);
+    } catch (error) {
+      await this.ownDb?.close().catch(() => {});
+      throw error;
+    }
+    this.booted = true;
     if (options.amqpUrl) {
       this.connection = new BrokerConnection(options.amqpUrl, { logger: this.logger });
       this.publisher = new Publisher({ connection: this.connection, topology: options.topology, logger: this.logger });
@@ -140,7 +155,9 @@ export class TaskWorker {
         this.slots.release();
         failures += 1;
         if (failures === 1 || failures % 10 === 0) this.logger.warn("claim failed; retrying", { taskId: id, error: errorMessage(error) });
-        if (!(await this.pause(Math.min(30_000, 250 * 2 ** Math.min(failures, 7))))) return "abandoned";
+        // Claims of every waiting wake-up go out as one statement, so retrying every 2 s at most costs little; a
+        // longer pause would leave the worker idle well after the database is back.
+        if (!(await this.pause(Math.min(CLAIM_FAILURE_MAX_PAUSE_MS, 100 * 2 ** failures)))) return "abandoned";
         continue;
       }
       if (result.claimed) {
@@ -153,8 +170,7 @@ export class TaskWorker {
         if (!(await this.pause(CLAIM_RETRY_DELAYS_MS[retries++]!))) return "abandoned";
         continue;
       }
-      const level = result.reason === "missing" || result.reason === "not-ours" ? "info" : "debug";
-      this.logger[level]("wake-up dropped", { taskId: id, reason: result.reason });
+      logDroppedWakeup(this.logger, result, this.filter);
       return "dropped";
     }
   }
@@ -213,7 +229,7 @@ export class TaskWorker {
     for (const wake of this.pauses) wake();
     this.pauses.clear();
     await this.starting?.catch(() => {});
-    if (!this.starting) return;
+    if (!this.booted) return; // never started, or start() failed and closed what it had opened
     const graceMs = this.options.shutdownGraceMs;
     this.logger.info("worker stopping", { workerId: this.id, running: this.runs.size, graceMs });
     await this.poller.stop();

@@ -23,6 +23,7 @@ const tasks = defineTasks({
     handler: async ({ reportId }, ctx) => {
       await ctx.tx.report.create({ data: { id: reportId, status: "done" } });
       const next = await ctx.tx.task.enqueue("after-report", { reportId });
+      await new Promise((resolve) => setTimeout(resolve, 250));
       return { followUp: next.id };
     },
   },
@@ -80,6 +81,12 @@ it("commits the handler's writes (and its follow-up task) with the success", asy
   const task = await prisma.task.enqueue("write-report", { reportId });
   await waitUntil(async () => (await bed.status(task.id)) === "succeeded", "the task to succeed");
   expect(await reportExists(reportId)).toBe(true);
+  // finished_at is when the task really finished, not when its transaction began (the report's created_at).
+  const { rows } = await bed.sql.query(
+    "SELECT extract(epoch FROM t.finished_at - r.created_at) * 1000 AS ms FROM tasks t, reports r WHERE t.id = $1 AND r.id = $2",
+    [task.id, reportId],
+  );
+  expect(Number(rows[0].ms)).toBeGreaterThanOrEqual(250);
   const { followUp } = (await bed.row(task.id)).result as { followUp: string };
   await waitUntil(async () => (await bed.status(followUp)) === "succeeded", "the follow-up to run");
   expect((await bed.row(followUp)).result).toEqual({ saw: reportId });

@@ -1,0 +1,143 @@
+// The soak's checker, tested on made-up histories: every kind of broken guarantee is reported, allowed re-runs are
+// listed instead, and a soak that did too little fails its coverage. A checker that cannot fail proves nothing.
+
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "../support/database.js";
+import { checkSoak, type SoakMinimums, type SoakObservations } from "./soak-check.js";
+import { emptyFaultCounts } from "./soak-faults.js";
+import { emptyLoadRecord, type LoadRecord } from "./soak-load.js";
+import { SOAK_TABLES_SQL, type RunEvent } from "./soak-tasks.js";
+
+let db: TestDatabase;
+let sql: pg.Pool;
+let dir: string;
+let load: LoadRecord;
+const NONE: SoakMinimums = { committedTasks: 0, retries: 0, killsMidTask: 0, rerunsAfterKill: 0, recoveries: 0, earlyWakeups: 0, faultsPerKind: 0 };
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  sql = new pg.Pool({ connectionString: db.url, max: 2 });
+  await sql.query(SOAK_TABLES_SQL);
+});
+
+beforeEach(async () => {
+  await sql.query("TRUNCATE tasks, reports, soak_effects");
+  dir = mkdtempSync(join(tmpdir(), "ptq-soak-check-"));
+  load = emptyLoadRecord();
+  return () => rmSync(dir, { recursive: true, force: true });
+});
+
+afterAll(async () => {
+  await sql?.end();
+  await db?.drop();
+});
+
+/** A committed task with its final row. */
+async function task(name: string, status: string, attempts: number, extra: { result?: unknown; maxAttempts?: number } = {}): Promise<string> {
+  const id = crypto.randomUUID();
+  await sql.query(
+    "INSERT INTO tasks (id, name, payload, status, attempts, max_attempts, result, finished_at) VALUES ($1, $2, '{}', $3, $4, $5, $6, now())",
+    [id, name, status, attempts, extra.maxAttempts ?? 12, JSON.stringify(extra.result ?? null)],
+  );
+  load.committed.set(id, { name, committedAt: Date.now() - 1000, delayed: false });
+  return id;
+}
+
+function runs(...events: Array<Omit<RunEvent, "e"> & { e: RunEvent["e"] }>): void {
+  for (const event of events) writeFileSync(join(dir, `runs-${event.pid}.jsonl`), `${JSON.stringify(event)}\n`, { flag: "a" });
+}
+
+function observations(overrides: Partial<SoakObservations> = {}): SoakObservations {
+  load.committedTransactions = 0;
+  return {
+    load,
+    runLogDir: dir,
+    killedWorkers: new Map(),
+    killsMidTask: 0,
+    phantomIds: [],
+    faults: emptyFaultCounts(),
+    recoveries: 0,
+    leaseLossesOnLiveWorkers: [],
+    queueDepth: 0,
+    ...overrides,
+  };
+}
+
+it("passes a clean history and lists a re-run after a SIGKILL instead of reporting it", async () => {
+  const plain = await task("soak-plain", "succeeded", 2, { result: { attempt: 2 } });
+  const killed = await task("soak-plain", "succeeded", 2, { result: { attempt: 2 } });
+  const tx = await task("soak-tx", "succeeded", 2);
+  await sql.query("INSERT INTO soak_effects (task_id, attempt, pid) VALUES ($1, 2, 1)", [tx]);
+  runs(
+    { e: "start", id: plain, attempt: 1, pid: 1, t: 100 },
+    { e: "fail", id: plain, attempt: 1, pid: 1, t: 150, reason: "Error: planned failure 1 of 1" },
+    { e: "start", id: plain, attempt: 2, pid: 2, t: 400 },
+    { e: "ok", id: plain, attempt: 2, pid: 2, t: 450 },
+    { e: "start", id: killed, attempt: 1, pid: 3, t: 100 },
+    { e: "start", id: killed, attempt: 2, pid: 2, t: 900 },
+    { e: "ok", id: killed, attempt: 2, pid: 2, t: 950 },
+    // The handler returned but its transaction did not commit (no effect row for attempt 1): a failed attempt.
+    { e: "start", id: tx, attempt: 1, pid: 1, t: 100 },
+    { e: "ok", id: tx, attempt: 1, pid: 1, t: 120 },
+    { e: "start", id: tx, attempt: 2, pid: 2, t: 500 },
+    { e: "ok", id: tx, attempt: 2, pid: 2, t: 520 },
+  );
+  const findings = await checkSoak(sql, observations({ killedWorkers: new Map([[3, 500]]) }), NONE);
+  expect(findings.violations).toEqual([]);
+  expect(findings.rerunsAfterKill).toEqual([{ id: killed, killedPid: 3, attempt: 1 }]);
+  expect(findings.summary).toContainEqual(["transactional commits that failed (recorded as failures)", "1"]);
+});
+
+it("reports double runs, overlaps, double effects, ghosts, stuck and lost tasks, and a soak that did too little", async () => {
+  const again = await task("soak-plain", "succeeded", 2, { result: { attempt: 2 } });
+  const early = await task("soak-plain", "succeeded", 2, { result: { attempt: 2 } });
+  const overlap = await task("soak-plain", "succeeded", 2, { result: { attempt: 2 } });
+  const twice = await task("soak-tx", "succeeded", 2);
+  const stuck = await task("soak-plain", "running", 1);
+  const staleResult = await task("soak-plain", "succeeded", 2, { result: { attempt: 1 } });
+  const lost = crypto.randomUUID();
+  load.committed.set(lost, { name: "soak-plain", committedAt: 0, delayed: false });
+  const ghost = crypto.randomUUID();
+  load.rolledBack.add(ghost);
+  await sql.query("INSERT INTO soak_effects (task_id, attempt, pid) VALUES ($1, 1, 1), ($1, 2, 2)", [twice]);
+  runs(
+    { e: "start", id: again, attempt: 1, pid: 1, t: 100 },
+    { e: "ok", id: again, attempt: 1, pid: 1, t: 110 },
+    { e: "start", id: again, attempt: 2, pid: 2, t: 300 },
+    { e: "ok", id: again, attempt: 2, pid: 2, t: 310 },
+    { e: "start", id: early, attempt: 1, pid: 3, t: 100 },
+    { e: "start", id: early, attempt: 2, pid: 2, t: 200 },
+    { e: "start", id: overlap, attempt: 1, pid: 1, t: 100 },
+    { e: "fail", id: overlap, attempt: 1, pid: 1, t: 500, reason: "Error: boom" },
+    { e: "start", id: overlap, attempt: 2, pid: 2, t: 300 },
+    { e: "ok", id: overlap, attempt: 2, pid: 2, t: 600 },
+    { e: "start", id: ghost, attempt: 1, pid: 1, t: 100 },
+  );
+  const findings = await checkSoak(
+    sql,
+    observations({ killedWorkers: new Map([[3, 1000]]), leaseLossesOnLiveWorkers: [stuck], queueDepth: 2 }),
+    { ...NONE, committedTasks: 1000, killsMidTask: 1 },
+  );
+  const expected = [
+    `committed task ${lost} (soak-plain) has no row`,
+    `committed task ${stuck} (soak-plain) ended running after 1 attempts, not succeeded`,
+    `task ${staleResult} succeeded with attempt 2 but its stored result is from attempt 1`,
+    `rolled-back or phantom task ${ghost} ran`,
+    `task ${again} (soak-plain) ran again (attempt 2, pid 2) after attempt 1 on pid 1, which had succeeded`,
+    `task ${early} (soak-plain) ran again (attempt 2, pid 2) after attempt 1 on pid 3 before that worker was killed`,
+    `task ${overlap} (soak-plain) ran again (attempt 2, pid 2) after attempt 1 on pid 1 while that run was still going`,
+    `task ${stuck} lost its lease on a worker that was never killed`,
+    `transactional task ${twice} applied its writes 2 times (attempts 1, 2)`,
+    `task ${stuck} is still running`,
+    "2 wake-ups left in the broker's queue",
+    "6 task rows for 7 committed tasks",
+    "coverage: committed tasks 7, fewer than the 1000 required",
+    "coverage: worker kills with a task in flight 0, fewer than the 1 required",
+  ];
+  expect([...findings.violations].sort()).toEqual([...expected].sort());
+  expect(findings.suspects).toEqual(expect.arrayContaining([again, early, overlap, twice, stuck, lost, ghost, staleResult]));
+});

@@ -1,0 +1,199 @@
+// The soak's verdict: the guarantees checked from the database and the handlers' run log after the system settled,
+// plus coverage checks so a soak that injected too little cannot pass, and the summary table it prints.
+
+import type pg from "pg";
+import type { FaultCounts } from "./soak-faults.js";
+import type { LoadRecord } from "./soak-load.js";
+import { readRunLog, type Run } from "./soak-runlog.js";
+
+export interface SoakFindings {
+  violations: string[];
+  /** Tasks that ran again because the worker running them was SIGKILLed: allowed, and listed. */
+  rerunsAfterKill: Array<{ id: string; killedPid: number; attempt: number }>;
+  /** Task ids a violation names, for the debug dump. */
+  suspects: string[];
+  summary: Array<[string, string]>;
+}
+
+/** What the orchestrator saw while the soak ran. */
+export interface SoakObservations {
+  load: LoadRecord;
+  runLogDir: string;
+  /** SIGKILLed worker pids, with when the kill was sent (ms since epoch). */
+  killedWorkers: Map<number, number>;
+  /** Worker kills that hit a process with at least one handler running. */
+  killsMidTask: number;
+  /** Ids of wake-ups for tasks that never existed. */
+  phantomIds: string[];
+  faults: FaultCounts;
+  /** "lease expired; task back to pending|dead" lines of all cleaners. */
+  recoveries: number;
+  /** "task lease lost" lines of workers that were never killed, with the task ids. */
+  leaseLossesOnLiveWorkers: string[];
+  /** Messages left in the wake-up queue after settling. */
+  queueDepth: number;
+}
+
+/** Minimums a soak must reach to count: without them it could pass without testing anything. */
+export interface SoakMinimums {
+  committedTasks: number;
+  retries: number;
+  killsMidTask: number;
+  rerunsAfterKill: number;
+  recoveries: number;
+  earlyWakeups: number;
+  faultsPerKind: number;
+}
+
+export async function checkSoak(sql: pg.Pool, seen: SoakObservations, minimums: SoakMinimums): Promise<SoakFindings> {
+  const { load } = seen;
+  const violations: string[] = [];
+  const suspects = new Set<string>();
+  const flag = (id: string, text: string) => {
+    suspects.add(id);
+    violations.push(text);
+  };
+  const rerunsAfterKill: SoakFindings["rerunsAfterKill"] = [];
+  const runs = readRunLog(seen.runLogDir);
+  const { rows } = await sql.query(
+    `SELECT id::text, name, status, attempts, max_attempts, lease_owner, result,
+            (extract(epoch FROM finished_at) * 1000)::float8 AS finished_ms
+     FROM tasks WHERE id = ANY($1::uuid[])`,
+    [[...load.committed.keys()]],
+  );
+  const byId = new Map(rows.map((row) => [row.id as string, row]));
+  const effects = await sql.query("SELECT task_id::text AS id, attempt FROM soak_effects");
+  const effectAttempts = new Map<string, number[]>();
+  for (const row of effects.rows) effectAttempts.set(row.id, [...(effectAttempts.get(row.id) ?? []), row.attempt]);
+
+  // 1. Zero lost: every committed task has its row and reached the final state its handler leads to.
+  for (const [id, task] of load.committed) {
+    const row = byId.get(id);
+    if (!row) {
+      flag(id, `committed task ${id} (${task.name}) has no row`);
+      continue;
+    }
+    const expected = task.name === "soak-doomed" ? "dead" : "succeeded";
+    if (row.status !== expected) flag(id, `committed task ${id} (${task.name}) ended ${row.status} after ${row.attempts} attempts, not ${expected}`);
+    else if (expected === "dead" && row.attempts !== row.max_attempts) flag(id, `doomed task ${id} is dead after ${row.attempts} of ${row.max_attempts} attempts`);
+    else if (task.name === "soak-plain" && row.result?.attempt !== row.attempts) {
+      flag(id, `task ${id} succeeded with attempt ${row.attempts} but its stored result is from attempt ${row.result?.attempt}`);
+    }
+  }
+
+  // 2. No rolled-back task has a row or ever ran; no phantom wake-up ran anything.
+  const ghosts = await sql.query("SELECT id::text FROM tasks WHERE id = ANY($1::uuid[])", [[...load.rolledBack, ...seen.phantomIds]]);
+  for (const row of ghosts.rows) flag(row.id, `rolled-back or phantom task ${row.id} has a row`);
+  for (const id of [...load.rolledBack, ...seen.phantomIds]) if (runs.has(id)) flag(id, `rolled-back or phantom task ${id} ran`);
+
+  // 3. A task runs again only after a recorded failure, a commit that did not happen, or its worker's SIGKILL; never
+  //    while another run of it is still going; attempts only grow.
+  let commitsFailed = 0;
+  for (const [id, list] of runs) {
+    if (!load.committed.has(id)) continue;
+    const name = load.committed.get(id)!.name;
+    for (let i = 1; i < list.length; i++) {
+      const before = list[i - 1]!;
+      const after = list[i]!;
+      const what = `task ${id} (${name}) ran again (attempt ${after.attempt}, pid ${after.pid}) after attempt ${before.attempt} on pid ${before.pid}`;
+      if (after.attempt <= before.attempt) flag(id, `${what}: the attempt number did not grow`);
+      const killedAt = seen.killedWorkers.get(before.pid);
+      if (before.end && after.start < before.end.t) flag(id, `${what} while that run was still going`);
+      if (!before.end) {
+        if (killedAt === undefined) flag(id, `${what}, which had not ended and whose worker was not killed`);
+        else if (after.start < killedAt) flag(id, `${what} before that worker was killed`);
+        else rerunsAfterKill.push({ id, killedPid: before.pid, attempt: before.attempt });
+        continue;
+      }
+      if (before.end.e === "fail") continue;
+      if (before.end.e === "abort") {
+        if (!before.end.reason?.startsWith("TaskTimeoutError")) flag(id, `${what}, which was aborted (${before.end.reason})`);
+        continue;
+      }
+      // The handler returned. A transactional one may still have failed to commit (then it left no effect row).
+      const committed = name === "soak-tx" ? (effectAttempts.get(id) ?? []).includes(before.attempt) : true;
+      if (name === "soak-tx" && !committed) commitsFailed++;
+      else if (killedAt !== undefined && after.start >= killedAt) rerunsAfterKill.push({ id, killedPid: before.pid, attempt: before.attempt });
+      else flag(id, `${what}, which had succeeded`);
+    }
+  }
+  for (const id of seen.leaseLossesOnLiveWorkers) flag(id, `task ${id} lost its lease on a worker that was never killed`);
+
+  // 4. Transactional effects: exactly one per succeeded soak-tx task, from its last attempt; none for any other.
+  for (const [id, attempts] of effectAttempts) {
+    const row = byId.get(id);
+    if (attempts.length > 1) flag(id, `transactional task ${id} applied its writes ${attempts.length} times (attempts ${attempts.join(", ")})`);
+    else if (!row || row.status !== "succeeded") flag(id, `task ${id} has a transactional effect but is ${row?.status ?? "missing"}`);
+    else if (attempts[0] !== row.attempts) flag(id, `transactional task ${id} succeeded on attempt ${row.attempts} but its effect is from attempt ${attempts[0]}`);
+  }
+  for (const [id, task] of load.committed) {
+    if (task.name === "soak-tx" && byId.get(id)?.status === "succeeded" && !effectAttempts.has(id)) flag(id, `transactional task ${id} succeeded without its effect`);
+  }
+
+  // 5. Nothing stuck, the queue empty, no rows leaked.
+  const stuck = await sql.query("SELECT id::text, status FROM tasks WHERE status IN ('pending', 'running')");
+  for (const row of stuck.rows) flag(row.id, `task ${row.id} is still ${row.status}`);
+  if (seen.queueDepth > 0) violations.push(`${seen.queueDepth} wake-ups left in the broker's queue`);
+  const totals = await sql.query("SELECT (SELECT count(*)::int FROM tasks) AS tasks, (SELECT count(*)::int FROM reports) AS reports");
+  if (totals.rows[0].tasks !== load.committed.size) violations.push(`${totals.rows[0].tasks} task rows for ${load.committed.size} committed tasks`);
+  if (totals.rows[0].reports !== load.committedTransactions) {
+    violations.push(`${totals.rows[0].reports} business rows for ${load.committedTransactions} committed transactions`);
+  }
+
+  // 6. Coverage: the soak really did what it claims.
+  const retries = rows.reduce((sum, row) => sum + Math.max(0, row.attempts - 1), 0);
+  const coverage: Array<[string, number, number]> = [
+    ["committed tasks", load.committed.size, minimums.committedTasks],
+    ["retries", retries, minimums.retries],
+    ["worker kills with a task in flight", seen.killsMidTask, minimums.killsMidTask],
+    ["re-runs after a SIGKILLed worker", rerunsAfterKill.length, minimums.rerunsAfterKill],
+    ["lease recoveries by the cleaner", seen.recoveries, minimums.recoveries],
+    ["wake-ups before commit", load.earlyWakeups, minimums.earlyWakeups],
+    ...Object.entries(seen.faults).map(([kind, n]): [string, number, number] => [`fault ${kind}`, n, minimums.faultsPerKind]),
+  ];
+  for (const [what, got, least] of coverage) if (got < least) violations.push(`coverage: ${what} ${got}, fewer than the ${least} required`);
+
+  const latency = (filter: (row: any) => boolean) =>
+    rows
+      .filter((row) => row.finished_ms && !load.committed.get(row.id)!.delayed && filter(row))
+      .map((row) => row.finished_ms - load.committed.get(row.id)!.committedAt)
+      .sort((a, b) => a - b);
+  const all = latency(() => true);
+  const first = latency((row) => row.attempts === 1);
+  const summary: Array<[string, string]> = [
+    ["transactions", `${load.transactions} (${load.rolledBackTransactions} rolled back on purpose)`],
+    ["tasks committed", String(load.committed.size)],
+    ["tasks rolled back", String(load.rolledBack.size)],
+    ["keyed duplicates returned", String(load.duplicates)],
+    ["wake-ups before commit", String(load.earlyWakeups)],
+    ...Object.entries(seen.faults).map(([kind, n]) => [`fault: ${kind}`, String(n)] as [string, string]),
+    ["worker kills with a task in flight", String(seen.killsMidTask)],
+    ["handler runs", String([...runs.values()].reduce((sum, list) => sum + list.length, 0))],
+    ["retries (attempts beyond the first)", String(retries)],
+    ["transactional commits that failed (recorded as failures)", String(commitsFailed)],
+    ["lease recoveries by the cleaner", String(seen.recoveries)],
+    ["re-runs after a SIGKILLed worker", String(rerunsAfterKill.length)],
+    ["commit → finish p50 / p99 / max (ms), all", spread(all)],
+    ["commit → finish p50 / p99 / max (ms), first attempt", spread(first)],
+    ["violations", String(violations.length)],
+  ];
+  return { violations, rerunsAfterKill, suspects: [...suspects], summary };
+}
+
+function spread(sorted: number[]): string {
+  const at = (p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]! : 0);
+  return `${Math.round(at(0.5))} / ${Math.round(at(0.99))} / ${Math.round(sorted.at(-1) ?? 0)}`;
+}
+
+export function summaryTable(summary: Array<[string, string]>): string {
+  return ["| measure | value |", "| --- | --- |", ...summary.map(([k, v]) => `| ${k} | ${v} |`)].join("\n");
+}
+
+/** Runs of a task, one line each, for the debug dump. */
+export function describeRuns(list: Run[] | undefined): string[] {
+  return (list ?? []).map(
+    (run) =>
+      `  run attempt ${run.attempt} pid ${run.pid} start ${new Date(run.start).toISOString()} ` +
+      (run.end ? `${run.end.e} ${new Date(run.end.t).toISOString()}${run.end.reason ? ` (${run.end.reason})` : ""}` : "no end"),
+  );
+}

@@ -1,0 +1,106 @@
+// The soak's worker and cleaner processes: starts them, kills them (a worker preferably while a handler of it runs,
+// the leading cleaner) and starts their replacements in the background, so slow process starts never stall the faults.
+
+import { WorkerProcess, type LogLine } from "../support/worker-process.js";
+import { openRuns } from "./soak-runlog.js";
+
+export type Role = "worker" | "cleaner";
+
+export class SoakChildren {
+  /** Every process started, with its role, killed ones included (their logs feed the checks and the debug dump). */
+  readonly all: Array<{ role: Role; process: WorkerProcess }> = [];
+  /** SIGKILLed workers: pid → when the kill was sent. */
+  readonly killedWorkers = new Map<number, number>();
+  killsMidTask = 0;
+  readonly startFailures: string[] = [];
+  private readonly live: Record<Role, WorkerProcess[]> = { worker: [], cleaner: [] };
+  private readonly starting = new Set<Promise<void>>();
+
+  constructor(
+    private readonly env: (role: Role) => Record<string, string>,
+    private readonly runLogDir: string,
+  ) {}
+
+  /** Starts `count` processes of `role` and waits until they are ready. */
+  async start(role: Role, count: number): Promise<void> {
+    for (let i = 0; i < count; i++) await this.spawn(role);
+  }
+
+  /**
+   * SIGKILLs the ready worker with the most handlers running (from the run log), and starts a replacement in the
+   * background. False when no worker was ready.
+   */
+  async killWorker(): Promise<{ pid: number; openRuns: number } | undefined> {
+    const candidates = this.live.worker.map((process) => ({ process, open: openRuns(this.runLogDir, process.child.pid!) }));
+    if (candidates.length === 0) return undefined;
+    const victim = candidates.reduce((best, next) => (next.open > best.open ? next : best));
+    const pid = victim.process.child.pid!;
+    this.killedWorkers.set(pid, Date.now());
+    if (victim.open > 0) this.killsMidTask++;
+    await this.replace("worker", victim.process);
+    return { pid, openRuns: victim.open };
+  }
+
+  /** SIGKILLs the leading cleaner (or, with no leader at that moment, a follower); true when it was the leader. */
+  async killLeadingCleaner(pick: <T>(items: readonly T[]) => T): Promise<boolean | undefined> {
+    if (this.live.cleaner.length === 0) return undefined;
+    const leader = this.live.cleaner.find(leading);
+    await this.replace("cleaner", leader ?? pick(this.live.cleaner));
+    return leader !== undefined;
+  }
+
+  /** Waits for replacements still starting. */
+  async settled(): Promise<void> {
+    while (this.starting.size > 0) await Promise.all([...this.starting]);
+  }
+
+  /** From the processes' periodic stats: the worst event-loop delay and the mean CPU use of a process of `role`. */
+  stats(role: Role): { loopDelayMaxMs: number; cpuPercent: number } {
+    const lines = this.lines(role).filter((line) => line.message === "soak process stats");
+    const cpu = lines.map((line) => Number(line.cpuPercent));
+    return {
+      loopDelayMaxMs: Math.max(0, ...lines.map((line) => Number(line.loopDelayMaxMs))),
+      cpuPercent: cpu.length ? Math.round(cpu.reduce((a, b) => a + b, 0) / cpu.length) : 0,
+    };
+  }
+
+  /** Log lines of every process of `role`, each with the process's pid. */
+  lines(role: Role): Array<LogLine & { pid: number }> {
+    return this.all
+      .filter((entry) => entry.role === role)
+      .flatMap((entry) => entry.process.lines.map((line) => ({ ...line, pid: entry.process.child.pid! })));
+  }
+
+  /** SIGTERM every live process, SIGKILL what has not exited within 8 s. */
+  async stop(): Promise<void> {
+    await this.settled().catch(() => {});
+    await Promise.all(
+      this.all.map(async ({ process }) => {
+        process.signal("SIGTERM");
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([process.exited, new Promise((resolve) => (timer = setTimeout(resolve, 8000)))]);
+        clearTimeout(timer);
+        await process.kill();
+      }),
+    );
+  }
+
+  private async replace(role: Role, victim: WorkerProcess): Promise<void> {
+    this.live[role].splice(this.live[role].indexOf(victim), 1);
+    await victim.kill();
+    const started = this.spawn(role).catch((error: Error) => void this.startFailures.push(`${role} replacement: ${error.message}`));
+    this.starting.add(started);
+    void started.finally(() => this.starting.delete(started));
+  }
+
+  private async spawn(role: Role): Promise<void> {
+    const process = await WorkerProcess.start(this.env(role), "test/chaos/soak-process.ts", role === "worker" ? "worker started" : "cleaner started");
+    this.all.push({ role, process });
+    this.live[role].push(process);
+  }
+}
+
+function leading(child: WorkerProcess): boolean {
+  const last = [...child.lines].reverse().find((line) => /cleaner (is leading|stopped leading|lost its lock)/.test(line.message));
+  return last?.message === "cleaner is leading" && child.child.exitCode === null;
+}

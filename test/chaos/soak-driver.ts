@@ -1,0 +1,69 @@
+// Child-process entry of the soak's driver: the app-like load (soak-load.ts) in a process of its own, so it neither
+// starves nor is starved by the orchestrator's TCP proxies. Talks to the orchestrator over IPC (see soak-driver-link.ts).
+
+import amqp from "amqplib";
+import { declareExchanges, declareQueue, topology } from "../../src/broker/topology.js";
+import { encodeWakeup } from "../../src/broker/wakeup-message.js";
+import { silentLogger, taskQueue } from "../../src/index.js";
+import { testPrisma } from "../support/prisma.js";
+import { driveLoad, type LoadDelta } from "./soak-load.js";
+import { SeededRandom } from "./seeded-random.js";
+import { soakTasks } from "./soak-tasks.js";
+
+/** Orchestrator → driver. */
+export type ToDriver = { type: "early-wakeup" } | { type: "stop" };
+/** Driver → orchestrator. */
+export type FromDriver = { type: "ready" } | { type: "tx"; delta: LoadDelta } | { type: "done" } | { type: "error"; message: string };
+
+const env = (name: string) => {
+  const value = process.env[name];
+  if (!value) throw new Error(`soak-driver: ${name} is not set`);
+  return value;
+};
+const send = (message: FromDriver) => process.send!(message);
+
+const prefix = env("SOAK_PREFIX");
+const names = topology(prefix);
+// Early wake-ups go straight to the broker (not through the proxy that fails publishing on purpose).
+const raw = await amqp.connect(env("SOAK_AMQP_DIRECT"));
+const channel = await raw.createConfirmChannel();
+await declareExchanges(channel, names);
+await declareQueue(channel, names, "default");
+const prisma = testPrisma(env("DATABASE_URL")).$extends(
+  taskQueue({ tasks: soakTasks, amqpUrl: env("AMQP_URL"), amqpPrefix: prefix, logger: silentLogger }),
+);
+
+let stopped = false;
+let earlyWakeups = 0;
+process.on("message", (message: ToDriver) => {
+  if (message.type === "early-wakeup") earlyWakeups++;
+  if (message.type === "stop") stopped = true;
+});
+process.on("disconnect", () => (stopped = true));
+
+send({ type: "ready" });
+try {
+  await driveLoad(
+    prisma,
+    new SeededRandom(Number(env("SOAK_SEED"))),
+    {
+      publishRaw: (ids) => {
+        if (ids.length > 0) channel.publish(names.exchange, "default", encodeWakeup(ids), { persistent: true });
+      },
+      takeEarlyWakeup: () => (earlyWakeups > 0 ? (earlyWakeups--, true) : false),
+      settled: (delta) => send({ type: "tx", delta }),
+    },
+    { concurrency: Number(env("SOAK_CONCURRENCY")), perSecond: Number(env("SOAK_RATE")) },
+    () => !stopped,
+  );
+  await channel.waitForConfirms();
+  await prisma.$taskQueue.flush();
+  send({ type: "done" });
+} catch (error) {
+  send({ type: "error", message: (error as Error).stack ?? String(error) });
+} finally {
+  await prisma.$taskQueue.close();
+  await prisma.$disconnect();
+  await raw.close();
+  process.disconnect();
+}

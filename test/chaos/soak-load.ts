@@ -1,0 +1,130 @@
+// The soak's driver: app-like Prisma transactions that write a business row and enqueue 1-5 tasks; a fixed share roll
+// back on purpose, some tasks are delayed, some repeat a dedupe key, some handlers fail N times or sleep.
+
+import type { EnqueuedTask } from "../../src/index.js";
+import type { SeededRandom } from "./seeded-random.js";
+
+export interface LoadRecord {
+  /** New tasks whose transaction committed, with the time its $transaction returned (ms since epoch). */
+  committed: Map<string, { name: string; committedAt: number; delayed: boolean }>;
+  rolledBack: Set<string>;
+  transactions: number;
+  rolledBackTransactions: number;
+  committedTransactions: number;
+  /** Enqueues that returned an existing task through its key. */
+  duplicates: number;
+  /** Ids published by hand before their transaction committed (the early wake-up fault). */
+  earlyWakeups: number;
+}
+
+export interface LoadHooks {
+  /** Publishes ids straight to the broker, bypassing the extension (for wake-ups before commit). */
+  publishRaw(ids: string[]): void;
+  /** True when the fault schedule wants the next transaction to publish its ids before COMMIT. */
+  takeEarlyWakeup(): boolean;
+  /** Called after every transaction with what it added to the record. */
+  settled(delta: LoadDelta): void;
+}
+
+/** What one transaction added to the LoadRecord. */
+export interface LoadDelta {
+  committed: Array<{ id: string; name: string; committedAt: number; delayed: boolean }>;
+  rolledBack: string[];
+  rolledBackTransaction: boolean;
+  duplicates: number;
+  earlyWakeup: boolean;
+}
+
+/** Adds one transaction's delta to `record` (the orchestrator's copy of the driver process's record). */
+export function applyDelta(record: LoadRecord, delta: LoadDelta): void {
+  for (const { id, ...task } of delta.committed) record.committed.set(id, task);
+  for (const id of delta.rolledBack) record.rolledBack.add(id);
+  record.transactions++;
+  if (delta.rolledBackTransaction) record.rolledBackTransactions++;
+  else record.committedTransactions++;
+  record.duplicates += delta.duplicates;
+  if (delta.earlyWakeup) record.earlyWakeups++;
+}
+
+class PlannedRollback extends Error {}
+
+export function emptyLoadRecord(): LoadRecord {
+  return { committed: new Map(), rolledBack: new Set(), transactions: 0, rolledBackTransactions: 0, committedTransactions: 0, duplicates: 0, earlyWakeups: 0 };
+}
+
+/**
+ * Runs transactions on `concurrency` loops until `until()` is false, starting at most `perSecond` of them a second, so
+ * the load stays one the workers can keep up with and commit → finish measures the system, not a growing backlog.
+ */
+export async function driveLoad(
+  prisma: any,
+  random: SeededRandom,
+  hooks: LoadHooks,
+  options: { concurrency: number; perSecond: number },
+  until: () => boolean,
+): Promise<void> {
+  const recentKeys: string[] = [];
+  const gapMs = 1000 / options.perSecond;
+  let nextStart = Date.now();
+  const pace = async () => {
+    const wait = nextStart - Date.now();
+    nextStart = Math.max(nextStart, Date.now()) + gapMs;
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  };
+  const loop = async () => {
+    for (await pace(); until(); await pace()) {
+      const enqueued: Array<{ task: EnqueuedTask; delayed: boolean }> = [];
+      const delta: LoadDelta = { committed: [], rolledBack: [], rolledBackTransaction: false, duplicates: 0, earlyWakeup: false };
+      const rollback = random.chance(0.15);
+      const early = hooks.takeEarlyWakeup();
+      const count = random.int(1, 5);
+      const plan = Array.from({ length: count }, () => ({
+        kind: random.next(),
+        delayed: random.chance(0.1),
+        delayMs: random.int(200, 2000),
+        keyed: random.chance(0.1),
+        sleepMs: random.chance(0.3) ? random.int(50, 800) : 0,
+        failTimes: random.chance(0.2) ? random.int(1, 2) : 0,
+      }));
+      const reuseKey = recentKeys.length > 0 && random.chance(0.3) ? random.pick(recentKeys) : undefined;
+      try {
+        await prisma.$transaction(async (tx: any) => {
+          await tx.report.create({ data: { id: crypto.randomUUID() } });
+          for (const step of plan) {
+            const options: Record<string, unknown> = {};
+            if (step.delayed) options.delayMs = step.delayMs;
+            if (step.keyed) options.key = `soak:${crypto.randomUUID()}`;
+            const task =
+              step.kind < 0.03
+                ? await tx.task.enqueue("soak-doomed", { reason: "this task always fails" }, options)
+                : await tx.task.enqueue(step.kind < 0.6 ? "soak-plain" : "soak-tx", { sleepMs: step.sleepMs, failTimes: step.failTimes }, options);
+            enqueued.push({ task, delayed: step.delayed });
+            if (step.keyed && !rollback) recentKeys.push(options.key as string);
+          }
+          if (reuseKey) {
+            const again = await tx.task.enqueue("soak-plain", { sleepMs: 0, failTimes: 0 }, { key: reuseKey });
+            if (!again.created) delta.duplicates++;
+            else enqueued.push({ task: again, delayed: false });
+          }
+          if (early) {
+            hooks.publishRaw(enqueued.map((e) => e.task.id));
+            delta.earlyWakeup = true;
+            await new Promise((resolve) => setTimeout(resolve, random.int(5, 150)));
+          }
+          if (rollback) throw new PlannedRollback("planned rollback");
+        });
+        const committedAt = Date.now();
+        for (const { task, delayed } of enqueued) {
+          if (task.created) delta.committed.push({ id: task.id, name: task.name, committedAt, delayed });
+        }
+      } catch (error) {
+        if (!(error instanceof PlannedRollback)) throw error;
+        for (const { task } of enqueued) if (task.created) delta.rolledBack.push(task.id);
+        delta.rolledBackTransaction = true;
+      }
+      hooks.settled(delta);
+      if (recentKeys.length > 200) recentKeys.splice(0, 100);
+    }
+  };
+  await Promise.all(Array.from({ length: options.concurrency }, loop));
+}

@@ -1,0 +1,68 @@
+// Child-process entry of the soak: a worker or a cleaner (SOAK_ROLE), connected through the test's proxies.
+// Logs JSON lines on stdout; SIGTERM stops it gracefully.
+
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { createCleaner } from "../../src/cleaner/create-cleaner.js";
+import { createWorker } from "../../src/worker/create-worker.js";
+import { jsonLogger, taskQueue } from "../../src/index.js";
+import { testPrisma } from "../support/prisma.js";
+import { soakTasks } from "./soak-tasks.js";
+
+const env = (name: string) => {
+  const value = process.env[name];
+  if (!value) throw new Error(`soak-process: ${name} is not set`);
+  return value;
+};
+
+const role = env("SOAK_ROLE");
+const databaseUrl = env("DATABASE_URL");
+const amqpUrl = env("AMQP_URL");
+const amqpPrefix = env("SOAK_PREFIX");
+const logger = jsonLogger("info", (line) => process.stdout.write(line));
+const prisma = testPrisma(databaseUrl).$extends(taskQueue({ tasks: soakTasks, amqpUrl, amqpPrefix, logger }));
+const common = { tasks: soakTasks, databaseUrl, amqpUrl, amqpPrefix, prisma, logger };
+
+const runner =
+  role === "worker"
+    ? createWorker({
+        ...common,
+        concurrency: Number(process.env.SOAK_CONCURRENCY ?? 8),
+        leaseMs: Number(env("SOAK_LEASE_MS")),
+        pollIntervalMs: 500,
+        shutdownGraceMs: 5000,
+        workerId: `soak-worker-${process.pid}`,
+      })
+    : createCleaner({ ...common, intervalMs: 300, unpublishedGraceMs: 1500, republishAfterMs: 5000, retentionMs: 3_600_000 });
+
+let stopping = false;
+const stop = async () => {
+  if (stopping) return;
+  stopping = true;
+  await runner.stop();
+  await prisma.$taskQueue.close();
+  await prisma.$disconnect();
+  process.exit(0);
+};
+process.on("SIGTERM", stop);
+process.on("SIGINT", stop);
+await runner.start();
+
+// Every 5 s: how late this process's event loop ran and how much CPU it used, so the soak can tell a starved
+// process (a busy machine) from a slow code path.
+const delay = monitorEventLoopDelay({ resolution: 20 });
+delay.enable();
+let cpu = process.cpuUsage();
+let at = performance.now();
+setInterval(() => {
+  const used = process.cpuUsage(cpu);
+  const elapsed = performance.now() - at;
+  logger.info("soak process stats", {
+    role,
+    loopDelayMaxMs: Math.round(delay.max / 1e6),
+    loopDelayP99Ms: Math.round(delay.percentile(99) / 1e6),
+    cpuPercent: Math.round(((used.user + used.system) / 1000 / elapsed) * 100),
+  });
+  delay.reset();
+  cpu = process.cpuUsage();
+  at = performance.now();
+}, 5000).unref();

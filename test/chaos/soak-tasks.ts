@@ -1,0 +1,109 @@
+// The soak's tasks. Every run appends to a run log (one JSON line per event, written synchronously so a SIGKILL
+// cannot lose an event already reported) that the checker reads to find double runs; every way a handler ends is logged.
+
+import { appendFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import { defineTasks, type TaskContext } from "../../src/index.js";
+
+/** The transactional task's business write: one row per committed attempt, so a double commit shows as two rows. */
+export const SOAK_TABLES_SQL = `
+CREATE TABLE IF NOT EXISTS soak_effects (task_id uuid NOT NULL, attempt int NOT NULL, pid int NOT NULL, at timestamptz NOT NULL DEFAULT now());
+CREATE INDEX IF NOT EXISTS soak_effects_task_idx ON soak_effects (task_id);`;
+
+export interface RunEvent {
+  /**
+   * start; ok = the handler returned (for a transactional task its transaction may still fail to commit: the checker
+   * looks for its effect row); fail = it threw; abort = it threw because the worker aborted its signal.
+   */
+  e: "start" | "ok" | "fail" | "abort";
+  /** For "fail" and "abort": the thrown error's name and message (TaskTimeoutError, TaskLeaseLostError, …). */
+  reason?: string;
+  id: string;
+  attempt: number;
+  pid: number;
+  t: number;
+}
+
+export function runLogFile(dir: string, pid: number): string {
+  return join(dir, `runs-${pid}.jsonl`);
+}
+
+function log(event: Omit<RunEvent, "pid" | "t">): void {
+  const dir = process.env.SOAK_RUNLOG_DIR;
+  if (!dir) return;
+  appendFileSync(runLogFile(dir, process.pid), `${JSON.stringify({ ...event, pid: process.pid, t: Date.now() })}\n`);
+}
+
+function describe(thrown: unknown): string {
+  return thrown instanceof Error ? `${thrown.name}: ${thrown.message.split("\n")[0]}` : String(thrown);
+}
+
+/** Wraps a handler so its start and however it ends (returned, threw, aborted) are in the run log. */
+function traced<P>(body: (payload: P, ctx: TaskContext) => Promise<unknown>) {
+  return async (payload: P, ctx: TaskContext) => {
+    const mark = { id: ctx.task.id, attempt: ctx.attempt };
+    log({ e: "start", ...mark });
+    try {
+      const value = await body(payload, ctx);
+      log({ e: "ok", ...mark });
+      return value;
+    } catch (error) {
+      log({ e: ctx.signal.aborted && error === ctx.signal.reason ? "abort" : "fail", ...mark, reason: describe(error) });
+      throw error;
+    }
+  };
+}
+
+const work = z.object({ sleepMs: z.number().int().min(0), failTimes: z.number().int().min(0) });
+
+/** Sleeps `ms`, rejecting with the signal's reason when the worker aborts the run. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+  });
+}
+
+export const soakTasks = defineTasks({
+  "soak-plain": {
+    payload: work,
+    maxAttempts: 12,
+    timeoutMs: 20_000,
+    backoff: { baseMs: 100, factor: 2, maxMs: 2000 },
+    handler: traced<z.infer<typeof work>>(async ({ sleepMs, failTimes }, ctx) => {
+      await sleep(sleepMs, ctx.signal);
+      if (ctx.attempt <= failTimes) throw new Error(`planned failure ${ctx.attempt} of ${failTimes}`);
+      return { attempt: ctx.attempt };
+    }),
+  },
+  "soak-tx": {
+    payload: work,
+    maxAttempts: 12,
+    timeoutMs: 20_000,
+    transactional: true,
+    backoff: { baseMs: 100, factor: 2, maxMs: 2000 },
+    handler: traced<z.infer<typeof work>>(async ({ sleepMs, failTimes }, ctx) => {
+      await sleep(sleepMs, ctx.signal);
+      if (ctx.attempt <= failTimes) throw new Error(`planned failure ${ctx.attempt} of ${failTimes}`);
+      await ctx.tx.$executeRawUnsafe(
+        "INSERT INTO soak_effects (task_id, attempt, pid) VALUES ($1::uuid, $2::int, $3::int)",
+        ctx.task.id,
+        ctx.attempt,
+        process.pid,
+      );
+      return undefined;
+    }),
+  },
+  "soak-doomed": {
+    payload: z.object({ reason: z.string() }),
+    maxAttempts: 3,
+    backoff: { baseMs: 50, factor: 2, maxMs: 500 },
+    handler: traced<{ reason: string }>(async ({ reason }) => {
+      throw new Error(reason);
+    }),
+  },
+});
+
+export type SoakTaskName = keyof typeof soakTasks;

@@ -1,0 +1,265 @@
+// The chaos soak: app-like load through the extension while 2-3 worker processes and 2 cleaner processes run behind
+// TCP proxies, and a seeded fault schedule kills processes, cuts and stalls connections and misdelivers wake-ups.
+// After the faults stop and the system settles, it checks the guarantees (soak-check.ts) and prints a summary.
+
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { join } from "node:path";
+import amqp from "amqplib";
+import pg from "pg";
+import { declareExchanges, declareQueue, topology } from "../../src/broker/topology.js";
+import { encodeWakeup } from "../../src/broker/wakeup-message.js";
+import { TcpProxy } from "../support/tcp-proxy.js";
+import { waitUntil } from "../support/wait.js";
+import { checkSoak, describeRuns, summaryTable, type SoakFindings, type SoakMinimums } from "./soak-check.js";
+import { SoakChildren, type Role } from "./soak-children.js";
+import { emptyFaultCounts, runFaults, type FaultCounts, type FaultTargets } from "./soak-faults.js";
+import { DriverLink } from "./soak-driver-link.js";
+import { emptyLoadRecord, type LoadRecord } from "./soak-load.js";
+import { readRunLog } from "./soak-runlog.js";
+import { SeededRandom } from "./seeded-random.js";
+import { SOAK_TABLES_SQL } from "./soak-tasks.js";
+
+export interface SoakOptions {
+  /** A migrated database (task table + reports) of its own. */
+  databaseUrl: string;
+  amqpUrl: string;
+  seed: number;
+  /** How long load and faults run. */
+  seconds: number;
+  workers?: number;
+  cleaners?: number;
+  /** Mean time between faults. */
+  faultEveryMs?: number;
+  transactionConcurrency?: number;
+  /** Transactions the driver starts per second at most. Default 15 (about 40 tasks a second). */
+  transactionsPerSecond?: number;
+  /** The workers' lease. Default SOAK_LEASE_MS. */
+  leaseMs?: number;
+  /** What the soak must at least have done to count (see SoakMinimums); a shortfall is a violation. */
+  minimums: SoakMinimums;
+  print?: (line: string) => void;
+}
+
+export interface SoakResult extends SoakFindings {
+  seed: number;
+  faults: FaultCounts;
+  table: string;
+}
+
+/** Workers' lease. Longer than any injected outage, so a live worker never loses one (that would be a violation). */
+export const SOAK_LEASE_MS = 15_000;
+const SETTLE_MS = 180_000;
+
+export async function runSoak(options: SoakOptions): Promise<SoakResult> {
+  const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const faultRandom = new SeededRandom(options.seed ^ 0x5eed);
+  print(`soak: seed ${options.seed}, ${options.seconds} s of load and faults (replay with --seed ${options.seed})`);
+  const prefix = `ptq_soak_${options.seed}_${process.pid}`;
+  const names = topology(prefix);
+  const runLogDir = mkdtempSync(join(tmpdir(), "ptq-soak-"));
+  const sql = new pg.Pool({ connectionString: options.databaseUrl, max: 3 });
+  await sql.query(SOAK_TABLES_SQL);
+
+  const db = new URL(options.databaseUrl);
+  const broker = new URL(options.amqpUrl);
+  const databaseProxy = await new TcpProxy(db.hostname, Number(db.port || 5432)).start();
+  const brokerProxy = await new TcpProxy(broker.hostname, Number(broker.port || 5672)).start();
+  const driverBrokerProxy = await new TcpProxy(broker.hostname, Number(broker.port || 5672)).start();
+
+  const raw = await amqp.connect(options.amqpUrl);
+  const rawChannel = await raw.createConfirmChannel();
+  await declareExchanges(rawChannel, names);
+  await declareQueue(rawChannel, names, "default");
+  const publishRaw = (ids: string[]) => {
+    if (ids.length > 0) rawChannel.publish(names.exchange, "default", encodeWakeup(ids), { persistent: true });
+  };
+
+  const children = new SoakChildren(
+    (role: Role) => ({
+      SOAK_ROLE: role,
+      DATABASE_URL: databaseProxy.route(options.databaseUrl),
+      AMQP_URL: brokerProxy.route(options.amqpUrl),
+      SOAK_PREFIX: prefix,
+      SOAK_RUNLOG_DIR: runLogDir,
+      SOAK_LEASE_MS: String(options.leaseMs ?? SOAK_LEASE_MS),
+    }),
+    runLogDir,
+  );
+  let driver: DriverLink | undefined;
+  const loadNow = () => driver?.load ?? emptyLoadRecord();
+  const faults = emptyFaultCounts();
+  const phantomIds: string[] = [];
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  const targets: FaultTargets = {
+    async killWorker() {
+      const killed = await children.killWorker();
+      return killed && `pid ${killed.pid} with ${killed.openRuns} handlers running`;
+    },
+    async killLeadingCleaner() {
+      const wasLeader = await children.killLeadingCleaner((items) => faultRandom.pick(items));
+      return wasLeader === undefined ? undefined : wasLeader ? "the leader" : "a follower (no leader at that moment)";
+    },
+    cutDatabase: () => databaseProxy.cut(),
+    async stallDatabase(ms) {
+      databaseProxy.blackhole();
+      await sleep(ms);
+      databaseProxy.restore();
+    },
+    cutBroker: () => brokerProxy.cut(),
+    async stallBroker(ms) {
+      brokerProxy.blackhole();
+      await sleep(ms);
+      brokerProxy.restore();
+    },
+    duplicateWakeups(count) {
+      // Half from the newest tasks (likely pending or running: races with their claim), half from any.
+      const ids = [...loadNow().committed.keys()];
+      const recent = ids.slice(-50);
+      const picked = Array.from({ length: Math.min(count, ids.length) }, (_, i) => faultRandom.pick(i % 2 ? ids : recent));
+      publishRaw(picked);
+      return picked.length;
+    },
+    phantomWakeups(count) {
+      // Ids that never existed, and ids of tasks whose transaction rolled back.
+      const fresh = Array.from({ length: count }, () => crypto.randomUUID());
+      phantomIds.push(...fresh);
+      const rolledBack = [...loadNow().rolledBack].slice(-count);
+      publishRaw([...fresh, ...rolledBack]);
+    },
+    requestEarlyWakeup: () => driver?.requestEarlyWakeup(),
+    async failPublishing(ms) {
+      driverBrokerProxy.refuse();
+      await sleep(ms);
+      driverBrokerProxy.restore();
+    },
+  };
+
+  const loopDelay = monitorEventLoopDelay({ resolution: 20 });
+  loopDelay.enable();
+  const loads: number[] = [];
+  const loadSampler = setInterval(() => loads.push(loadavg()[0]!), 5000);
+  try {
+    await children.start("worker", options.workers ?? 3);
+    await children.start("cleaner", options.cleaners ?? 2);
+    driver = await DriverLink.start({
+      databaseUrl: options.databaseUrl,
+      amqpUrl: driverBrokerProxy.route(options.amqpUrl),
+      amqpDirectUrl: options.amqpUrl,
+      prefix,
+      seed: options.seed,
+      concurrency: options.transactionConcurrency ?? 6,
+      perSecond: options.transactionsPerSecond ?? 15,
+    });
+    const endAt = Date.now() + options.seconds * 1000;
+    await runFaults(faultRandom, targets, faults, options.faultEveryMs ?? 1500, () => Date.now() < endAt, print);
+    databaseProxy.restore();
+    brokerProxy.restore();
+    driverBrokerProxy.restore();
+    await driver.stop();
+    const load = driver.load;
+    print(`soak: faults stopped after ${load.transactions} transactions; settling`);
+    await children.settled();
+    const settleStarted = Date.now();
+    await waitUntil(
+      async () => (await sql.query("SELECT count(*)::int AS n FROM tasks WHERE status IN ('pending', 'running')")).rows[0].n === 0,
+      "every task to reach a final state",
+      SETTLE_MS,
+    ).catch((error: Error) => print(`soak: ${error.message}`));
+    print(`soak: settled in ${Date.now() - settleStarted} ms`);
+    let depth = 0;
+    await waitUntil(async () => (depth = (await rawChannel.checkQueue(names.queueName("default"))).messageCount) === 0, "the queue to drain", 15_000).catch(() => {});
+    const workerLines = children.lines("worker");
+    const findings = await checkSoak(
+      sql,
+      {
+        load,
+        runLogDir,
+        killedWorkers: children.killedWorkers,
+        killsMidTask: children.killsMidTask,
+        phantomIds,
+        faults,
+        recoveries: children.lines("cleaner").filter((line) => /^lease expired; task/.test(line.message)).length,
+        leaseLossesOnLiveWorkers: workerLines
+          .filter((line) => /^task lease lost/.test(line.message) && !children.killedWorkers.has(line.pid))
+          .map((line) => String(line.taskId)),
+        queueDepth: depth,
+      },
+      options.minimums,
+    );
+    for (const failure of children.startFailures) findings.violations.push(`a process did not start: ${failure}`);
+    const workers = children.stats("worker");
+    const cleaners = children.stats("cleaner");
+    findings.summary.splice(-1, 1,
+      ["machine load average (1 min), mean / max", `${(loads.reduce((a, b) => a + b, 0) / Math.max(1, loads.length)).toFixed(1)} / ${Math.max(0, ...loads).toFixed(1)}`],
+      ["event-loop delay max (ms): orchestrator / workers / cleaners", `${Math.round(loopDelay.max / 1e6)} / ${workers.loopDelayMaxMs} / ${cleaners.loopDelayMaxMs}`],
+      ["CPU per process, mean %: workers / cleaners", `${workers.cpuPercent} / ${cleaners.cpuPercent}`],
+      ["violations", String(findings.violations.length)],
+    );
+    if (process.env.SOAK_CSV) await writeTimeline(process.env.SOAK_CSV, sql, load, workerLines);
+    if (process.env.SOAK_LOGS) {
+      const all = [...workerLines.map((line) => ({ role: "worker", ...line })), ...children.lines("cleaner").map((line) => ({ role: "cleaner", ...line }))];
+      writeFileSync(process.env.SOAK_LOGS, all.map((line) => JSON.stringify(line)).join("\n"));
+    }
+    const table = summaryTable(findings.summary);
+    print(table);
+    print(`soak: ${findings.rerunsAfterKill.length} tasks ran again because the worker running them was SIGKILLed (allowed):`);
+    for (const rerun of findings.rerunsAfterKill) print(`  re-run after kill: task ${rerun.id}, attempt ${rerun.attempt} was on pid ${rerun.killedPid}`);
+    for (const violation of findings.violations.slice(0, 50)) print(`VIOLATION: ${violation}`);
+    if (findings.violations.length > 0) {
+      await dump(findings.suspects.slice(0, 8), sql, runLogDir, children, print);
+      print(`soak: ${findings.violations.length} violations; replay with --seed ${options.seed}`);
+    }
+    return { ...findings, seed: options.seed, faults, table };
+  } finally {
+    loopDelay.disable();
+    clearInterval(loadSampler);
+    await driver?.kill();
+    await children.stop();
+    for (const queue of [names.queueName("default"), names.deadLetterQueue]) await rawChannel.deleteQueue(queue).catch(() => {});
+    await rawChannel.deleteExchange(names.exchange).catch(() => {});
+    await rawChannel.deleteExchange(names.deadLetterExchange).catch(() => {});
+    await raw.close();
+    await Promise.all([databaseProxy.stop(), brokerProxy.stop(), driverBrokerProxy.stop()]);
+    await sql.end();
+    rmSync(runLogDir, { recursive: true, force: true });
+  }
+}
+
+/** Debugging aid (env SOAK_CSV=path): per task, when it committed, was first claimed and finished, as CSV. */
+async function writeTimeline(path: string, sql: pg.Pool, load: LoadRecord, workerLines: Array<Record<string, any>>): Promise<void> {
+  const claimed = new Map<string, number>();
+  for (const line of workerLines) {
+    if (line.message === "task claimed" && !claimed.has(line.taskId)) claimed.set(line.taskId, Date.parse(line.time));
+  }
+  const { rows } = await sql.query("SELECT id::text, attempts, (extract(epoch FROM finished_at) * 1000)::float8 AS finished FROM tasks");
+  const csv = ["id,name,delayed,committed,claimed,finished,attempts"];
+  for (const row of rows) {
+    const task = load.committed.get(row.id);
+    if (task) csv.push([row.id, task.name, task.delayed, task.committedAt, claimed.get(row.id) ?? "", Math.round(row.finished ?? 0), row.attempts].join(","));
+  }
+  writeFileSync(path, `${csv.join("\n")}\n`);
+}
+
+/** For each suspect task: its row, its runs and every log line of every process that names it. */
+async function dump(ids: string[], sql: pg.Pool, runLogDir: string, children: SoakChildren, print: (line: string) => void): Promise<void> {
+  const runs = readRunLog(runLogDir);
+  const lines = [
+    ...children.lines("worker").map((line): Record<string, any> => ({ ...line, role: "worker" })),
+    ...children.lines("cleaner").map((line): Record<string, any> => ({ ...line, role: "cleaner" })),
+  ].sort((a, b) => String(a.time).localeCompare(String(b.time)));
+  for (const id of ids) {
+    const { rows } = await sql.query(
+      "SELECT status, attempts, max_attempts, lease_owner, lease_expires_at, run_at, created_at, finished_at, published_at, left(last_error, 300) AS last_error FROM tasks WHERE id = $1",
+      [id],
+    );
+    print(`--- task ${id}: ${JSON.stringify(rows[0] ?? null)}`);
+    for (const line of describeRuns(runs.get(id))) print(line);
+    const named = lines.filter((line) => line.taskId === id || (Array.isArray(line.taskIds) && line.taskIds.includes(id)) || (Array.isArray(line.tasks) && line.tasks.includes(id)));
+    for (const line of named) {
+      const { time, message, pid, role, level, ...rest } = line;
+      print(`  ${time} ${role} ${pid} ${level} ${message} ${JSON.stringify(rest)}`);
+    }
+  }
+}
