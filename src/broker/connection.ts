@@ -68,14 +68,14 @@ export class BrokerConnection extends EventEmitter {
     await this.connecting;
     const model = this.model;
     this.model = undefined;
-    await model?.close().catch(() => {});
+    if (model) await closeConnection(model, 2000);
   }
 
   private async connect(): Promise<void> {
     try {
       const model = await amqp.connect(this.url);
       if (this.closed) {
-        await model.close().catch(() => {});
+        await closeConnection(model, 2000);
         return;
       }
       this.attempt = 0;
@@ -123,4 +123,21 @@ function withHeartbeat(url: string, seconds: number): string {
   } catch {
     return url;
   }
+}
+
+/**
+ * Closes a broker connection, waiting at most `timeoutMs` for the broker's goodbye: amqplib's close() never settles
+ * when the socket dies while it waits (seen in the chaos soak), so after that the socket is simply destroyed.
+ */
+export async function closeConnection(model: ChannelModel, timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const gaveUp = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), timeoutMs)));
+  const closed = model.close().then(
+    () => false,
+    () => false,
+  );
+  if (await Promise.race([closed, gaveUp])) {
+    (model as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+  }
+  clearTimeout(timer);
 }

@@ -1,17 +1,8 @@
 // Turns a failure to reach or use the database into one line an operator can act on, with the password hidden.
 
 import { CliError, EXIT_FAILURE } from "./exit-codes.js";
+import { redactUrl } from "../redact-url.js";
 
-/** The URL with its password replaced by ***. */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = "***";
-    return parsed.toString();
-  } catch {
-    return "(an unparsable URL)";
-  }
-}
 
 /** A CliError (exit 1) that says what went wrong with the database at `url` and what to check. */
 export function databaseFailure(error: unknown, url: string, table: string): CliError {
