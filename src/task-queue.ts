@@ -16,9 +16,10 @@ import { jsonLogger, type Logger } from "./logger.js";
 import { PublishedMarker } from "./publishing/published-marker.js";
 import { markUnpublished } from "./sql/mark-published.js";
 import { Publisher } from "./publishing/publisher.js";
+import type { NamingOptions } from "./naming-options.js";
 
 /** Options of taskQueue(). */
-export interface TaskQueueOptions<Tasks extends TaskRegistry, Model extends string = "Task"> {
+export interface TaskQueueOptions<Tasks extends TaskRegistry, Model extends string = "Task"> extends NamingOptions {
   /** The registry from defineTasks(). */
   tasks: Tasks;
   /**
@@ -28,14 +29,6 @@ export interface TaskQueueOptions<Tasks extends TaskRegistry, Model extends stri
   amqpUrl?: string;
   /** Name of the Prisma model of the task table. Default "Task"; enqueue is added to `prisma.<model>` (`prisma.task`). */
   model?: Model;
-  /** The task table. Default "tasks". Must match the model's @@map. */
-  table?: string;
-  /** PostgreSQL schema of the table. Default: none, so the connection's search_path decides. */
-  schema?: string;
-  /** Prefix of the RabbitMQ exchange and queue names. Default "task_queue"; two apps on one broker use two prefixes. */
-  amqpPrefix?: string;
-  /** Declare quorum queues (replicated, for RabbitMQ clusters) instead of classic durable queues. Default false. */
-  quorumQueues?: boolean;
   /** Largest payload accepted, in bytes of JSON. Default 262144 (256 KiB). Larger payloads throw TaskPayloadTooLargeError. */
   maxPayloadBytes?: number;
   /** Where warnings (a failed publish, a broker reconnect) go. Default: JSON lines on stderr, info and above. */

@@ -8,8 +8,9 @@ import { TaskQueueConfigError } from "../errors.js";
 import { jsonLogger, type Logger } from "../logger.js";
 import { topology, type Topology } from "../broker/topology.js";
 import { cleanerLockKey } from "../sql/leader-lock.js";
+import type { NamingOptions } from "../naming-options.js";
 
-export interface CleanerOptions<Tasks extends TaskRegistry = TaskRegistry> {
+export interface CleanerOptions<Tasks extends TaskRegistry = TaskRegistry> extends NamingOptions {
   /** The registry from defineTasks(). The cleaner reads each task's `recovery` policy from it; it runs no handlers. */
   tasks: Tasks;
   /**
@@ -30,14 +31,6 @@ export interface CleanerOptions<Tasks extends TaskRegistry = TaskRegistry> {
   amqpUrl?: string;
   /** Handed to recovery functions (`ctx.prisma`) so they can enqueue compensating tasks. Default: none. */
   prisma?: unknown;
-  /** The task table. Default "tasks". */
-  table?: string;
-  /** PostgreSQL schema of the table. Default: none (the connection's search_path). */
-  schema?: string;
-  /** Prefix of the RabbitMQ names. Default "task_queue"; must match the app's and the workers'. */
-  amqpPrefix?: string;
-  /** Declare quorum queues. Default false; must match the app's and the workers'. */
-  quorumQueues?: boolean;
   /**
    * Time between sweeps, and between a follower's attempts to take the lead. Default 1000 ms. Shorter makes delayed
    * tasks and recoveries more punctual and takeover faster, at the cost of more (cheap, indexed) queries.

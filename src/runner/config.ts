@@ -5,6 +5,7 @@ import type { CleanerOptions } from "../cleaner/cleaner-options.js";
 import type { TaskRegistry } from "../define-tasks.js";
 import type { Logger } from "../logger.js";
 import type { WorkerOptions } from "../worker/worker-options.js";
+import type { NamingOptions } from "../naming-options.js";
 
 /** Options every part shares, set once at the top of the config. */
 type SharedKeys = "tasks" | "databaseUrl" | "db" | "amqpUrl" | "prisma" | "table" | "schema" | "amqpPrefix" | "quorumQueues" | "logger";
@@ -16,7 +17,7 @@ export type RunnerWorkerOptions = Partial<Omit<WorkerOptions, SharedKeys>>;
 export type RunnerCleanerOptions = Partial<Omit<CleanerOptions, SharedKeys>>;
 
 /** What `task-runner.config.ts` exports by default. */
-export interface RunnerConfig<Tasks extends TaskRegistry = TaskRegistry> {
+export interface RunnerConfig<Tasks extends TaskRegistry = TaskRegistry> extends NamingOptions {
   /** The registry from defineTasks(): the handlers the worker runs and the recovery policies the cleaner applies. */
   tasks: Tasks;
   /** PostgreSQL URL. Overridden by the DATABASE_URL environment variable, which --database-url overrides. */
@@ -32,14 +33,6 @@ export interface RunnerConfig<Tasks extends TaskRegistry = TaskRegistry> {
    * commands that never run tasks (status, retry, cancel) then never create a client. The runner closes it on exit.
    */
   prisma?: unknown | (() => unknown);
-  /** The task table. Default "tasks". */
-  table?: string;
-  /** PostgreSQL schema of the table. Default: none (the connection's search_path). */
-  schema?: string;
-  /** Prefix of the RabbitMQ names. Default "task_queue"; must match taskQueue({ amqpPrefix }). */
-  amqpPrefix?: string;
-  /** Declare quorum queues. Default false; must match taskQueue({ quorumQueues }). */
-  quorumQueues?: boolean;
   /** Options of the worker started by `task-runner worker` and `start`. */
   worker?: RunnerWorkerOptions;
   /** Options of the cleaner started by `task-runner cleaner` and `start`. */

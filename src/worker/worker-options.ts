@@ -12,9 +12,10 @@ import { DEFAULT_QUEUE } from "../enqueue/prepare.js";
 import { TaskQueueConfigError } from "../errors.js";
 import { jsonLogger, type Logger } from "../logger.js";
 import { queueNameProblem } from "../names.js";
+import type { NamingOptions } from "../naming-options.js";
 
 /** Options of createWorker(). */
-export interface WorkerOptions<Tasks extends TaskRegistry = TaskRegistry> {
+export interface WorkerOptions<Tasks extends TaskRegistry = TaskRegistry> extends NamingOptions {
   /**
    * The registry from defineTasks(). Handlers come from here; a task without a handler is never claimed, so an
    * app may run workers for some tasks and leave others to another deployment.
@@ -37,14 +38,6 @@ export interface WorkerOptions<Tasks extends TaskRegistry = TaskRegistry> {
    * Required when a task is `transactional: true` (its handler runs in `prisma.$transaction`). Default: none (ctx.prisma undefined).
    */
   prisma?: unknown;
-  /** The task table. Default "tasks". Must match taskQueue({ table }). */
-  table?: string;
-  /** PostgreSQL schema of the table. Default: none, so the connection's search_path decides. */
-  schema?: string;
-  /** Prefix of the RabbitMQ names. Default "task_queue". Must match taskQueue({ amqpPrefix }). */
-  amqpPrefix?: string;
-  /** Declare quorum queues (replicated, for clusters). Default false. Must match the other processes on the broker. */
-  quorumQueues?: boolean;
   /**
    * Task queues to serve. Default: the queues of the tasks that have a handler. Tasks in other queues are never
    * claimed by this worker, even by polling.
