@@ -73,7 +73,8 @@ export class BrokerConnection extends EventEmitter {
 
   private async connect(): Promise<void> {
     try {
-      const model = await amqp.connect(this.url);
+      // noDelay: amqplib leaves Nagle's algorithm on, which holds small frames (a wake-up, an ack) for the peer's delayed ACK.
+      const model = await amqp.connect(this.url, { noDelay: true });
       if (this.closed) {
         await closeConnection(model, 2000);
         return;

@@ -28,52 +28,71 @@ export type ClaimByIdResult =
   | { id: string; claimed: TaskRow }
   | { id: string; claimed: null; reason: UnclaimedReason; name?: string; queue?: string };
 
-interface ClaimRow extends TaskRow {
-  input_id: string;
-  claimed: boolean;
-  reason: UnclaimedReason | null;
-  seen_name: string | null;
-  seen_queue: string | null;
-}
-
 /**
  * Claims the pending, due tasks among `ids` that the filter allows: status running, attempts + 1, lease set.
  * Rows another transaction holds locked are skipped (reason "locked"), never waited for.
+ *
+ * Rows are found by primary key only (`id = ANY`) and their status is checked after the lock, so the planner can
+ * never pick the partial pending index: with fresh or stale statistics it hashed the whole pending set for every
+ * claim (13–18 ms for 10 ids among 20,000 pending tasks, instead of 0.4 ms). Linear in the number of ids; ids it
+ * did not claim (rare) get their reason from a second statement.
  */
 export async function claimTasksByIds(db: Db, table: TaskTable, ids: readonly string[], filter: ClaimFilter): Promise<ClaimByIdResult[]> {
   const t = table.sql;
-  const rows = await db.query<ClaimRow>(
-    `WITH input AS (
-       SELECT DISTINCT unnest($1::uuid[]) AS id
-     ), target AS (
-       SELECT t.id FROM ${t} t JOIN input ON input.id = t.id
-       WHERE t.status = 'pending' AND t.run_at <= now() AND t.name = ANY($2::text[]) AND t.queue = ANY($3::text[])
-       ORDER BY t.id
-       FOR UPDATE OF t SKIP LOCKED
-     ), claimed AS (
-       UPDATE ${t} t
-       SET status = 'running', attempts = t.attempts + 1, lease_owner = $4,
-           lease_expires_at = now() + $5::int * interval '1 millisecond', updated_at = now()
-       FROM target WHERE t.id = target.id
-       RETURNING t.*
+  const unique = [...new Set(ids)];
+  const claimed = await db.query<TaskRow>(
+    `WITH locked AS (
+       SELECT id, status, run_at, name, queue FROM ${t}
+       WHERE id = ANY($1::uuid[])
+       ORDER BY id
+       FOR NO KEY UPDATE SKIP LOCKED
      )
-     SELECT input.id::text AS input_id, claimed.id IS NOT NULL AS claimed, ${taskColumns("claimed")},
-       CASE WHEN claimed.id IS NOT NULL THEN NULL
-            WHEN seen.id IS NULL THEN 'missing'
-            WHEN seen.status <> 'pending' THEN 'not-pending'
-            WHEN seen.run_at > now() THEN 'not-due'
-            WHEN NOT (seen.name = ANY($2::text[]) AND seen.queue = ANY($3::text[])) THEN 'not-ours'
-            ELSE 'locked' END AS reason,
-       seen.name AS seen_name, seen.queue AS seen_queue
-     FROM input
-     LEFT JOIN claimed ON claimed.id = input.id
-     LEFT JOIN ${t} seen ON seen.id = input.id`,
-    [ids, filter.names, filter.queues, filter.owner, Math.round(filter.leaseMs)],
+     UPDATE ${t} t
+     SET status = 'running', attempts = t.attempts + 1, lease_owner = $4,
+         lease_expires_at = now() + $5::int * interval '1 millisecond', updated_at = now()
+     FROM locked
+     WHERE t.id = locked.id AND locked.status = 'pending' AND locked.run_at <= now()
+       AND locked.name = ANY($2::text[]) AND locked.queue = ANY($3::text[])
+     RETURNING ${taskColumns("t")}`,
+    [unique, filter.names, filter.queues, filter.owner, Math.round(filter.leaseMs)],
   );
-  return rows.map((row): ClaimByIdResult => {
-    if (row.claimed) return { id: row.input_id, claimed: row };
-    const unclaimed: ClaimByIdResult = { id: row.input_id, claimed: null, reason: row.reason ?? "locked" };
-    if (row.seen_name !== null) Object.assign(unclaimed, { name: row.seen_name, queue: row.seen_queue ?? undefined });
+  const byId = new Map(claimed.map((row) => [row.id, row]));
+  const rest = unique.filter((id) => !byId.has(id));
+  const seen = rest.length === 0 ? new Map<string, SeenRow>() : await seenRows(db, t, rest, filter);
+  return unique.map((id): ClaimByIdResult => {
+    const row = byId.get(id);
+    if (row) return { id, claimed: row };
+    const saw = seen.get(id);
+    const unclaimed: ClaimByIdResult = { id, claimed: null, reason: reasonOf(saw) };
+    if (saw) Object.assign(unclaimed, { name: saw.name, queue: saw.queue });
     return unclaimed;
   });
+}
+
+interface SeenRow {
+  id: string;
+  name: string;
+  queue: string;
+  status: string;
+  not_due: boolean;
+  not_ours: boolean;
+}
+
+/** The current state of the ids the claim did not take, to tell why. */
+async function seenRows(db: Db, t: string, ids: string[], filter: ClaimFilter): Promise<Map<string, SeenRow>> {
+  const rows = await db.query<SeenRow>(
+    `SELECT id::text AS id, name, queue, status, run_at > now() AS not_due,
+            NOT (name = ANY($2::text[]) AND queue = ANY($3::text[])) AS not_ours
+     FROM ${t} WHERE id = ANY($1::uuid[])`,
+    [ids, filter.names, filter.queues],
+  );
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
+function reasonOf(seen: SeenRow | undefined): UnclaimedReason {
+  if (!seen) return "missing";
+  if (seen.status !== "pending") return "not-pending";
+  if (seen.not_due) return "not-due";
+  if (seen.not_ours) return "not-ours";
+  return "locked"; // pending, due and ours, yet skipped: another transaction held its row
 }

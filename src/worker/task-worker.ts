@@ -32,6 +32,8 @@ type IdOutcome = "claimed" | "dropped" | "abandoned";
 export class TaskWorker {
   private readonly logger: Logger;
   private readonly slots: Slots;
+  /** Tasks this worker holds claimed, running or waiting for a run slot: concurrency + claimAhead. */
+  private readonly claims: Slots;
   private readonly runs = new Set<TaskRun>();
   private readonly work = new Set<Promise<unknown>>();
   private readonly stopped = new AbortController();
@@ -55,6 +57,7 @@ export class TaskWorker {
   constructor(private readonly options: ResolvedWorkerOptions) {
     this.logger = options.logger;
     this.slots = new Slots(options.concurrency);
+    this.claims = new Slots(options.concurrency + options.claimAhead);
     this.filter = { owner: options.workerId, leaseMs: options.leaseMs, names: options.names, queues: options.queues };
   }
 
@@ -106,7 +109,7 @@ export class TaskWorker {
       active: () => !this.consumer?.consuming,
       poll: () => this.pollDue(),
     });
-    this.slots.onFreed(() => this.poller.kick());
+    this.claims.onFreed(() => this.poller.kick());
     if (this.connection) {
       this.consumer = new WakeupConsumer({
         connection: this.connection,
@@ -147,12 +150,12 @@ export class TaskWorker {
     let retries = 0;
     let failures = 0;
     for (;;) {
-      if (!(await this.slots.acquire())) return "abandoned";
+      if (!(await this.claims.acquire())) return "abandoned";
       let result;
       try {
         result = await this.claimer.claim(id);
       } catch (error) {
-        this.slots.release();
+        this.claims.release();
         failures += 1;
         if (failures === 1 || failures % 10 === 0) this.logger.warn("claim failed; retrying", { taskId: id, error: errorMessage(error) });
         // Claims of every waiting wake-up go out as one statement, so retrying every 2 s at most costs little; a
@@ -164,7 +167,7 @@ export class TaskWorker {
         this.launch(result.claimed, "wakeup");
         return "claimed";
       }
-      this.slots.release();
+      this.claims.release();
       const transient = result.reason === "missing" || result.reason === "locked";
       if (transient && retries < CLAIM_RETRY_DELAYS_MS.length) {
         if (!(await this.pause(CLAIM_RETRY_DELAYS_MS[retries++]!))) return "abandoned";
@@ -178,17 +181,18 @@ export class TaskWorker {
   /** Claims as many due tasks as there are free slots; true when it filled them all (there may be more). */
   private async pollDue(): Promise<boolean> {
     if (this.stopping) return false;
-    const taken = this.slots.tryAcquire(this.slots.limit);
+    // Polling takes only what can run now: claiming ahead here would let one worker empty the table for itself.
+    const taken = this.claims.tryAcquire(this.slots.free);
     if (taken === 0) return false;
     let rows: TaskRow[];
     try {
       rows = await this.track(claimDueTasks(this.db, this.options.table, taken, this.filter));
     } catch (error) {
-      this.slots.release(taken);
+      this.claims.release(taken);
       throw error;
     }
     const full = rows.length === taken;
-    if (rows.length < taken) this.slots.release(taken - rows.length);
+    if (rows.length < taken) this.claims.release(taken - rows.length);
     for (const row of rows) this.launch(row, "poll");
     return full;
   }
@@ -198,11 +202,27 @@ export class TaskWorker {
     const run = new TaskRun(toTaskRecord(row), this.options, this.outcomes);
     this.runs.add(run);
     this.logger.info("task claimed", { taskId: run.task.id, taskName: run.task.name, attempt: run.task.attempts, via });
-    // The slot frees when the handler is done, so the next claim overlaps the write of this outcome.
-    void run.handlerDone.then(() => this.slots.release());
+    // The slots free when the handler is done, so the next claim overlaps the write of this outcome.
+    let running = false;
+    void run.handlerDone.then(() => {
+      this.claims.release();
+      if (running) this.slots.release();
+    });
     void run.finished.then(() => this.runs.delete(run));
-    if (this.stopping) void this.release([run]);
-    else run.start();
+    if (this.stopping) {
+      void this.release([run]);
+      return;
+    }
+    // A task claimed ahead waits here for a run slot; the heartbeat extends its lease meanwhile.
+    void this.slots.acquire().then((ok) => {
+      if (!ok || this.stopping) {
+        if (ok) this.slots.release();
+        void this.release([run]);
+        return;
+      }
+      running = true;
+      run.start();
+    });
   }
 
   /** Gives running tasks back to pending without using an attempt, and wakes a worker for them. */
@@ -235,6 +255,7 @@ export class TaskWorker {
     await this.poller.stop();
     await this.consumer?.cancel();
     this.slots.close();
+    this.claims.close();
     let graceTimer: NodeJS.Timeout | undefined;
     const graceOver = new Promise<void>((resolve) => (graceTimer = setTimeout(resolve, graceMs)));
     await Promise.race([this.settled(), graceOver, this.forced]);

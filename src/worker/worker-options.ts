@@ -50,6 +50,16 @@ export interface WorkerOptions<Tasks extends TaskRegistry = TaskRegistry> extend
    */
   concurrency?: number;
   /**
+   * Tasks claimed beyond `concurrency` from the wake-ups in hand, to start as run slots free up. Default 100.
+   * Claiming the ids of a wake-up together takes one statement for hundreds of tasks instead of one per
+   * `concurrency` tasks (20,000 tasks: 40 claims instead of 2,000), and the completions batch as large. The cost:
+   * a task claimed ahead holds its lease (the heartbeat extends it) while it waits here, so no other worker can take
+   * it; its wake-up was handed to this worker anyway. Larger values drain faster and hold more garbage between
+   * collections (measured, 1 process × 10: 100 → 10,400 tasks/s at 151 MB peak RSS; 500 → 13,300 tasks/s at 171 MB).
+   * 0 claims only as many as can run at once. Polling never claims ahead.
+   */
+  claimAhead?: number;
+  /**
    * How long a claim holds before the cleaner may take the task back, in ms. Default 30000; a heartbeat extends it
    * every leaseMs/3 while the handler runs. A short lease recovers tasks of a crashed worker sooner, but a worker
    * that cannot reach the database for longer than it (a long GC pause, a network cut) loses the lease while its
@@ -86,6 +96,7 @@ export interface ResolvedWorkerOptions {
   table: TaskTable;
   topology: Topology;
   concurrency: number;
+  claimAhead: number;
   leaseMs: number;
   pollIntervalMs: number;
   shutdownGraceMs: number;
@@ -161,6 +172,7 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
     table: taskTable(options.table, options.schema),
     topology: topology(options.amqpPrefix, options.quorumQueues ?? false),
     concurrency: positiveInteger("concurrency", options.concurrency, 10, 1, 10_000),
+    claimAhead: positiveInteger("claimAhead", options.claimAhead, 100, 0, 100_000),
     leaseMs,
     pollIntervalMs: positiveInteger("pollIntervalMs", options.pollIntervalMs, 1000, 10),
     shutdownGraceMs: positiveInteger("shutdownGraceMs", options.shutdownGraceMs, 10_000, 0),
