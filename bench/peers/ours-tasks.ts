@@ -1,0 +1,16 @@
+// The one task the benchmark runs through prisma-task-queue: a no-op that reports its payload's `n`.
+// The harness enqueues it without a handler; the worker child passes the handler.
+
+import { z } from "zod";
+import { defineTasks } from "../../src/index.js";
+
+export const BENCH_TASK = "bench-noop";
+
+export function benchTasks(onRun?: (n: number) => void) {
+  return defineTasks({
+    [BENCH_TASK]: {
+      payload: z.object({ n: z.number().int() }),
+      handler: onRun ? (payload: { n: number }) => onRun(payload.n) : undefined,
+    },
+  });
+}

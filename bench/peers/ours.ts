@@ -1,0 +1,90 @@
+// prisma-task-queue as a benchmark peer: enqueue through the Prisma extension inside the app's transaction,
+// wake-ups through RabbitMQ, and the worker of src/worker (see ours-worker.ts) in the child processes.
+
+import amqp from "amqplib";
+import pg from "pg";
+import { silentLogger, taskQueue } from "../../src/index.js";
+import { topology } from "../../src/broker/topology.js";
+import { benchPrisma, BUSINESS_TRANSACTION } from "../prisma.js";
+import { applySchema } from "../../test/support/schema.js";
+import { BENCH_TASK, benchTasks } from "./ours-tasks.js";
+import type { Peer, Producer, RunTarget } from "./peer.js";
+
+/** How long an interactive transaction may run: enqueueMany of 20,000 takes longer than Prisma's 5 s default on a busy machine. */
+const LONG_TRANSACTION = { timeout: 120_000, maxWait: 10_000 };
+
+export const ours: Peer = {
+  name: "ours",
+  workerModule: "../peers/ours-worker.js",
+  settings: {
+    concurrency: "10 (1 process) or 5 (2 processes): the worker's `concurrency`, also its RabbitMQ prefetch",
+    leaseMs: "30000 (default)",
+    pollIntervalMs: "1000 (default; polling only runs while the broker is unreachable, and once at start)",
+    logger: "silentLogger",
+    wakeups: "published after commit by the extension, coalesced per event-loop turn, up to 500 ids per message",
+  },
+
+  async install(target) {
+    await applySchema(target.databaseUrl); // the shipped migration and the tests' business tables
+  },
+
+  async open(target) {
+    const base = benchPrisma(target.databaseUrl);
+    const client = base.$extends(taskQueue({ tasks: benchTasks(), amqpUrl: target.amqpUrl, amqpPrefix: target.prefix, logger: silentLogger }));
+    const pool = new pg.Pool({ connectionString: target.databaseUrl, max: 2 });
+    pool.on("error", () => {}); // the scenario's database is dropped WITH (FORCE) after close()
+    const addMany = (count: number) =>
+      client.$transaction(
+        (tx) => tx.task.enqueueMany(Array.from({ length: count }, (_, n) => ({ name: BENCH_TASK, payload: { n } }))),
+        LONG_TRANSACTION,
+      );
+    const producer: Producer = {
+      async transaction(n, enqueue) {
+        if (!enqueue) {
+          await base.$transaction(async (tx) => {
+            await tx.report.create({ data: {} });
+          }, BUSINESS_TRANSACTION);
+          return;
+        }
+        await client.$transaction(async (tx) => {
+          await tx.report.create({ data: {} });
+          await tx.task.enqueue(BENCH_TASK, { n });
+        }, BUSINESS_TRANSACTION);
+      },
+      async bulkAdd(count) {
+        await addMany(count);
+      },
+      async seed(count) {
+        await addMany(count);
+        await client.$taskQueue.flush();
+      },
+      async remaining() {
+        const { rows } = await pool.query<{ left: number }>(
+          `SELECT (EXISTS (SELECT 1 FROM tasks WHERE status = 'pending') OR EXISTS (SELECT 1 FROM tasks WHERE status = 'running'))::int AS left`,
+        );
+        return rows[0]!.left;
+      },
+      flush: () => client.$taskQueue.flush(),
+      async close() {
+        await client.$taskQueue.close();
+        await base.$disconnect();
+        await pool.end();
+      },
+    };
+    return producer;
+  },
+
+  async cleanup(target: RunTarget) {
+    const names = topology(target.prefix);
+    const model = await amqp.connect(target.amqpUrl);
+    try {
+      const channel = await model.createChannel();
+      await channel.deleteQueue(names.queueName("default"));
+      await channel.deleteQueue(names.deadLetterQueue);
+      await channel.deleteExchange(names.exchange);
+      await channel.deleteExchange(names.deadLetterExchange);
+    } finally {
+      await model.close();
+    }
+  },
+};

@@ -1,0 +1,58 @@
+// What the harness needs from each queue it measures: a producer side in the harness process (transactions,
+// bulk add, seeding, "how many are left") and a worker side that runs in child processes (see child/worker-child.ts).
+
+import type { PeerName } from "../config.js";
+
+/** Where one scenario runs: its own database, and for ours its own RabbitMQ prefix. */
+export interface RunTarget {
+  databaseUrl: string;
+  amqpUrl: string;
+  /** Unique per scenario, so wake-ups of one run never reach another's workers. */
+  prefix: string;
+}
+
+/** The harness-side handle of a peer on one database. */
+export interface Producer {
+  /**
+   * One Prisma interactive transaction that writes a business row and, when `enqueue`, adds one task with payload
+   * `{ n }` through the same transaction. Resolves when the commit has returned.
+   */
+  transaction(n: number, enqueue: boolean): Promise<void>;
+  /** Adds `count` tasks with the peer's bulk API, in one transaction (or one call). */
+  bulkAdd(count: number): Promise<void>;
+  /** Leaves `count` committed tasks ready to run (for ours: their wake-ups confirmed by RabbitMQ). */
+  seed(count: number): Promise<void>;
+  /** How many tasks are not finished yet; a cheap query, polled while draining. */
+  remaining(): Promise<number>;
+  /** Waits for background work the peer does after a commit (ours publishes wake-ups). */
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The worker side, started inside a child process. */
+export interface WorkerHandle {
+  stop(): Promise<void>;
+}
+
+export interface WorkerStart {
+  target: RunTarget;
+  concurrency: number;
+  /** Called at the very start of every handler with the payload's `n`. */
+  onRun(n: number): void;
+}
+
+export interface Peer {
+  name: PeerName;
+  /** Installs the peer's schema (and the business table) into an empty database, which becomes the template. */
+  install(target: RunTarget): Promise<void>;
+  open(target: RunTarget): Promise<Producer>;
+  /** Removes what the peer left outside the database (ours: the RabbitMQ queues of the prefix). */
+  cleanup(target: RunTarget): Promise<void>;
+  /** The settings used, for the report: option → value. */
+  settings: Record<string, unknown>;
+  /**
+   * Module of the worker side as compiled by build-children.ts, relative to the compiled bench/child/, exporting
+   * `startWorker(start: WorkerStart): Promise<WorkerHandle>`.
+   */
+  workerModule: string;
+}

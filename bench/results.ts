@@ -1,0 +1,61 @@
+// The shape of a run's measurements, and the table rows derived from them: one line per figure of issue 5,
+// each with how to read it (higher or lower is better) so ratios and targets can be judged.
+
+import type { PeerName } from "./config.js";
+import type { BulkAddResult } from "./scenarios/bulk-add.js";
+import type { DrainResult } from "./scenarios/drain.js";
+import type { EnqueueTransactionResult } from "./scenarios/enqueue-transaction.js";
+import type { LatencyResult } from "./scenarios/latency.js";
+
+export interface PeerResults {
+  enqueue?: { c1: EnqueueTransactionResult; c10: EnqueueTransactionResult };
+  bulk?: BulkAddResult;
+  /** The median run of each layout (by tasks per second). */
+  drain?: { "1x10": DrainResult; "2x5": DrainResult };
+  /** Every run of each layout. */
+  drainRuns?: Partial<Record<"1x10" | "2x5", DrainResult[]>>;
+  latency?: LatencyResult;
+}
+
+export type Results = Partial<Record<PeerName, PeerResults>>;
+
+export interface Row {
+  key: string;
+  label: string;
+  unit: string;
+  better: "higher" | "lower";
+  value(results: PeerResults): number | undefined;
+}
+
+export const ROWS: Row[] = [
+  { key: "enqueue.c1.tps", label: "1. tx/s, business row + enqueue, concurrency 1", unit: "tx/s", better: "higher", value: (r) => r.enqueue?.c1.withEnqueue },
+  { key: "enqueue.c1.ratio", label: "1. same ÷ without the enqueue, concurrency 1", unit: "%", better: "higher", value: (r) => pct(r.enqueue?.c1.ratio) },
+  { key: "enqueue.c10.tps", label: "1. tx/s, business row + enqueue, concurrency 10", unit: "tx/s", better: "higher", value: (r) => r.enqueue?.c10.withEnqueue },
+  { key: "enqueue.c10.ratio", label: "1. same ÷ without the enqueue, concurrency 10", unit: "%", better: "higher", value: (r) => pct(r.enqueue?.c10.ratio) },
+  { key: "bulk.tps", label: "2. bulk add of 20,000 in one transaction", unit: "tasks/s", better: "higher", value: (r) => r.bulk?.tasksPerSecond },
+  { key: "drain.1x10.tps", label: "3. drain 20,000, 1 process × 10 (median run)", unit: "tasks/s", better: "higher", value: (r) => r.drain?.["1x10"].tasksPerSecond },
+  { key: "drain.2x5.tps", label: "3. drain 20,000, 2 processes × 5 (median run)", unit: "tasks/s", better: "higher", value: (r) => r.drain?.["2x5"].tasksPerSecond },
+  { key: "latency.p50", label: "4. commit → handler start at 200/s, p50", unit: "ms", better: "lower", value: (r) => r.latency?.p50 },
+  { key: "latency.p90", label: "4. commit → handler start at 200/s, p90", unit: "ms", better: "lower", value: (r) => r.latency?.p90 },
+  { key: "latency.p99", label: "4. commit → handler start at 200/s, p99", unit: "ms", better: "lower", value: (r) => r.latency?.p99 },
+  { key: "latency.max", label: "4. commit → handler start at 200/s, max", unit: "ms", better: "lower", value: (r) => r.latency?.max },
+  { key: "rss.1x10", label: "5. worker peak RSS, drain 1 × 10 (highest run)", unit: "MB", better: "lower", value: (r) => peakRss(r, "1x10") },
+  { key: "rss.2x5", label: "5. worker peak RSS, drain 2 × 5 (highest process and run)", unit: "MB", better: "lower", value: (r) => peakRss(r, "2x5") },
+];
+
+function peakRss(results: PeerResults, layout: "1x10" | "2x5"): number | undefined {
+  const runs = results.drainRuns?.[layout];
+  return runs && runs.length > 0 ? Math.max(...runs.map((run) => run.peakRssMb)) : undefined;
+}
+
+function pct(ratio: number | undefined): number | undefined {
+  return ratio === undefined ? undefined : ratio * 100;
+}
+
+/** ours ÷ peer for a row, when both were measured. */
+export function ratio(row: Row, results: Results, peer: PeerName): number | undefined {
+  const ours = results.ours && row.value(results.ours);
+  const theirs = results[peer] && row.value(results[peer]!);
+  if (ours === undefined || theirs === undefined || theirs === 0) return undefined;
+  return ours / theirs;
+}

@@ -1,0 +1,80 @@
+// The measurements of a run, each on its own fresh database: what each runs and where its result goes, plus the
+// one-line summary the harness logs as it goes.
+
+import type { BenchConfig } from "./config.js";
+import type { Peer, Producer, RunTarget } from "./peers/peer.js";
+import type { PeerResults } from "./results.js";
+import { bulkAdd } from "./scenarios/bulk-add.js";
+import { drain } from "./scenarios/drain.js";
+import { enqueueTransaction } from "./scenarios/enqueue-transaction.js";
+import { latency } from "./scenarios/latency.js";
+
+/** One measurement on one fresh database: what it runs and where its result goes. */
+export interface Run {
+  name: string;
+  scenario: BenchConfig["only"][number];
+  measure(peer: Peer, producer: Producer, target: RunTarget, into: PeerResults): Promise<string>;
+}
+
+export function runs(config: BenchConfig): Run[] {
+  const timeoutMs = config.timeoutSeconds * 1000;
+  const profileName = (peer: Peer, what: string) => (config.profile ? `${peer.name}-${what}` : undefined);
+  const drainRun = (processes: number, concurrency: number, repeat: number): Run => ({
+    name: `drain ${processes}×${concurrency} (run ${repeat} of ${config.drainRepeats})`,
+    scenario: "drain",
+    async measure(peer, producer, target, into) {
+      const layout = `${processes}x${concurrency}` as "1x10" | "2x5";
+      const result = await drain(peer, producer, target, {
+        processes,
+        concurrency,
+        count: config.drainCount,
+        timeoutMs,
+        profileName: profileName(peer, `drain-${layout}-${repeat}`),
+      });
+      const runs = ((into.drainRuns ??= {})[layout] ??= []);
+      runs.push(result);
+      const median = [...runs].sort((a, b) => a.tasksPerSecond - b.tasksPerSecond)[Math.floor((runs.length - 1) / 2)]!;
+      into.drain = { ...into.drain!, [layout]: median };
+      return `${Math.round(result.tasksPerSecond)} tasks/s (${(result.durationMs / 1000).toFixed(2)} s, handled ${result.handled}), peak RSS ${result.peakRssMb.toFixed(0)} MB (${result.startedRssMb.toFixed(0)} MB once started; heap ${result.peakHeapTotalMb.toFixed(0)} MB, external ${result.peakExternalMb.toFixed(0)} MB)`;
+    },
+  });
+  const drains = Array.from({ length: config.drainRepeats }, (_, i) => [drainRun(1, 10, i + 1), drainRun(2, 5, i + 1)]).flat();
+  const all: Run[] = [
+    {
+      name: "enqueue in a transaction",
+      scenario: "enqueue",
+      async measure(_peer, producer, _target, into) {
+        const c1 = await enqueueTransaction(producer, 1, config.txSeconds);
+        const c10 = await enqueueTransaction(producer, 10, config.txSeconds);
+        into.enqueue = { c1, c10 };
+        const show = (r: typeof c1) => `c${r.concurrency}: ${Math.round(r.withEnqueue)} vs ${Math.round(r.without)} tx/s (${(r.ratio * 100).toFixed(1)} %)`;
+        return `${show(c1)}; ${show(c10)}`;
+      },
+    },
+    {
+      name: `bulk add of ${config.bulkCount}`,
+      scenario: "bulk",
+      async measure(_peer, producer, _target, into) {
+        into.bulk = await bulkAdd(producer, config.bulkCount);
+        return `${Math.round(into.bulk.tasksPerSecond)} tasks/s (runs ${into.bulk.runsMs.map((ms) => ms.toFixed(0)).join(", ")} ms)`;
+      },
+    },
+    ...drains,
+    {
+      name: `latency at ${config.latencyRate}/s`,
+      scenario: "latency",
+      async measure(peer, producer, target, into) {
+        const result = await latency(peer, producer, target, {
+          rate: config.latencyRate,
+          seconds: config.latencySeconds,
+          timeoutMs,
+          profileName: profileName(peer, "latency"),
+        });
+        into.latency = result;
+        const ms = (v: number) => v.toFixed(2);
+        return `p50 ${ms(result.p50)} p90 ${ms(result.p90)} p99 ${ms(result.p99)} max ${ms(result.max)} ms (${result.samples} samples, ${result.missing} missing, ${Math.round(result.achievedRate)}/s; harness loop delay p50 ${ms(result.harnessLoopDelayMs.p50)} p99 ${ms(result.harnessLoopDelayMs.p99)} ms)`;
+      },
+    },
+  ];
+  return all.filter((run) => config.only.includes(run.scenario));
+}

@@ -1,0 +1,100 @@
+// Scenario 4: idle workers (1 process × 10), then one enqueue per transaction at `rate` per second for `seconds`;
+// for each task, the handler's start minus the moment its transaction's commit returned, on one wall clock.
+// A one-second warm-up at the same rate comes first and is not counted.
+
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { sleep, wallMs } from "../clock.js";
+import { WorkerProcesses } from "../child/worker-processes.js";
+import type { Peer, Producer, RunTarget } from "../peers/peer.js";
+import { percentile } from "../stats.js";
+
+export interface LatencyResult {
+  rate: number;
+  seconds: number;
+  samples: number;
+  /** Tasks whose handler start was never reported. */
+  missing: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  /** The achieved enqueue rate, per second. */
+  achievedRate: number;
+  /**
+   * Event-loop delay of the harness (the app) while it enqueued, p50 / p99 in ms. Ours publishes from this event
+   * loop after each commit, so a busy app delays its wake-ups; NOTIFY-based peers are woken by the database.
+   */
+  harnessLoopDelayMs: { p50: number; p99: number };
+}
+
+const IDLE_MS = 500;
+
+export async function latency(
+  peer: Peer,
+  producer: Producer,
+  target: RunTarget,
+  options: { rate: number; seconds: number; timeoutMs: number; profileName?: string },
+): Promise<LatencyResult> {
+  const workers = await WorkerProcesses.spawn(
+    { workerModule: peer.workerModule, target, concurrency: 10, record: true },
+    { processes: 1, profileName: options.profileName, timeoutMs: options.timeoutMs },
+  );
+  try {
+    const crashed = workers.crashed();
+    await Promise.race([workers.start(), crashed]);
+    await sleep(IDLE_MS);
+    const warmup = options.rate; // one second's worth
+    const total = warmup + Math.round(options.rate * options.seconds);
+    const commits = new Array<number>(total);
+    const intervalMs = 1000 / options.rate;
+    const inflight: Promise<void>[] = [];
+    const failures: unknown[] = [];
+    const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+    loopDelay.enable();
+    const begin = wallMs();
+    let measuredFrom = 0;
+    for (let n = 0; n < total; n++) {
+      const due = begin + n * intervalMs;
+      const wait = due - wallMs();
+      if (wait > 0) await sleep(wait);
+      if (n === warmup) measuredFrom = wallMs();
+      inflight.push(
+        producer.transaction(n, true).then(
+          () => void (commits[n] = wallMs()),
+          (error: unknown) => void failures.push(error),
+        ),
+      );
+    }
+    await Promise.race([Promise.all(inflight), crashed]);
+    if (failures.length > 0) throw new Error(`${peer.name}: ${failures.length} of ${total} latency transactions failed; first: ${String(failures[0])}`);
+    const measuredMs = wallMs() - measuredFrom;
+    loopDelay.disable();
+    const deadline = wallMs() + options.timeoutMs;
+    while ((await producer.remaining()) > 0) {
+      if (wallMs() > deadline) throw new Error(`${peer.name}: latency tasks still unfinished after ${options.timeoutMs} ms`);
+      await sleep(20);
+    }
+    const [report] = await workers.stop();
+    const startOf = new Map(report!.starts);
+    const samples: number[] = [];
+    for (let n = warmup; n < total; n++) {
+      const start = startOf.get(n);
+      if (start !== undefined) samples.push(start - commits[n]!);
+    }
+    return {
+      rate: options.rate,
+      seconds: options.seconds,
+      samples: samples.length,
+      missing: total - warmup - samples.length,
+      p50: percentile(samples, 50),
+      p90: percentile(samples, 90),
+      p99: percentile(samples, 99),
+      max: Math.max(...samples),
+      achievedRate: ((total - warmup) * 1000) / measuredMs,
+      harnessLoopDelayMs: { p50: loopDelay.percentile(50) / 1e6, p99: loopDelay.percentile(99) / 1e6 },
+    };
+  } catch (error) {
+    workers.kill();
+    throw error;
+  }
+}
