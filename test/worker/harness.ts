@@ -6,7 +6,7 @@ import pg from "pg";
 import { inject } from "vitest";
 import { declareExchanges, declareQueue, topology } from "../../src/broker/topology.js";
 import { encodeWakeup } from "../../src/broker/wakeup-message.js";
-import { jsonLogger, silentLogger, taskQueue, type Logger, type TaskRegistry } from "../../src/index.js";
+import { createWorker, jsonLogger, silentLogger, taskQueue, type Logger, type TaskRegistry, type Worker, type WorkerOptions } from "../../src/index.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { testPrisma } from "../support/prisma.js";
 import { uniquePrefix } from "../support/broker.js";
@@ -41,6 +41,7 @@ export function recordingLogger(): Logger & { lines: LoggedLine[]; find(message:
 export class WorkerTestBed {
   readonly prefix = uniquePrefix();
   readonly amqpUrl = inject("amqpUrl");
+  private readonly opened: Array<() => Promise<void>> = [];
   private constructor(
     readonly database: TestDatabase,
     readonly sql: pg.Pool,
@@ -59,7 +60,26 @@ export class WorkerTestBed {
 
   /** A Prisma client with the enqueue extension on this file's database and prefix. */
   prisma<Tasks extends TaskRegistry>(tasks: Tasks, amqpUrl: string | undefined = this.amqpUrl) {
-    return testPrisma(this.url).$extends(taskQueue({ tasks, amqpUrl, amqpPrefix: this.prefix, logger: silentLogger }));
+    const client = testPrisma(this.url).$extends(taskQueue({ tasks, amqpUrl, amqpPrefix: this.prefix, logger: silentLogger }));
+    this.opened.push(async () => {
+      await client.$taskQueue.close();
+      await client.$disconnect();
+    });
+    return client;
+  }
+
+  /** Creates and starts a worker on this file's database and prefix; closeAll() stops it. */
+  async startWorker<Tasks extends TaskRegistry>(options: Omit<WorkerOptions<Tasks>, "databaseUrl" | "amqpUrl" | "amqpPrefix">): Promise<Worker> {
+    const worker = createWorker({ databaseUrl: this.url, amqpUrl: this.amqpUrl, amqpPrefix: this.prefix, ...options });
+    this.opened.unshift(() => worker.stop());
+    await worker.start();
+    return worker;
+  }
+
+  /** Stops the workers and closes the clients made here (workers first), then the bed itself. */
+  async closeAll(queues?: string[]): Promise<void> {
+    for (const close of this.opened.splice(0)) await close();
+    await this.close(queues);
   }
 
   async row(id: string): Promise<Record<string, any>> {

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTasks } from "../../src/index.js";
-import { createWorker, type Worker } from "../../src/worker/create-worker.js";
+import { type Worker } from "../../src/worker/create-worker.js";
 import { sleep } from "../fixtures/worker-tasks.js";
 import { waitUntil } from "../support/wait.js";
 import { recordingLogger, WorkerTestBed } from "./harness.js";
@@ -53,15 +53,11 @@ const logger = recordingLogger();
 beforeAll(async () => {
   bed = await WorkerTestBed.create();
   prisma = bed.prisma(tasks);
-  worker = createWorker({ tasks, databaseUrl: bed.url, amqpUrl: bed.amqpUrl, amqpPrefix: bed.prefix, prisma, logger });
-  await worker.start();
+  worker = await bed.startWorker({ tasks, prisma, logger });
 });
 
 afterAll(async () => {
-  await worker?.stop();
-  await prisma?.$taskQueue.close();
-  await prisma?.$disconnect();
-  await bed?.close();
+  await bed?.closeAll();
 });
 
 it("ignores the late result of a handler that outlived its timeout: the task stays failed", async () => {

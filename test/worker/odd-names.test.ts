@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTasks, TaskDefinitionError } from "../../src/index.js";
-import { createWorker, type Worker } from "../../src/worker/create-worker.js";
+import { type Worker } from "../../src/worker/create-worker.js";
 import { waitUntil } from "../support/wait.js";
 import { recordingLogger, WorkerTestBed } from "./harness.js";
 
@@ -33,15 +33,11 @@ beforeAll(async () => {
   bed = await WorkerTestBed.create();
   prisma = bed.prisma(tasks);
   // No polling to speak of: only the wake-ups, through the queues named after QUEUE, can start these tasks.
-  worker = createWorker({ tasks, databaseUrl: bed.url, amqpUrl: bed.amqpUrl, amqpPrefix: bed.prefix, logger, pollIntervalMs: 600_000 });
-  await worker.start();
+  worker = await bed.startWorker({ tasks, logger, pollIntervalMs: 600_000 });
 });
 
 afterAll(async () => {
-  await worker?.stop();
-  await prisma?.$taskQueue.close();
-  await prisma?.$disconnect();
-  await bed?.close(["default", QUEUE]);
+  await bed?.closeAll(["default", QUEUE]);
 });
 
 it("runs tasks whose names hold quotes, SQL, AMQP wildcards and unicode, stored and reported verbatim", async () => {

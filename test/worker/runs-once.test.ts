@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTasks } from "../../src/index.js";
-import { createWorker, type Worker } from "../../src/worker/create-worker.js";
+import { type Worker } from "../../src/worker/create-worker.js";
 import { waitUntil } from "../support/wait.js";
 import { recordingLogger, WorkerTestBed } from "./harness.js";
 
@@ -43,15 +43,11 @@ const logger = recordingLogger();
 beforeAll(async () => {
   bed = await WorkerTestBed.create();
   prisma = bed.prisma(tasks);
-  worker = createWorker({ tasks, databaseUrl: bed.url, amqpUrl: bed.amqpUrl, amqpPrefix: bed.prefix, prisma, logger, pollIntervalMs: 60_000 });
-  await worker.start();
+  worker = await bed.startWorker({ tasks, prisma, logger, pollIntervalMs: 60_000 });
 });
 
 afterAll(async () => {
-  await worker?.stop();
-  await prisma?.$taskQueue.close();
-  await prisma?.$disconnect();
-  await bed?.close();
+  await bed?.closeAll();
 });
 
 it("runs a committed task once, stores its result and marks it succeeded", async () => {

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTasks } from "../../src/index.js";
-import { createWorker, TaskLeaseLostError, TaskTimeoutError, type Worker } from "../../src/worker/create-worker.js";
+import { TaskLeaseLostError, TaskTimeoutError, type Worker } from "../../src/worker/create-worker.js";
 import { sleep } from "../fixtures/worker-tasks.js";
 import { waitUntil } from "../support/wait.js";
 import { recordingLogger, WorkerTestBed } from "./harness.js";
@@ -48,15 +48,11 @@ const logger = recordingLogger();
 beforeAll(async () => {
   bed = await WorkerTestBed.create();
   prisma = bed.prisma(tasks);
-  worker = createWorker({ tasks, databaseUrl: bed.url, amqpUrl: bed.amqpUrl, amqpPrefix: bed.prefix, logger, concurrency: 1, leaseMs: 600 });
-  await worker.start();
+  worker = await bed.startWorker({ tasks, logger, concurrency: 1, leaseMs: 600 });
 });
 
 afterAll(async () => {
-  await worker?.stop();
-  await prisma?.$taskQueue.close();
-  await prisma?.$disconnect();
-  await bed?.close();
+  await bed?.closeAll();
 });
 
 it("aborts the signal with TaskTimeoutError at timeoutMs and counts the run as a failure", async () => {

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTasks } from "../../src/index.js";
-import { createWorker, type Worker } from "../../src/worker/create-worker.js";
+import { type Worker } from "../../src/worker/create-worker.js";
 import { waitUntil } from "../support/wait.js";
 import { recordingLogger, WorkerTestBed } from "./harness.js";
 
@@ -60,16 +60,12 @@ const logger = recordingLogger();
 beforeAll(async () => {
   bed = await WorkerTestBed.create();
   prisma = bed.prisma(tasks);
-  worker = createWorker({ tasks, databaseUrl: bed.url, amqpUrl: bed.amqpUrl, amqpPrefix: bed.prefix, prisma, logger });
-  await worker.start();
+  worker = await bed.startWorker({ tasks, prisma, logger });
 });
 
 afterAll(async () => {
   proceed.resolve();
-  await worker?.stop();
-  await prisma?.$taskQueue.close();
-  await prisma?.$disconnect();
-  await bed?.close();
+  await bed?.closeAll();
 });
 
 async function reportExists(id: string): Promise<boolean> {
