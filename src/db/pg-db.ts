@@ -3,6 +3,7 @@
 
 import pg from "pg";
 import type { Db, TransactionalDb } from "./driver.js";
+import { fastTypes } from "./timestamp-parser.js";
 
 /** A pg Pool wrapped as a TransactionalDb, plus close(). */
 export interface PgDb extends TransactionalDb {
@@ -35,6 +36,7 @@ export function pgDb(connectionString: string, options: PgDbOptions = {}): PgDb 
     query_timeout: options.queryTimeoutMs ?? 60_000,
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
+    types: fastTypes,
   });
   // An idle client that loses its connection emits 'error' on the pool; without a listener that kills the process.
   pool.on("error", () => {});

@@ -28,6 +28,11 @@ export class Claimer {
     return this.batcher.add(id);
   }
 
+  /** Claims `ids` with the next batch; one outcome per id, in order. Rejects when the statement failed. */
+  claimMany(ids: string[]): Promise<ClaimByIdResult[]> {
+    return this.batcher.addMany(ids);
+  }
+
   async flush(): Promise<void> {
     await this.batcher.flush();
   }

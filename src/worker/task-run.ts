@@ -24,27 +24,55 @@ export type RunState = "running" | "finishing" | "committing" | "lost" | "releas
 
 type HandledDefinition = TaskDefinition & { handler: NonNullable<TaskDefinition["handler"]> };
 
+/** What the worker hears from a run: when its handler's part is over, and when it is settled. */
+export interface RunHooks {
+  /** The handler's part is over (returned, threw, timed out, preempted): its concurrency slot is free. Called once. */
+  handlerDone(run: TaskRun): void;
+  /** The run is settled: its outcome written, or the task lost or released. Called once. */
+  finished(run: TaskRun): void;
+}
+
 export class TaskRun {
   state: RunState = "running";
-  /** Resolves once the handler's part is over (returned, threw, timed out, preempted): its concurrency slot is free. */
-  readonly handlerDone: Promise<void>;
-  /** Resolves once the run is settled: its outcome written, or the task lost or released. */
-  readonly finished: Promise<void>;
-  private readonly controller = new AbortController();
-  private readonly logger: Logger;
+  /** True once start() ran: the run holds one of the worker's run slots. */
+  started = false;
+  /** Created on first use: most handlers never read ctx.signal, and the timeout, lease loss or shutdown set it aborted. */
+  private controller: AbortController | undefined;
+  private abortReason: unknown;
+  private ownLogger: Logger | undefined;
   private readonly startedAt = Date.now();
   private timer: NodeJS.Timeout | undefined;
-  private markFinished!: () => void;
-  private markHandlerDone!: () => void;
+  private handlerOver = false;
+  private settled = false;
+  private settledWaiters: Array<() => void> | undefined;
 
   constructor(
     readonly task: TaskRecord,
     private readonly options: ResolvedWorkerOptions,
     private readonly outcomes: OutcomeWriter,
-  ) {
-    this.finished = new Promise((resolve) => (this.markFinished = resolve));
-    this.handlerDone = new Promise((resolve) => (this.markHandlerDone = resolve));
-    this.logger = loggerWith(options.logger, { taskId: task.id, taskName: task.name, attempt: task.attempts });
+    private readonly hooks: RunHooks,
+  ) {}
+
+  /** Resolves once the run is settled: its outcome written, or the task lost or released. */
+  get finished(): Promise<void> {
+    if (this.settled) return Promise.resolve();
+    return new Promise((resolve) => (this.settledWaiters ??= []).push(resolve));
+  }
+
+  /** The handler's ctx.signal. */
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.abortReason !== undefined) this.controller.abort(this.abortReason);
+    }
+    return this.controller.signal;
+  }
+
+  /** Lines about this run, carrying the task's id, name and attempt. */
+  get logger(): Logger {
+    const { task } = this;
+    this.ownLogger ??= loggerWith(this.options.logger, { taskId: task.id, taskName: task.name, attempt: task.attempts });
+    return this.ownLogger;
   }
 
   /** True while this worker holds the task's lease and should keep extending it. */
@@ -54,6 +82,7 @@ export class TaskRun {
 
   /** Starts the handler in the background; `finished` tells when the run is over. */
   start(): void {
+    this.started = true;
     this.execute().catch(async (error: unknown) => {
       // A throwing payload schema, for example: count it as a failed run rather than leave the task running.
       this.logger.error("task run failed inside the worker", { error: errorMessage(error) });
@@ -69,7 +98,7 @@ export class TaskRun {
   preempt(kind: "lost" | "released"): boolean {
     if (!this.take(kind)) return false;
     const { task } = this;
-    this.controller.abort(kind === "lost" ? new TaskLeaseLostError(task.name, task.id) : new WorkerShutdownError(this.options.workerId, task.id));
+    this.abort(kind === "lost" ? new TaskLeaseLostError(task.name, task.id) : new WorkerShutdownError(this.options.workerId, task.id));
     if (kind === "lost") {
       this.logger.warn("task lease lost; abandoning the run without recording it", {});
       this.done();
@@ -81,16 +110,30 @@ export class TaskRun {
   done(): void {
     clearTimeout(this.timer);
     if (this.state !== "lost" && this.state !== "released") this.state = "done";
-    this.markHandlerDone();
-    this.markFinished();
+    this.endHandler();
+    if (this.settled) return;
+    this.settled = true;
+    this.hooks.finished(this);
+    if (this.settledWaiters) for (const resolve of this.settledWaiters) resolve();
   }
 
   private take(next: RunState): boolean {
     if (this.state !== "running") return false;
     this.state = next;
     clearTimeout(this.timer);
-    this.markHandlerDone();
+    this.endHandler();
     return true;
+  }
+
+  private endHandler(): void {
+    if (this.handlerOver) return;
+    this.handlerOver = true;
+    this.hooks.handlerDone(this);
+  }
+
+  private abort(reason: unknown): void {
+    this.abortReason ??= reason;
+    this.controller?.abort(reason);
   }
 
   private async execute(): Promise<void> {
@@ -100,7 +143,8 @@ export class TaskRun {
       await this.failFinally(undefined, new UnknownTaskError(task.name, options.names), "unknown-task");
       return;
     }
-    const parsed = await definition.payload.safeParseAsync(task.payload);
+    const validated = validPayload(definition, task.payload);
+    const parsed = validated instanceof Promise ? await validated : validated;
     if (!parsed.success) {
       await this.failFinally(definition, new TaskPayloadError(task.name, parsed.error.issues), "invalid-payload");
       return;
@@ -108,14 +152,7 @@ export class TaskRun {
     if (this.state !== "running") return; // released while validating
     const timeoutMs = definition.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.timer = setTimeout(() => void this.timedOut(definition, timeoutMs), timeoutMs);
-    const ctx: TaskContext = {
-      task,
-      attempt: task.attempts,
-      signal: this.controller.signal,
-      logger: this.logger,
-      prisma: options.prisma,
-      tx: undefined,
-    };
+    const ctx = contextOf(this, options.prisma);
     if (definition.transactional) await this.runInTransaction(definition, parsed.data, ctx, timeoutMs);
     else await this.runPlain(definition, parsed.data, ctx);
   }
@@ -141,8 +178,8 @@ export class TaskRun {
     try {
       await prisma.$transaction(
         async (tx) => {
-          const value = await definition.handler(payload, { ...ctx, tx });
-          if (!this.take("committing")) throw this.controller.signal.reason ?? new TaskLeaseLostError(task.name, task.id);
+          const value = await definition.handler(payload, withTransaction(ctx, tx));
+          if (!this.take("committing")) throw this.abortReason ?? new TaskLeaseLostError(task.name, task.id);
           const { json, problem } = resultJson(value);
           if (problem) this.logger.warn("task result not storable, stored null", { problem });
           const marked = await completeTasks(prismaDb(tx as never), options.table, options.workerId, [{ id: task.id, resultJson: json }]);
@@ -174,7 +211,7 @@ export class TaskRun {
   private async timedOut(definition: HandledDefinition, timeoutMs: number): Promise<void> {
     if (!this.take("finishing")) return;
     const error = new TaskTimeoutError(this.task.name, this.task.id, timeoutMs);
-    this.controller.abort(error);
+    this.abort(error);
     await this.outcomes.fail(this.task, definition, error);
     this.done();
   }
@@ -184,4 +221,53 @@ export class TaskRun {
     await this.outcomes.fail(this.task, definition, error, reason);
     this.done();
   }
+}
+
+/** The handler's context; signal and logger are made only when the handler reads them. */
+function contextOf(run: TaskRun, prisma: unknown): TaskContext {
+  return {
+    task: run.task,
+    attempt: run.task.attempts,
+    get signal() {
+      return run.signal;
+    },
+    get logger() {
+      return run.logger;
+    },
+    prisma,
+    tx: undefined,
+  };
+}
+
+/** `ctx` with the transaction of a transactional handler (the getters stay getters). */
+function withTransaction(ctx: TaskContext, tx: unknown): TaskContext {
+  return Object.defineProperties({}, { ...Object.getOwnPropertyDescriptors(ctx), tx: { value: tx, enumerable: true } }) as TaskContext;
+}
+
+type Parsed = { success: true; data: unknown } | { success: false; error: { issues: Array<{ path: PropertyKey[]; message: string }> } };
+
+/** Schemas seen to need async parsing (async refinements or transforms): they skip the synchronous try. */
+const asyncSchemas = new WeakSet<object>();
+
+/**
+ * Validates the payload synchronously when the schema allows it (no promise per task), else asynchronously. A
+ * schema with async parts throws from safeParse; so does a refinement that throws, which safeParseAsync then
+ * reports the same way it always did.
+ */
+function validPayload(definition: TaskDefinition, payload: unknown): Parsed | Promise<Parsed> {
+  const schema = definition.payload as unknown as { safeParse(value: unknown): Parsed; safeParseAsync(value: unknown): Promise<Parsed> };
+  if (!asyncSchemas.has(schema)) {
+    try {
+      return schema.safeParse(payload);
+    } catch (error) {
+      if (isAsyncParseError(error)) asyncSchemas.add(schema);
+    }
+  }
+  return schema.safeParseAsync(payload);
+}
+
+/** zod 4's $ZodAsyncError, or zod 3's "Asynchronous refinement encountered during synchronous parse". */
+function isAsyncParseError(error: unknown): boolean {
+  const { name, message } = (error ?? {}) as { name?: unknown; message?: unknown };
+  return name === "$ZodAsyncError" || (typeof message === "string" && /async/i.test(message));
 }

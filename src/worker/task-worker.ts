@@ -6,10 +6,11 @@ import type { Db } from "../db/driver.js";
 import { pgDb, type PgDb } from "../db/pg-db.js";
 import type { Logger } from "../logger.js";
 import { Publisher } from "../publishing/publisher.js";
-import type { ClaimFilter } from "../sql/claim-tasks.js";
+import type { ClaimByIdResult, ClaimFilter } from "../sql/claim-tasks.js";
 import { claimDueTasks } from "../sql/claim-due-tasks.js";
 import { releaseTasks } from "../sql/release-tasks.js";
 import { toTaskRecord, type TaskRow } from "../sql/task-row.js";
+import { ClaimBudget } from "./claim-budget.js";
 import { Claimer } from "./claimer.js";
 import { logDroppedWakeup } from "./dropped-wakeup.js";
 import { errorMessage } from "./error-text.js";
@@ -18,7 +19,7 @@ import { OutcomeWriter } from "./outcome-writer.js";
 import { Poller } from "./poller.js";
 import { Slots } from "./slots.js";
 import { checkBrokerAccess, checkDatabase } from "./start-checks.js";
-import { TaskRun } from "./task-run.js";
+import { TaskRun, type RunHooks } from "./task-run.js";
 import { WakeupConsumer } from "./wakeup-consumer.js";
 import type { ResolvedWorkerOptions } from "./worker-options.js";
 
@@ -32,8 +33,9 @@ type IdOutcome = "claimed" | "dropped" | "abandoned";
 export class TaskWorker {
   private readonly logger: Logger;
   private readonly slots: Slots;
-  /** Tasks this worker holds claimed, running or waiting for a run slot: concurrency + claimAhead. */
+  /** Tasks this worker holds claimed, running or waiting for a run slot: as many as the budget allows. */
   private readonly claims: Slots;
+  private readonly budget: ClaimBudget;
   private readonly runs = new Set<TaskRun>();
   private readonly work = new Set<Promise<unknown>>();
   private readonly stopped = new AbortController();
@@ -57,7 +59,8 @@ export class TaskWorker {
   constructor(private readonly options: ResolvedWorkerOptions) {
     this.logger = options.logger;
     this.slots = new Slots(options.concurrency);
-    this.claims = new Slots(options.concurrency + options.claimAhead);
+    this.budget = new ClaimBudget(options.concurrency, options.claimAhead);
+    this.claims = new Slots(this.budget.limit());
     this.filter = { owner: options.workerId, leaseMs: options.leaseMs, names: options.names, queues: options.queues };
   }
 
@@ -140,41 +143,72 @@ export class TaskWorker {
     return connection.model !== undefined;
   }
 
-  /** Handles the ids of one wake-up; true when the message may be acked (every id claimed or dropped). */
+  /**
+   * Handles the ids of one wake-up; true when the message may be acked (every id claimed or dropped). Takes as many
+   * claim slots as are free and claims those ids in one statement (with other wake-ups' ids of the same turn).
+   */
   private async deliver(ids: string[]): Promise<boolean> {
-    const outcomes = await Promise.all(ids.map((id) => this.claimById(id)));
-    return !outcomes.includes("abandoned");
+    const waiting = ids.length > 1 ? [...new Set(ids)] : ids;
+    const later: Array<Promise<IdOutcome>> = [];
+    let abandoned = false;
+    while (waiting.length > 0) {
+      this.claims.setLimit(this.budget.limit());
+      const taken = await this.claims.acquireUpTo(waiting.length);
+      const results = taken > 0 ? await this.claimHeld(waiting.splice(0, taken)) : undefined;
+      if (!results) {
+        abandoned = true;
+        break;
+      }
+      for (const result of results) {
+        if (result.claimed) this.launch(result.claimed, "wakeup");
+        else later.push(this.claimLater(result));
+      }
+    }
+    const outcomes = await Promise.all(later);
+    return !abandoned && !outcomes.includes("abandoned");
   }
 
-  private async claimById(id: string): Promise<IdOutcome> {
-    let retries = 0;
-    let failures = 0;
-    for (;;) {
-      if (!(await this.claims.acquire())) return "abandoned";
-      let result;
+  /** Claims `ids`, for which claim slots are held, retrying while the statement fails; undefined when stopping. */
+  private async claimHeld(ids: string[]): Promise<ClaimByIdResult[] | undefined> {
+    for (let failures = 1; ; failures++) {
       try {
-        result = await this.claimer.claim(id);
+        return await this.claimer.claimMany(ids);
       } catch (error) {
-        this.claims.release();
-        failures += 1;
-        if (failures === 1 || failures % 10 === 0) this.logger.warn("claim failed; retrying", { taskId: id, error: errorMessage(error) });
+        if (failures === 1 || failures % 10 === 0) {
+          this.logger.warn("claim failed; retrying", { taskIds: ids.slice(0, 10), tasks: ids.length, error: errorMessage(error) });
+        }
         // Claims of every waiting wake-up go out as one statement, so retrying every 2 s at most costs little; a
         // longer pause would leave the worker idle well after the database is back.
-        if (!(await this.pause(Math.min(CLAIM_FAILURE_MAX_PAUSE_MS, 100 * 2 ** failures)))) return "abandoned";
-        continue;
+        if (!(await this.pause(Math.min(CLAIM_FAILURE_MAX_PAUSE_MS, 100 * 2 ** failures)))) {
+          this.claims.release(ids.length);
+          return undefined;
+        }
       }
+    }
+  }
+
+  /**
+   * An id the claim did not take: its slot is given back, and a missing row (the message overtook the commit) or a
+   * locked one is tried again after growing pauses; anything else, or still nothing after the pauses, is dropped.
+   */
+  private async claimLater(first: ClaimByIdResult): Promise<IdOutcome> {
+    let result = first;
+    for (let retries = 0; ; ) {
       if (result.claimed) {
         this.launch(result.claimed, "wakeup");
         return "claimed";
       }
       this.claims.release();
       const transient = result.reason === "missing" || result.reason === "locked";
-      if (transient && retries < CLAIM_RETRY_DELAYS_MS.length) {
-        if (!(await this.pause(CLAIM_RETRY_DELAYS_MS[retries++]!))) return "abandoned";
-        continue;
+      if (!transient || retries === CLAIM_RETRY_DELAYS_MS.length) {
+        logDroppedWakeup(this.logger, result, this.filter);
+        return "dropped";
       }
-      logDroppedWakeup(this.logger, result, this.filter);
-      return "dropped";
+      if (!(await this.pause(CLAIM_RETRY_DELAYS_MS[retries++]!))) return "abandoned";
+      if (!(await this.claims.acquire())) return "abandoned";
+      const next = await this.claimHeld([result.id]);
+      if (!next) return "abandoned";
+      result = next[0]!;
     }
   }
 
@@ -199,18 +233,16 @@ export class TaskWorker {
 
   /** Runs a claimed task in the slot its claimer holds; frees the slot when the handler is done. */
   private launch(row: TaskRow, via: "wakeup" | "poll"): void {
-    const run = new TaskRun(toTaskRecord(row), this.options, this.outcomes);
+    const run = new TaskRun(toTaskRecord(row), this.options, this.outcomes, this.runHooks);
     this.runs.add(run);
     this.logger.info("task claimed", { taskId: run.task.id, taskName: run.task.name, attempt: run.task.attempts, via });
-    // The slots free when the handler is done, so the next claim overlaps the write of this outcome.
-    let running = false;
-    void run.handlerDone.then(() => {
-      this.claims.release();
-      if (running) this.slots.release();
-    });
-    void run.finished.then(() => this.runs.delete(run));
     if (this.stopping) {
       void this.release([run]);
+      return;
+    }
+    if (this.slots.tryAcquire(1) === 1) {
+      this.budget.started();
+      run.start();
       return;
     }
     // A task claimed ahead waits here for a run slot; the heartbeat extends its lease meanwhile.
@@ -220,10 +252,20 @@ export class TaskWorker {
         void this.release([run]);
         return;
       }
-      running = true;
+      this.budget.started();
       run.start();
     });
   }
+
+  /** The slots free when the handler is done, so the next claim overlaps the write of this outcome. */
+  private readonly runHooks: RunHooks = {
+    handlerDone: (run) => {
+      this.claims.setLimit(this.budget.limit());
+      this.claims.release();
+      if (run.started) this.slots.release();
+    },
+    finished: (run) => void this.runs.delete(run),
+  };
 
   /** Gives running tasks back to pending without using an attempt, and wakes a worker for them. */
   private async release(candidates: TaskRun[]): Promise<void> {

@@ -172,7 +172,7 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
     table: taskTable(options.table, options.schema),
     topology: topology(options.amqpPrefix, options.quorumQueues ?? false),
     concurrency: positiveInteger("concurrency", options.concurrency, 10, 1, 10_000),
-    claimAhead: positiveInteger("claimAhead", options.claimAhead, 100, 0, 100_000),
+    claimAhead: positiveInteger("claimAhead", options.claimAhead, 1000, 0, 100_000),
     leaseMs,
     pollIntervalMs: positiveInteger("pollIntervalMs", options.pollIntervalMs, 1000, 10),
     shutdownGraceMs: positiveInteger("shutdownGraceMs", options.shutdownGraceMs, 10_000, 0),

@@ -1,0 +1,85 @@
+// Drains tasks with one in-process worker of ours and prints where its statements went: how many of each kind, how
+// many rows each carried, how long they took, and how long start() took. For tuning the worker, not for the table.
+// Usage: npx tsx bench/trace-drain.ts [--count=20000] [--concurrency=10] [--options='{"claimAhead":100}']
+
+import { performance } from "node:perf_hooks";
+import { pgDb } from "../src/db/pg-db.js";
+import type { TransactionalDb } from "../src/db/driver.js";
+import { silentLogger } from "../src/index.js";
+import { createWorker, type WorkerOptions } from "../src/worker/create-worker.js";
+import { Databases } from "./databases.js";
+import { ours } from "./peers/ours.js";
+import { benchTasks } from "./peers/ours-tasks.js";
+import { sleep } from "./clock.js";
+import { resolveServices } from "../test/support/services.js";
+
+const arg = (name: string, fallback: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
+const count = Number(arg("count", "20000"));
+const concurrency = Number(arg("concurrency", "10"));
+const extra = JSON.parse(arg("options", "{}")) as Partial<WorkerOptions>;
+
+interface Kind {
+  calls: number;
+  rows: number;
+  ms: number;
+}
+
+/** Names a statement by its first words, so claims, completions and the rest are counted apart. */
+function kindOf(text: string): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  if (/^WITH locked AS/.test(flat)) return "claim by id";
+  if (/SET status = 'succeeded'/.test(flat)) return "complete";
+  if (/lease_expires_at = now\(\) \+/.test(flat) && /^UPDATE/.test(flat)) return "extend leases";
+  return flat.slice(0, 50);
+}
+
+const services = await resolveServices();
+const databases = new Databases(services.databaseUrl);
+const template = await databases.template("trace", (url) => ours.install({ databaseUrl: url, amqpUrl: "", prefix: "" }));
+const database = await databases.clone(template);
+const target = { databaseUrl: database.url, amqpUrl: services.amqpUrl, prefix: `ptq_trace_${process.pid}` };
+const producer = await ours.open(target);
+const pool = pgDb(target.databaseUrl, { max: 6 });
+if (process.argv.includes("--async-commit")) await pool.query(`ALTER DATABASE "${database.name}" SET synchronous_commit = off`, []);
+const kinds = new Map<string, Kind>();
+const db: TransactionalDb = {
+  async query<Row>(text: string, values: readonly unknown[]) {
+    const began = performance.now();
+    const rows = await pool.query<Row>(text, values);
+    const kind = kinds.get(kindOf(text)) ?? { calls: 0, rows: 0, ms: 0 };
+    kind.calls += 1;
+    kind.rows += rows.length;
+    kind.ms += performance.now() - began;
+    kinds.set(kindOf(text), kind);
+    return rows;
+  },
+  transaction: (fn) => pool.transaction(fn),
+};
+try {
+  await producer.seed(count);
+  let handled = 0;
+  const worker = createWorker({
+    tasks: benchTasks(() => void (handled += 1)),
+    db,
+    amqpUrl: target.amqpUrl,
+    amqpPrefix: target.prefix,
+    concurrency,
+    logger: silentLogger,
+    ...extra,
+  });
+  const t0 = performance.now();
+  await worker.start();
+  const started = performance.now() - t0;
+  while ((await producer.remaining()) > 0) await sleep(5);
+  const total = performance.now() - t0;
+  await worker.stop();
+  console.log(`start() ${started.toFixed(0)} ms; drained ${count} (handled ${handled}) in ${total.toFixed(0)} ms: ${Math.round((count / total) * 1000)} tasks/s`);
+  for (const [kind, k] of [...kinds].sort((a, b) => b[1].ms - a[1].ms)) {
+    console.log(`${String(k.calls).padStart(6)} × ${kind.padEnd(52)} rows/call ${(k.rows / k.calls).toFixed(1).padStart(6)}  ms/call ${(k.ms / k.calls).toFixed(2).padStart(7)}  total ${k.ms.toFixed(0)} ms`);
+  }
+} finally {
+  await producer.close();
+  await pool.close();
+  await ours.cleanup(target);
+  await databases.dropAll();
+}

@@ -1,0 +1,103 @@
+// How much a worker claims beyond what it runs: fast tasks are claimed in large batches, slow ones are not hoarded
+// (a worker holds at most about 100 ms of work beyond its run slots), and payload schemas with async refinements
+// are still validated before the handler runs.
+
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { z } from "zod";
+import type { TransactionalDb } from "../../src/db/driver.js";
+import { pgDb, type PgDb } from "../../src/db/pg-db.js";
+import { defineTasks } from "../../src/index.js";
+import { createWorker } from "../../src/worker/create-worker.js";
+import { sleep } from "../fixtures/worker-tasks.js";
+import { waitUntil } from "../support/wait.js";
+import { recordingLogger, WorkerTestBed } from "./harness.js";
+
+const tasks = defineTasks({
+  noop: { payload: z.object({ n: z.number() }), handler: async () => {} },
+  slow: { payload: z.object({ n: z.number() }), queue: "slow", handler: async () => sleep(100) },
+  checked: {
+    payload: z.object({ n: z.number() }).refine(async (value) => value.n >= 0, "n must not be negative"),
+    queue: "checked",
+    handler: async ({ n }) => n * 2,
+  },
+});
+
+let bed: WorkerTestBed;
+let prisma: ReturnType<WorkerTestBed["prisma"]>;
+let pool: PgDb;
+/** Rows returned by each claim statement the counting worker sent. */
+const claims: number[] = [];
+
+beforeAll(async () => {
+  bed = await WorkerTestBed.create();
+  prisma = bed.prisma(tasks);
+  pool = pgDb(bed.url, { max: 4 });
+});
+
+afterAll(async () => {
+  await pool?.close();
+  await bed?.closeAll(["default", "slow", "checked"]);
+});
+
+it("claims a burst of fast tasks in large batches", async () => {
+  const counting: TransactionalDb = {
+    async query(text, values) {
+      const rows = await pool.query(text, values);
+      if (/SET status = 'running'/.test(text)) claims.push(rows.length);
+      return rows as never;
+    },
+    transaction: (fn) => pool.transaction(fn),
+  };
+  const worker = createWorker({ tasks, db: counting, amqpUrl: bed.amqpUrl, amqpPrefix: bed.prefix, queues: ["default"], concurrency: 5, logger: recordingLogger() });
+  await worker.start();
+  try {
+    const created = await prisma.task.enqueueMany(Array.from({ length: 3000 }, (_, n) => ({ name: "noop" as const, payload: { n } })));
+    const ids = created.map((task) => task.id);
+    await waitUntil(
+      async () => (await bed.sql.query("SELECT count(*)::int AS n FROM tasks WHERE id = ANY($1) AND status = 'succeeded'", [ids])).rows[0].n === 3000,
+      "3,000 tasks to succeed",
+      60_000,
+    );
+  } finally {
+    await worker.stop();
+  }
+  const claimed = claims.reduce((sum, rows) => sum + rows, 0);
+  expect(claimed).toBe(3000);
+  // Without claiming ahead it would take at least 3000 / 5 = 600 claims.
+  expect(claims.length).toBeLessThan(150);
+  expect(Math.max(...claims)).toBeGreaterThan(5);
+});
+
+it("does not hoard slow tasks: it holds about its run slots' worth, the rest stays pending for other workers", async () => {
+  await bed.startWorker({ tasks, queues: ["slow"], concurrency: 2, logger: recordingLogger() });
+  const created = await prisma.task.enqueueMany(Array.from({ length: 20 }, (_, n) => ({ name: "slow" as const, payload: { n } })));
+  const ids = created.map((task) => task.id);
+  let mostRunning = 0;
+  let succeeded = 0;
+  while (succeeded < 20) {
+    const { rows } = await bed.sql.query(
+      `SELECT count(*) FILTER (WHERE status = 'running')::int AS running, count(*) FILTER (WHERE status = 'succeeded')::int AS done
+       FROM tasks WHERE id = ANY($1)`,
+      [ids],
+    );
+    mostRunning = Math.max(mostRunning, rows[0].running);
+    succeeded = rows[0].done;
+    await sleep(10);
+  }
+  // Two slots of 100 ms tasks start about 2 tasks per 100 ms, so the budget allows about 2 ahead, a few more when a
+  // measuring window catches the starts of two rounds; claimAhead's default alone would let it claim all 20.
+  expect(mostRunning).toBeGreaterThanOrEqual(2);
+  expect(mostRunning).toBeLessThanOrEqual(8);
+});
+
+it("validates a payload whose schema has an async refinement, and dead-letters a row that fails it", async () => {
+  await bed.startWorker({ tasks, queues: ["checked"], logger: recordingLogger() });
+  const good = await bed.insertTask("checked", { n: 21 }, { queue: "checked", publishedNow: true });
+  const bad = await bed.insertTask("checked", { n: -1 }, { queue: "checked", publishedNow: true });
+  await bed.wake([good, bad], "checked");
+  await waitUntil(async () => (await bed.status(good)) === "succeeded" && (await bed.status(bad)) === "dead", "both tasks to finish");
+  expect((await bed.row(good)).result).toBe(42);
+  const dead = await bed.row(bad);
+  expect(dead.attempts).toBe(1);
+  expect(dead.last_error).toContain("n must not be negative");
+});
