@@ -18,7 +18,7 @@ export function backoffDelayMs(policy: BackoffPolicy | undefined, attempt: numbe
   return Math.max(0, Math.round(Math.min(maxMs, base * spread)));
 }
 
-/** Why `policy` cannot work, or undefined when it can. Checked once when a worker is created. */
+/** Why `policy` cannot work, or undefined when it can. Checked by defineTasks(), and again when a worker is created. */
 export function backoffPolicyProblem(policy: unknown): string | undefined {
   if (policy === undefined) return undefined;
   if (typeof policy !== "object" || policy === null) return `backoff must be an object such as { baseMs: 1000 }, got ${JSON.stringify(policy)}`;

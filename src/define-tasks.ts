@@ -2,6 +2,7 @@
 // Enqueue is type-checked against it; the worker looks handlers and policies up in it.
 
 import type { input as ZodInput, output as ZodOutput, ZodType } from "zod";
+import { backoffPolicyProblem } from "./backoff.js";
 import { TaskDefinitionError } from "./errors.js";
 import type { Logger } from "./logger.js";
 import { queueNameProblem, taskNameProblem } from "./names.js";
@@ -70,13 +71,16 @@ export interface TaskDefinition<Schema extends ZodType = ZodType> {
   handler?: (payload: ZodOutput<Schema>, ctx: TaskContext) => unknown;
   /** RabbitMQ queue (and worker pool) the task goes to. Default "default". */
   queue?: string;
-  /** Runs before the task goes dead. Default 5. Overridable per enqueue. */
+  /** Runs before the task goes dead, 1 to 2,147,483,647. Default 5. Overridable per enqueue. */
   maxAttempts?: number;
-  /** Default priority; higher runs first among due tasks of a queue. Default 0. */
+  /** Default priority, -2,147,483,647 to 2,147,483,647; higher runs first among due tasks of a queue. Default 0. */
   priority?: number;
-  /** Handler time limit; past it the signal aborts and the run counts as a failure. Default 60000 ms. */
+  /**
+   * Handler time limit; past it the signal aborts and the run counts as a failure. Default 60000 ms. At most
+   * 2,147,483,647 ms (about 24.8 days; 5 s less for a transactional task), the longest a Node.js timer waits.
+   */
   timeoutMs?: number;
-  /** Retry delays. Defaults: see BackoffPolicy. */
+  /** Retry delays. Defaults: see BackoffPolicy. Checked by defineTasks() and again by createWorker(). */
   backoff?: BackoffPolicy;
   /** What the cleaner does with a task whose worker vanished: "retry" (default), "dead", or a function. */
   recovery?: "retry" | "dead" | RecoveryFunction;
@@ -125,19 +129,31 @@ function checkDefinition(name: string, definition: TaskDefinition): void {
     const problem = queueNameProblem(definition.queue);
     if (problem) throw new TaskDefinitionError(name, `queue ${problem}.`);
   }
-  positiveInteger(name, "maxAttempts", definition.maxAttempts);
-  positiveInteger(name, "timeoutMs", definition.timeoutMs);
-  if (definition.priority !== undefined && !Number.isSafeInteger(definition.priority)) {
-    throw new TaskDefinitionError(name, `priority must be an integer, got ${String(definition.priority)}.`);
+  integerInRange(name, "maxAttempts", definition.maxAttempts, 1, INT4_MAX, "enqueue writes it to an INTEGER column");
+  integerInRange(name, "priority", definition.priority, -INT4_MAX, INT4_MAX, "enqueue writes it to an INTEGER column");
+  if (definition.transactional) {
+    const why = `the Prisma transaction of a transactional task gets timeoutMs + ${TRANSACTION_TIMEOUT_EXTRA_MS} ms, and a Node.js timer waits at most ${MAX_TIMER_MS} ms`;
+    integerInRange(name, "timeoutMs", definition.timeoutMs, 1, MAX_TIMER_MS - TRANSACTION_TIMEOUT_EXTRA_MS, why);
+  } else {
+    integerInRange(name, "timeoutMs", definition.timeoutMs, 1, MAX_TIMER_MS, "a Node.js timer waits at most that long; a longer one fires at once");
   }
+  const backoffProblem = backoffPolicyProblem(definition.backoff);
+  if (backoffProblem) throw new TaskDefinitionError(name, `${backoffProblem}.`);
   const recovery = definition.recovery;
   if (recovery !== undefined && recovery !== "retry" && recovery !== "dead" && typeof recovery !== "function") {
     throw new TaskDefinitionError(name, `recovery must be "retry", "dead" or a function, got ${JSON.stringify(recovery)}.`);
   }
 }
 
-function positiveInteger(task: string, option: string, value: unknown): void {
-  if (value !== undefined && !(Number.isSafeInteger(value) && (value as number) > 0)) {
-    throw new TaskDefinitionError(task, `${option} must be a positive integer, got ${String(value)}.`);
+/** The bounds enqueue applies to maxAttempts and priority (prepareTask in enqueue/prepare.ts): the columns are INTEGER. */
+const INT4_MAX = 2 ** 31 - 1;
+/** The longest delay setTimeout honours; Node.js turns a longer one into 1 ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+/** What the worker adds to timeoutMs for the Prisma transaction of a transactional task (runInTransaction in worker/task-run.ts). */
+const TRANSACTION_TIMEOUT_EXTRA_MS = 5000;
+
+function integerInRange(task: string, option: string, value: unknown, min: number, max: number, why: string): void {
+  if (value !== undefined && !(Number.isSafeInteger(value) && (value as number) >= min && (value as number) <= max)) {
+    throw new TaskDefinitionError(task, `${option} must be an integer from ${min} to ${max} (${why}), got ${String(value)}.`);
   }
 }

@@ -1,6 +1,7 @@
 // Options of createCleaner() with their defaults and trade-offs, and their validation into a resolved form.
 // A bad option fails at construction with TaskQueueConfigError naming the option and the fix.
 
+import { amqpUrlProblem } from "../amqp-url.js";
 import type { TransactionalDb } from "../db/driver.js";
 import { taskTable, type TaskTable } from "../db/table.js";
 import type { TaskRegistry } from "../define-tasks.js";
@@ -25,15 +26,17 @@ export interface CleanerOptions<Tasks extends TaskRegistry = TaskRegistry> exten
    */
   db?: TransactionalDb;
   /**
-   * RabbitMQ URL. Default: none, and then the cleaner publishes nothing (no wake-ups, no dead-letter notifications):
-   * it still recovers leases and prunes, and workers find due tasks by polling.
+   * RabbitMQ URL (amqp:// or amqps://). Default: none, and then the cleaner publishes nothing (no wake-ups, no
+   * dead-letter notifications): it still recovers leases and prunes, and workers find due tasks by polling.
    */
   amqpUrl?: string;
   /** Handed to recovery functions (`ctx.prisma`) so they can enqueue compensating tasks. Default: none. */
   prisma?: unknown;
   /**
    * Time between sweeps, and between a follower's attempts to take the lead. Default 1000 ms. Shorter makes delayed
-   * tasks and recoveries more punctual and takeover faster, at the cost of more (cheap, indexed) queries.
+   * tasks and recoveries more punctual and takeover faster, at the cost of more (cheap, indexed) queries. At most
+   * 214,748,364 ms (about 2.5 days): the leader lock's timers and its idle_session_timeout (10 × intervalMs) must stay
+   * within 2,147,483,647 ms, the longest a Node.js timer waits and PostgreSQL accepts.
    */
   intervalMs?: number;
   /**
@@ -88,6 +91,13 @@ export interface ResolvedCleanerOptions {
 }
 
 const DAY_MS = 24 * 3600 * 1000;
+/** The longest delay setTimeout honours (a longer one fires after 1 ms), and the largest idle_session_timeout PostgreSQL takes. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+/**
+ * The largest intervalMs whose derived leader-election timings (electionTiming: timers of up to 3 × intervalMs and an
+ * idle_session_timeout of 10 × intervalMs) all stay within MAX_TIMER_MS.
+ */
+export const MAX_INTERVAL_MS = Math.floor(MAX_TIMER_MS / 10);
 
 export function resolveCleanerOptions(options: CleanerOptions): ResolvedCleanerOptions {
   if (typeof options !== "object" || options === null) {
@@ -100,7 +110,10 @@ export function resolveCleanerOptions(options: CleanerOptions): ResolvedCleanerO
     throw new TaskQueueConfigError("databaseUrl", "the cleaner needs a database: pass databaseUrl (or db, e.g. pgDb(url)).");
   }
   optionalString("databaseUrl", options.databaseUrl);
-  optionalString("amqpUrl", options.amqpUrl);
+  if (options.amqpUrl !== undefined) {
+    const problem = amqpUrlProblem(options.amqpUrl);
+    if (problem) throw new TaskQueueConfigError("amqpUrl", `${problem}.`);
+  }
   const table = taskTable(options.table, options.schema);
   return {
     tasks: options.tasks,
@@ -110,7 +123,10 @@ export function resolveCleanerOptions(options: CleanerOptions): ResolvedCleanerO
     prisma: options.prisma,
     table,
     topology: topology(options.amqpPrefix, options.quorumQueues ?? false),
-    intervalMs: integer("intervalMs", options.intervalMs, 1000, 1),
+    intervalMs: integer("intervalMs", options.intervalMs, 1000, 1, {
+      max: MAX_INTERVAL_MS,
+      why: `the leader lock's timers and idle_session_timeout, up to 10 × intervalMs, must fit in ${MAX_TIMER_MS} ms`,
+    }),
     republishAfterMs: integer("republishAfterMs", options.republishAfterMs, 30_000, 0),
     unpublishedGraceMs: integer("unpublishedGraceMs", options.unpublishedGraceMs, 2000, 0),
     batchSize: integer("batchSize", options.batchSize, 1000, 1),
@@ -120,10 +136,11 @@ export function resolveCleanerOptions(options: CleanerOptions): ResolvedCleanerO
   };
 }
 
-function integer(option: string, value: unknown, fallback: number, min: number): number {
+function integer(option: string, value: unknown, fallback: number, min: number, upper?: { max: number; why: string }): number {
   if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min) {
-    throw new TaskQueueConfigError(option, `must be an integer of at least ${min}, got ${JSON.stringify(value)}.`);
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min || (upper !== undefined && value > upper.max)) {
+    const range = upper === undefined ? `of at least ${min}` : `from ${min} to ${upper.max} (${upper.why})`;
+    throw new TaskQueueConfigError(option, `must be an integer ${range}, got ${JSON.stringify(value)}.`);
   }
   return value;
 }

@@ -53,7 +53,8 @@ it("rejects bad options with a message naming the option and the fix", () => {
     'Invalid option "amqpUrl": must be an AMQP URL such as amqp://guest:guest@127.0.0.1:5672, got "localhost:5672".',
   );
   expect(configError({ table: "tasks; drop" }).code).toBe("TASK_QUEUE_CONFIG_INVALID");
-  const backoff = defineTasks({ b: { payload: z.object({}), backoff: { factor: 0.5 }, handler: async () => {} } });
+  // defineTasks() refuses this backoff too; createWorker() checks again for a registry built without it.
+  const backoff = { b: { payload: z.object({}), backoff: { factor: 0.5 }, handler: async () => {} } };
   expect(configError({ tasks: backoff }).message).toBe('Invalid option "tasks": task "b": backoff.factor must be a number ≥ 1, got 0.5.');
   const transactional = defineTasks({ t: { payload: z.object({}), transactional: true, handler: async () => {} } });
   expect(configError({ tasks: transactional }).message).toBe(
