@@ -1,7 +1,9 @@
 // Drains tasks with one in-process worker of ours and prints where its statements went: how many of each kind, how
 // many rows each carried, how long they took, and how long start() took. For tuning the worker, not for the table.
-// Usage: npx tsx bench/trace-drain.ts [--count=20000] [--concurrency=10] [--options='{"claimAhead":100}']
+// Usage: npx tsx bench/trace-drain.ts [--count=20000] [--concurrency=10] [--options='{"claimAhead":100}'] [--allocations]
+// --allocations samples every allocation during the drain (collected ones included) and prints the largest sites.
 
+import { Session } from "node:inspector/promises";
 import { performance } from "node:perf_hooks";
 import { pgDb } from "../src/db/pg-db.js";
 import type { TransactionalDb } from "../src/db/driver.js";
@@ -67,11 +69,25 @@ try {
     logger: silentLogger,
     ...extra,
   });
+  const session = process.argv.includes("--allocations") ? new Session() : undefined;
+  if (session) {
+    session.connect();
+    await session.post("HeapProfiler.startSampling", {
+      samplingInterval: 4096,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    } as object);
+  }
   const t0 = performance.now();
   await worker.start();
   const started = performance.now() - t0;
   while ((await producer.remaining()) > 0) await sleep(5);
   const total = performance.now() - t0;
+  if (session) {
+    const { profile } = (await session.post("HeapProfiler.stopSampling")) as { profile: { head: AllocationNode } };
+    session.disconnect();
+    printAllocations(profile.head, count);
+  }
   await worker.stop();
   console.log(`start() ${started.toFixed(0)} ms; drained ${count} (handled ${handled}) in ${total.toFixed(0)} ms: ${Math.round((count / total) * 1000)} tasks/s`);
   for (const [kind, k] of [...kinds].sort((a, b) => b[1].ms - a[1].ms)) {
@@ -82,4 +98,32 @@ try {
   await pool.close();
   await ours.cleanup(target);
   await databases.dropAll();
+}
+
+interface AllocationNode {
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  selfSize: number;
+  children: AllocationNode[];
+}
+
+/** The largest allocation sites (function and its caller), in bytes per task. */
+function printAllocations(head: AllocationNode, tasks: number): void {
+  const sites = new Map<string, number>();
+  let total = 0;
+  const name = (node: AllocationNode) =>
+    `${node.callFrame.functionName || "(anonymous)"} ${node.callFrame.url.replace(/^.*\/(node_modules\/)?/, "")}:${node.callFrame.lineNumber + 1}`;
+  const walk = (node: AllocationNode, caller: string) => {
+    const here = name(node);
+    if (node.selfSize > 0) {
+      total += node.selfSize;
+      const site = `${here} < ${caller}`;
+      sites.set(site, (sites.get(site) ?? 0) + node.selfSize);
+    }
+    for (const child of node.children) walk(child, here);
+  };
+  walk(head, "");
+  console.log(`allocated during the drain: ${(total / 1e6).toFixed(1)} MB, ${Math.round(total / tasks)} bytes per task`);
+  for (const [site, bytes] of [...sites].sort((a, b) => b[1] - a[1]).slice(0, 30)) {
+    console.log(`${String(Math.round(bytes / tasks)).padStart(6)} B/task  ${site}`);
+  }
 }

@@ -56,7 +56,7 @@ export async function checkDatabase(db: Db, table: TaskTable, url: string | unde
 export async function checkBrokerAccess(url: string, timeoutMs = 2000): Promise<void> {
   let model: amqp.ChannelModel | undefined;
   try {
-    model = await amqp.connect(url, { timeout: timeoutMs });
+    model = await amqp.connect(url, { timeout: timeoutMs, noDelay: true });
   } catch (error) {
     const message = (error as Error)?.message ?? String(error);
     let advice: string | undefined;

@@ -43,7 +43,8 @@ export class StatementBatcher<Item, Result> {
   }
 
   private async drain(): Promise<void> {
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    // Items added in this turn's remaining microtasks join the first batch; later ones queue behind the statement.
+    for (let hop = 0; hop < 4; hop++) await undefined;
     while (this.queue.length > 0) {
       const batch = this.take();
       const items: Item[] = [];

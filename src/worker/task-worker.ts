@@ -89,9 +89,13 @@ export class TaskWorker {
     this.db = options.db ?? (this.ownDb = pgDb(options.databaseUrl!, { max: 6, applicationName: "task-runner worker" }));
     try {
       // Nothing else is opened, and no timer runs, until wrong credentials or a missing table are ruled out.
-      const unreachable = await checkDatabase(this.db, options.table, options.db ? undefined : options.databaseUrl);
-      if (unreachable) this.logger.warn("database unreachable at start; the worker keeps trying", { error: unreachable });
-      if (options.amqpUrl) await checkBrokerAccess(options.amqpUrl);
+      const [database, broker] = await Promise.allSettled([
+        checkDatabase(this.db, options.table, options.db ? undefined : options.databaseUrl),
+        options.amqpUrl ? checkBrokerAccess(options.amqpUrl) : undefined,
+      ]);
+      if (database.status === "rejected") throw database.reason;
+      if (broker.status === "rejected") throw broker.reason;
+      if (database.value) this.logger.warn("database unreachable at start; the worker keeps trying", { error: database.value });
     } catch (error) {
       await this.ownDb?.close().catch(() => {});
       throw error;

@@ -13,6 +13,7 @@ import { TaskQueueConfigError } from "../errors.js";
 import { jsonLogger, type Logger } from "../logger.js";
 import { queueNameProblem } from "../names.js";
 import type { NamingOptions } from "../naming-options.js";
+import { amqpUrlProblem } from "../amqp-url.js";
 
 /** Options of createWorker(). */
 export interface WorkerOptions<Tasks extends TaskRegistry = TaskRegistry> extends NamingOptions {
@@ -135,9 +136,8 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
   if (options.databaseUrl !== undefined && (typeof options.databaseUrl !== "string" || options.databaseUrl === "")) {
     throw new TaskQueueConfigError("databaseUrl", `must be a PostgreSQL URL such as postgresql://user@host/db, got ${JSON.stringify(options.databaseUrl)}.`);
   }
-  if (options.amqpUrl !== undefined && (typeof options.amqpUrl !== "string" || !/^amqps?:\/\//.test(options.amqpUrl))) {
-    throw new TaskQueueConfigError("amqpUrl", `must be an AMQP URL such as amqp://guest:guest@127.0.0.1:5672, got ${JSON.stringify(options.amqpUrl)}.`);
-  }
+  const amqpProblem = options.amqpUrl === undefined ? undefined : amqpUrlProblem(options.amqpUrl);
+  if (amqpProblem) throw new TaskQueueConfigError("amqpUrl", `${amqpProblem}.`);
   const queues = options.queues ?? [...new Set([...handled.values()].map((d) => d.queue ?? DEFAULT_QUEUE))];
   if (!Array.isArray(queues) || queues.length === 0) {
     throw new TaskQueueConfigError("queues", `must be a non-empty array of queue names, got ${JSON.stringify(options.queues)}.`);

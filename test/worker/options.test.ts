@@ -50,7 +50,7 @@ it("rejects bad options with a message naming the option and the fix", () => {
   expect(configError({ leaseMs: 1.5 }).message).toBe('Invalid option "leaseMs": must be an integer from 100 to 2147483647, got 1.5.');
   expect(configError({ queues: ["bad queue"] }).message).toContain('Invalid option "queues": "bad queue" is not a queue name');
   expect(configError({ amqpUrl: "localhost:5672" }).message).toBe(
-    'Invalid option "amqpUrl": must be an AMQP URL such as amqp://guest:guest@127.0.0.1:5672, got "localhost:5672".',
+    'Invalid option "amqpUrl": must be an AMQP URL (amqp:// or amqps://) such as amqp://guest:guest@127.0.0.1:5672, got "localhost:5672".',
   );
   expect(configError({ table: "tasks; drop" }).code).toBe("TASK_QUEUE_CONFIG_INVALID");
   // defineTasks() refuses this backoff too; createWorker() checks again for a registry built without it.
