@@ -51,12 +51,22 @@ export class OutcomeWriter {
   }
 
   /** Marks the task succeeded with `value` as its result. False when the lease was lost (or the write gave up). */
-  async succeed(task: TaskRecord, value: unknown, startedAt: number): Promise<boolean> {
+  succeed(task: TaskRecord, value: unknown, startedAt: number): Promise<boolean> {
     const { json, problem } = resultJson(value);
+    if (problem) this.options.logger.warn("task result not storable, stored null", { taskId: task.id, taskName: task.name, problem });
+    const completion: Completion = { id: task.id, resultJson: json };
+    // The first write on the happy path is a plain promise chain: one success per task, thousands a second.
+    return this.successes.add(completion).then(
+      (marked) => this.succeeded(task, marked, false, startedAt),
+      async (error: unknown) => {
+        const { value: marked, retried } = await this.persist(task, "success", () => this.successes.add(completion), error);
+        return marked !== GAVE_UP && this.succeeded(task, marked, retried, startedAt);
+      },
+    );
+  }
+
+  private succeeded(task: TaskRecord, marked: boolean, retried: boolean, startedAt: number): boolean {
     const log = this.options.logger;
-    if (problem) log.warn("task result not storable, stored null", { taskId: task.id, taskName: task.name, problem });
-    const { value: marked, retried } = await this.persist(task, "success", () => this.successes.add({ id: task.id, resultJson: json }));
-    if (marked === GAVE_UP) return false;
     if (marked) {
       log.info("task succeeded", { taskId: task.id, taskName: task.name, attempt: task.attempts, durationMs: Date.now() - startedAt });
     } else if (retried) {
@@ -128,12 +138,19 @@ export class OutcomeWriter {
   /**
    * Runs `write` until it succeeds or the lease would have expired; GAVE_UP (logged) when it gave up. `retried` tells
    * that an earlier try failed: that try may have committed before its connection dropped, so a guarded write that
-   * then changes nothing most likely found its own earlier write, not a lost lease.
+   * then changes nothing most likely found its own earlier write, not a lost lease. `firstError`: the caller's own
+   * first try already failed with it, so this starts with the pause before the second.
    */
-  private async persist<T>(task: TaskRecord, what: string, write: () => Promise<T>): Promise<{ value: T | typeof GAVE_UP; retried: boolean }> {
+  private async persist<T>(
+    task: TaskRecord,
+    what: string,
+    write: () => Promise<T>,
+    firstError?: unknown,
+  ): Promise<{ value: T | typeof GAVE_UP; retried: boolean }> {
     const deadline = Date.now() + this.options.leaseMs;
     for (let attempt = 1; ; attempt++) {
       try {
+        if (attempt === 1 && firstError !== undefined) throw firstError;
         return { value: await write(), retried: attempt > 1 };
       } catch (error) {
         const fields = { taskId: task.id, taskName: task.name, error: errorMessage(error) };

@@ -83,13 +83,28 @@ export class TaskRun {
   /** Starts the handler in the background; `finished` tells when the run is over. */
   start(): void {
     this.started = true;
-    this.execute().catch(async (error: unknown) => {
-      // A throwing payload schema, for example: count it as a failed run rather than leave the task running.
-      this.logger.error("task run failed inside the worker", { error: errorMessage(error) });
-      if (this.take("finishing")) await this.outcomes.fail(this.task, this.options.handled.get(this.task.name), error).catch(() => undefined);
-      this.done();
-    });
+    try {
+      this.begin();
+    } catch (error) {
+      this.crashed(error);
+    }
   }
+
+  /** A throwing payload schema, for example: count it as a failed run rather than leave the task running. */
+  private crashed(error: unknown): void {
+    this.logger.error("task run failed inside the worker", { error: errorMessage(error) });
+    if (!this.take("finishing")) {
+      this.done();
+      return;
+    }
+    this.outcomes.fail(this.task, this.options.handled.get(this.task.name), error).then(this.doneNow, this.doneAfterError);
+  }
+
+  private readonly doneNow = () => this.done();
+  private readonly doneAfterError = (error: unknown) => {
+    this.logger.error("task run failed inside the worker", { error: errorMessage(error) });
+    this.done();
+  };
 
   /**
    * Ends a run that is still running: "lost" when the heartbeat found another owner, "released" when the worker
@@ -136,40 +151,61 @@ export class TaskRun {
     this.controller?.abort(reason);
   }
 
-  private async execute(): Promise<void> {
+  // The happy path of a plain handler runs on callbacks, not async functions: a drain starts thousands of runs a
+  // second, and every suspended async frame is garbage to collect.
+  private begin(): void {
     const { task, options } = this;
     const definition = options.handled.get(task.name);
     if (!definition) {
-      await this.failFinally(undefined, new UnknownTaskError(task.name, options.names), "unknown-task");
+      this.failFinally(undefined, new UnknownTaskError(task.name, options.names), "unknown-task").catch(this.doneAfterError);
       return;
     }
     const validated = validPayload(definition, task.payload);
-    const parsed = validated instanceof Promise ? await validated : validated;
+    if (validated instanceof Promise) {
+      validated.then((parsed) => this.validated(definition as HandledDefinition, parsed)).catch((error: unknown) => this.crashed(error));
+    } else {
+      this.validated(definition as HandledDefinition, validated);
+    }
+  }
+
+  private validated(definition: HandledDefinition, parsed: Parsed): void {
     if (!parsed.success) {
-      await this.failFinally(definition, new TaskPayloadError(task.name, parsed.error.issues), "invalid-payload");
+      this.failFinally(definition, new TaskPayloadError(this.task.name, parsed.error.issues), "invalid-payload").catch(this.doneAfterError);
       return;
     }
     if (this.state !== "running") return; // released while validating
     const timeoutMs = definition.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.timer = setTimeout(() => void this.timedOut(definition, timeoutMs), timeoutMs);
-    const ctx = contextOf(this, options.prisma);
-    if (definition.transactional) await this.runInTransaction(definition, parsed.data, ctx, timeoutMs);
-    else await this.runPlain(definition, parsed.data, ctx);
-  }
-
-  private async runPlain(definition: HandledDefinition, payload: unknown, ctx: TaskContext): Promise<void> {
-    let value: unknown;
-    try {
-      value = await definition.handler(payload, ctx);
-    } catch (error) {
-      if (!this.take("finishing")) return; // settled by timeout, lease loss or shutdown: the late outcome is ignored
-      await this.outcomes.fail(this.task, definition, error);
-      this.done();
+    this.timer = setTimeout(timedOut, timeoutMs, this, definition, timeoutMs);
+    const ctx = contextOf(this, this.options.prisma);
+    if (definition.transactional) {
+      this.runInTransaction(definition, parsed.data, ctx, timeoutMs).catch((error: unknown) => this.crashed(error));
       return;
     }
+    let value: unknown;
+    try {
+      value = definition.handler(parsed.data, ctx);
+    } catch (error) {
+      this.handlerFailed(definition, error);
+      return;
+    }
+    if (isThenable(value)) {
+      value.then(
+        (resolved) => this.handlerReturned(resolved),
+        (error: unknown) => this.handlerFailed(definition, error),
+      );
+    } else {
+      this.handlerReturned(value);
+    }
+  }
+
+  private handlerReturned(value: unknown): void {
+    if (!this.take("finishing")) return; // settled by timeout, lease loss or shutdown: the late outcome is ignored
+    this.outcomes.succeed(this.task, value, this.startedAt).then(this.doneNow, this.doneAfterError);
+  }
+
+  private handlerFailed(definition: HandledDefinition, error: unknown): void {
     if (!this.take("finishing")) return;
-    await this.outcomes.succeed(this.task, value, this.startedAt);
-    this.done();
+    this.outcomes.fail(this.task, definition, error).then(this.doneNow, this.doneAfterError);
   }
 
   private async runInTransaction(definition: HandledDefinition, payload: unknown, ctx: TaskContext, timeoutMs: number): Promise<void> {
@@ -208,7 +244,8 @@ export class TaskRun {
     this.done();
   }
 
-  private async timedOut(definition: HandledDefinition, timeoutMs: number): Promise<void> {
+  /** The handler outlived its timeoutMs (called by the run's timer). */
+  async timedOut(definition: HandledDefinition, timeoutMs: number): Promise<void> {
     if (!this.take("finishing")) return;
     const error = new TaskTimeoutError(this.task.name, this.task.id, timeoutMs);
     this.abort(error);
@@ -221,6 +258,14 @@ export class TaskRun {
     await this.outcomes.fail(this.task, definition, error, reason);
     this.done();
   }
+}
+
+function timedOut(run: TaskRun, definition: HandledDefinition, timeoutMs: number): void {
+  void run.timedOut(definition, timeoutMs);
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null)?.then === "function";
 }
 
 /** The handler's context; signal and logger are made only when the handler reads them. */
