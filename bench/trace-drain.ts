@@ -45,9 +45,9 @@ const pool = pgDb(target.databaseUrl, { max: 6 });
 if (process.argv.includes("--async-commit")) await pool.query(`ALTER DATABASE "${database.name}" SET synchronous_commit = off`, []);
 const kinds = new Map<string, Kind>();
 const db: TransactionalDb = {
-  async query<Row>(text: string, values: readonly unknown[]) {
+  async query<Row>(text: string, values: readonly unknown[], name?: string) {
     const began = performance.now();
-    const rows = await pool.query<Row>(text, values);
+    const rows = await pool.query<Row>(text, values, name);
     const kind = kinds.get(kindOf(text)) ?? { calls: 0, rows: 0, ms: 0 };
     kind.calls += 1;
     kind.rows += rows.length;

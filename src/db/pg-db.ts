@@ -1,6 +1,7 @@
 // The pg implementation of the database seam, used by the worker, the cleaner and the CLI.
 // A pool for statements; transaction() checks out one client for BEGIN … COMMIT.
 
+import { createHash } from "node:crypto";
 import pg from "pg";
 import type { Db, TransactionalDb } from "./driver.js";
 import { fastTypes } from "./timestamp-parser.js";
@@ -19,6 +20,11 @@ export interface PgDbOptions {
   applicationName?: string;
   /** Give up opening a connection after this long, in ms. Default 10000; without a limit a dead server hangs the caller. */
   connectTimeoutMs?: number;
+  /**
+   * Prepare the statements the caller names, once per connection, so the server parses and plans them once. Default
+   * true. Turn it off behind a pooler that cannot keep prepared statements (PgBouncer before 1.21 in transaction mode).
+   */
+  preparedStatements?: boolean;
   /**
    * Client-side limit on one statement, in ms. Default 60000. It also ends the wait on a half-open connection (one whose
    * peer vanished without a reset), which TCP alone may not notice for minutes.
@@ -40,18 +46,21 @@ export function pgDb(connectionString: string, options: PgDbOptions = {}): PgDb 
   });
   // An idle client that loses its connection emits 'error' on the pool; without a listener that kills the process.
   pool.on("error", () => {});
+  const prepared = options.preparedStatements ?? true;
+  const names = new StatementNames();
+  const config = (text: string, values: readonly unknown[], name: string | undefined) =>
+    prepared && name ? { name: names.of(name, text), text, values: values as unknown[] } : { text, values: values as unknown[] };
   return {
     pool,
-    query: async <Row>(text: string, values: readonly unknown[]) =>
-      (await pool.query(text, values as unknown[])).rows as Row[],
+    query: async <Row>(text: string, values: readonly unknown[], name?: string) => (await pool.query(config(text, values, name))).rows as Row[],
     async transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
       const client = await pool.connect();
       let broken: Error | undefined;
       try {
         await client.query("BEGIN");
         const result = await fn({
-          query: async <Row>(text: string, values: readonly unknown[]) =>
-            (await client.query(text, values as unknown[])).rows as Row[],
+          query: async <Row>(text: string, values: readonly unknown[], name?: string) =>
+            (await client.query(config(text, values, name))).rows as Row[],
         });
         await client.query("COMMIT");
         return result;
@@ -66,4 +75,21 @@ export function pgDb(connectionString: string, options: PgDbOptions = {}): PgDb 
     },
     close: () => pool.end(),
   };
+}
+
+/**
+ * Server-side names of prepared statements: the caller's name plus a hash of the text, so two texts under one name
+ * (two task tables on one server, say) never collide on a connection.
+ */
+class StatementNames {
+  private readonly byText = new Map<string, string>();
+
+  of(name: string, text: string): string {
+    let full = this.byText.get(text);
+    if (full === undefined) {
+      full = `${name}_${createHash("sha1").update(text).digest("hex").slice(0, 12)}`;
+      this.byText.set(text, full);
+    }
+    return full;
+  }
 }

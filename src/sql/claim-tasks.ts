@@ -55,6 +55,7 @@ export async function claimTasksByIds(db: Db, table: TaskTable, ids: readonly st
        AND locked.name = ANY($2::text[]) AND locked.queue = ANY($3::text[])
      RETURNING ${taskColumns("t")}`,
     [unique, filter.names, filter.queues, filter.owner, Math.round(filter.leaseMs)],
+    "ptq_claim_by_id",
   );
   const byId = new Map(claimed.map((row) => [row.id, row]));
   const rest = unique.filter((id) => !byId.has(id));

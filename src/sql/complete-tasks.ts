@@ -29,6 +29,7 @@ export async function completeTasks(db: Db, table: TaskTable, owner: string, com
      WHERE t.id = ANY($3::uuid[]) AND t.id = r.id AND t.lease_owner = $2
      RETURNING t.id::text AS id`,
     [param, owner, completions.map((c) => c.id)],
+    "ptq_complete",
   );
   return rows.map((row) => row.id);
 }

@@ -32,5 +32,6 @@ export function extendLeases(db: Db, table: TaskTable, owner: string, ids: reado
      LEFT JOIN extended ON extended.id = input.id
      LEFT JOIN ${t} seen ON seen.id = input.id`,
     [ids, owner, Math.round(leaseMs)],
+    "ptq_extend_leases",
   );
 }

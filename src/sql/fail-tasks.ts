@@ -48,5 +48,6 @@ export function failTasks(db: Db, table: TaskTable, owner: string, failures: rea
      WHERE t.id = d.id AND t.lease_owner = $2 AND t.status = 'running'
      RETURNING t.id::text AS id, t.name, t.queue, t.status, t.attempts, t.last_error, d.dead_reason AS reason`,
     [JSON.stringify(failures.map((f) => ({ id: f.id, error: f.error, delay_ms: Math.round(f.delayMs), final_reason: f.finalReason }))), owner],
+    "ptq_fail",
   );
 }

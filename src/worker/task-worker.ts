@@ -86,7 +86,11 @@ export class TaskWorker {
 
   private async boot(): Promise<void> {
     const { options } = this;
-    this.db = options.db ?? (this.ownDb = pgDb(options.databaseUrl!, { max: 6, applicationName: "task-runner worker" }));
+    this.db = options.db ?? (this.ownDb = pgDb(options.databaseUrl!, {
+      max: 6,
+      applicationName: "task-runner worker",
+      preparedStatements: options.preparedStatements,
+    }));
     try {
       // Nothing else is opened, and no timer runs, until wrong credentials or a missing table are ruled out.
       const [database, broker] = await Promise.allSettled([

@@ -67,6 +67,12 @@ export interface WorkerOptions<Tasks extends TaskRegistry = TaskRegistry> extend
    */
   leaseMs?: number;
   /**
+   * Prepare the worker's frequent statements (claim, complete, fail, extend leases) once per connection, so the
+   * server parses and plans them once instead of at every call. Default true. Set false behind a pooler that cannot
+   * keep prepared statements across transactions (PgBouncer before 1.21 in transaction mode). Ignored with `db`.
+   */
+  preparedStatements?: boolean;
+  /**
    * How often to poll the database for due tasks while the broker is unreachable (or without amqpUrl), in ms.
    * Default 1000. Shorter means less delay without the broker, and more queries from every worker.
    */
@@ -99,6 +105,7 @@ export interface ResolvedWorkerOptions {
   claimAhead: number;
   leaseMs: number;
   pollIntervalMs: number;
+  preparedStatements: boolean;
   shutdownGraceMs: number;
   workerId: string;
   logger: Logger;
@@ -174,10 +181,17 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
     claimAhead: positiveInteger("claimAhead", options.claimAhead, 1000, 0, 100_000),
     leaseMs,
     pollIntervalMs: positiveInteger("pollIntervalMs", options.pollIntervalMs, 1000, 10),
+    preparedStatements: flag("preparedStatements", options.preparedStatements, true),
     shutdownGraceMs: positiveInteger("shutdownGraceMs", options.shutdownGraceMs, 10_000, 0),
     workerId,
     logger: options.logger ?? jsonLogger(),
   };
+}
+
+function flag(option: string, value: unknown, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== "boolean") throw new TaskQueueConfigError(option, `must be true or false, got ${JSON.stringify(value)}.`);
+  return value;
 }
 
 function hasTransaction(prisma: unknown): boolean {
