@@ -3,9 +3,10 @@
 // $transaction publishes after the commit.
 
 import type { TaskTable } from "../db/table.js";
-import { insertTasksParam, insertTasksSql, selectTasksByKeys, type InsertedTaskRow } from "../sql/insert-tasks.js";
+import { selectTasksByKeys, type InsertedTaskRow } from "../sql/insert-tasks.js";
 import { prismaDb, type PrismaRawClient } from "../db/prisma-db.js";
 import { toEnqueuedTask, wakeupsOf, type EnqueuedTask } from "./enqueued-task.js";
+import { insertStatement } from "./insert-statement.js";
 import type { PreparedTask } from "./prepare.js";
 import type { TransactionScopes, Wakeup } from "./transaction-scopes.js";
 
@@ -21,8 +22,11 @@ export interface EnqueueCore {
   publishes: boolean;
 }
 
-/** The promises enqueue made, with whether each stands for one task, so a batch $transaction can find their results. */
-const batchItems = new WeakMap<object, { single: boolean }>();
+/**
+ * The promises enqueue made, with whether each stands for one task and how to read its statement's result, so a batch
+ * $transaction can find their results.
+ */
+const batchItems = new WeakMap<object, { single: boolean; rowsOf(result: readonly unknown[]): InsertedTaskRow[] }>();
 
 /**
  * Builds the promise for inserting `rows` through `client`. `single` makes it resolve to one EnqueuedTask
@@ -30,13 +34,14 @@ const batchItems = new WeakMap<object, { single: boolean }>();
  */
 export function enqueuePromise(core: EnqueueCore, client: PrismaRawClient, rows: PreparedTask[], single: boolean) {
   const placement = core.scopes.placement(client);
-  const raw = client.$queryRawUnsafe<InsertedTaskRow[]>(insertTasksSql(core.table), insertTasksParam(rows), core.publishes) as PromiseLike<
-    InsertedTaskRow[]
-  > & { requestTransaction(batch: unknown): PromiseLike<InsertedTaskRow[]> };
+  const statement = insertStatement(core.table, rows, core.publishes);
+  const raw = client.$queryRawUnsafe<unknown[]>(statement.sql, ...statement.params) as PromiseLike<unknown[]> & {
+    requestTransaction(batch: unknown): PromiseLike<unknown[]>;
+  };
   let run: Promise<unknown> | undefined;
   const start = () =>
-    (run ??= Promise.resolve(raw).then(async (inserted) => {
-      const complete = await completeRows(core, client, inserted);
+    (run ??= Promise.resolve(raw).then(async (result) => {
+      const complete = await completeRows(core, client, statement.rowsOf(result));
       const wakeups = wakeupsOf(complete);
       if (placement.kind === "autocommit") core.publish(wakeups);
       else if (placement.kind === "transaction") placement.scope.wakeups.push(...wakeups);
@@ -51,7 +56,7 @@ export function enqueuePromise(core: EnqueueCore, client: PrismaRawClient, rows:
     requestTransaction: (batch: unknown) => raw.requestTransaction(batch),
     [Symbol.toStringTag]: "PrismaPromise",
   };
-  batchItems.set(promise, { single });
+  batchItems.set(promise, { single, rowsOf: statement.rowsOf });
   return promise;
 }
 
@@ -66,7 +71,7 @@ export async function settleBatch(
   for (let index = 0; index < items.length; index++) {
     const item = typeof items[index] === "object" && items[index] !== null ? batchItems.get(items[index] as object) : undefined;
     if (!item) continue;
-    const complete = await completeRows(core, client, results[index] as InsertedTaskRow[]);
+    const complete = await completeRows(core, client, item.rowsOf(results[index] as unknown[]));
     wakeups.push(...wakeupsOf(complete));
     const tasks = complete.map(toEnqueuedTask);
     results[index] = item.single ? tasks[0] : tasks;

@@ -22,6 +22,11 @@ export interface InsertedTaskRow {
  * The insert statement. `$1` is the JSON array built by insertTasksParam; `$2` says whether the caller will publish
  * the due tasks' wake-ups after commit: then their published_at is set now (optimistically, so the happy path costs no
  * second statement) and a failed publish clears it again (markUnpublished).
+ * The existing-key lookup is a LATERAL subquery with LIMIT 1 (keys are unique), which the planner cannot flatten into a
+ * join, so it stays one probe of the key index per input row that needs one: as a join, the planner (which guesses 100
+ * input rows) hashed the whole table instead, a sequential scan on every enqueue.
+ * A payload of JSON null comes out of jsonb_to_recordset as SQL NULL (every payload is present in $1), so it is put
+ * back as the JSON value null. Batches without keys take the statements of insert-keyless-tasks.ts instead.
  */
 export function insertTasksSql(table: TaskTable): string {
   const t = table.sql;
@@ -31,7 +36,7 @@ export function insertTasksSql(table: TaskTable): string {
     delay_ms bigint, run_at timestamptz, max_attempts int, key text)
 ), inserted AS (
   INSERT INTO ${t} (id, name, queue, payload, priority, run_at, max_attempts, key, published_at)
-  SELECT id, name, queue, payload, priority, due_at, max_attempts, key,
+  SELECT id, name, queue, COALESCE(payload, 'null'::jsonb), priority, due_at, max_attempts, key,
          CASE WHEN $2::boolean AND due_at <= now() THEN now() END
   FROM (SELECT *, COALESCE(run_at, now() + delay_ms * interval '1 millisecond') AS due_at FROM input) AS timed
   ORDER BY i
@@ -48,7 +53,9 @@ export function insertTasksSql(table: TaskTable): string {
   FROM input
   LEFT JOIN inserted ins ON ins.id = input.id
   LEFT JOIN inserted twin ON ins.id IS NULL AND twin.key = input.key
-  LEFT JOIN ${t} old ON ins.id IS NULL AND twin.id IS NULL AND old.key = input.key
+  LEFT JOIN LATERAL (
+    SELECT id, name, queue, status, run_at FROM ${t} WHERE key = input.key AND ins.id IS NULL AND twin.id IS NULL LIMIT 1
+  ) old ON true
 )
 SELECT i, id::text AS id, name, queue, status, key,
        (extract(epoch FROM run_at) * 1000)::float8 AS run_at_ms,

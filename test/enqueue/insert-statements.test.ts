@@ -1,0 +1,232 @@
+// The fast insert statements (a keyless batch, one keyless task) write the same rows and return the same results as
+// the general statement that dedupes by key, and a batch with any key still takes the general statement.
+
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import pg from "pg";
+import { z } from "zod";
+import { taskTable } from "../../src/db/table.js";
+import { defineTasks, silentLogger, taskQueue } from "../../src/index.js";
+import { insertStatement } from "../../src/enqueue/insert-statement.js";
+import { prepareTask, type EnqueueOptions, type PreparedTask } from "../../src/enqueue/prepare.js";
+import { insertKeylessTasksSql, insertOneKeylessTaskSql } from "../../src/sql/insert-keyless-tasks.js";
+import { insertTasksParam, insertTasksSql, type InsertedTaskRow } from "../../src/sql/insert-tasks.js";
+import { type TestDatabase } from "../support/database.js";
+import { testPrisma } from "../support/prisma.js";
+import { setupDatabase, tasks } from "./fixtures.js";
+
+/** The enqueue tests' tasks and one whose payload may be anything JSON can hold, null included. */
+const registry = defineTasks({ ...tasks, note: { payload: z.unknown() } });
+
+interface Input {
+  name: "send-report" | "resize-image" | "note";
+  payload: unknown;
+  options?: EnqueueOptions;
+}
+
+const table = taskTable();
+let db: TestDatabase;
+let prisma: ReturnType<typeof testPrisma>;
+let extended: ReturnType<typeof withoutBroker>;
+let sql: pg.Pool;
+
+beforeAll(async () => {
+  db = await setupDatabase();
+  prisma = testPrisma(db.url);
+  extended = withoutBroker(db.url);
+  sql = new pg.Pool({ connectionString: db.url, max: 2 });
+});
+
+afterAll(async () => {
+  await extended?.$taskQueue.close();
+  await extended?.$disconnect();
+  await prisma?.$disconnect();
+  await sql?.end();
+  await db?.drop();
+});
+
+/** The extension with no amqpUrl: nothing is published, the statements are the same. */
+function withoutBroker(url: string) {
+  return testPrisma(url).$extends(taskQueue({ tasks: registry, logger: silentLogger }));
+}
+
+const prepare = (inputs: readonly Input[]) => inputs.map((input) => prepareTask(registry, input.name, input.payload, input.options, 262144));
+
+/** What the table holds for `rows`, in their order, with each id replaced by its index (as published_at and run_at compare). */
+async function stored(rows: readonly PreparedTask[]) {
+  const { rows: found } = await sql.query(
+    `SELECT id::text AS id, name, queue, payload, status, priority, run_at, max_attempts, key, published_at, created_at, attempts
+     FROM tasks WHERE id = ANY($1::uuid[])`,
+    [rows.map((row) => row.id)],
+  );
+  expect(found).toHaveLength(rows.length);
+  const byId = new Map(found.map((row) => [row.id as string, row]));
+  return rows.map((row, index) => ({ ...byId.get(row.id), id: index }));
+}
+
+function withIndexIds(rows: readonly InsertedTaskRow[], prepared: readonly PreparedTask[]) {
+  const index = new Map(prepared.map((row, i) => [row.id, i]));
+  return rows.map((row) => ({ ...row, id: row.id === null ? null : index.get(row.id) }));
+}
+
+/**
+ * Inserts the same inputs twice in one transaction (so now() is the same): once through the general statement, once
+ * through the statement insertStatement picks. Returns both results and both sets of stored rows.
+ */
+async function insertBoth(inputs: readonly Input[], publishes: boolean) {
+  const general = prepare(inputs);
+  const picked = prepare(inputs);
+  const statement = insertStatement(table, picked, publishes);
+  const [generalRows, pickedRows] = await prisma.$transaction(async (tx) => [
+    await tx.$queryRawUnsafe<InsertedTaskRow[]>(insertTasksSql(table), insertTasksParam(general), publishes),
+    statement.rowsOf(await tx.$queryRawUnsafe<unknown[]>(statement.sql, ...statement.params)),
+  ]);
+  return {
+    statement,
+    general: { results: withIndexIds(generalRows, general), stored: await stored(general) },
+    picked: { results: withIndexIds(pickedRows, picked), stored: await stored(picked) },
+  };
+}
+
+const soon = (ms: number) => new Date(Date.now() + ms);
+
+describe("a batch without keys", () => {
+  const inputs: Input[] = [
+    { name: "send-report", payload: { reportId: "a" } },
+    { name: "resize-image", payload: { url: "https://example.com/a.png", width: 3 } },
+    { name: "send-report", payload: { reportId: "b" }, options: { priority: 7, maxAttempts: 9, queue: "other" } },
+    { name: "send-report", payload: { reportId: "c \" \\ é \u2028" }, options: { priority: -2 } },
+    { name: "resize-image", payload: { url: "https://example.com/b.png", width: 4 }, options: { queue: "default" } },
+  ];
+
+  for (const publishes of [true, false]) {
+    it(`takes the keyless statement and matches the general one (publishes: ${publishes})`, async () => {
+      const { statement, general, picked } = await insertBoth(inputs, publishes);
+      expect(statement.sql).toBe(insertKeylessTasksSql(table));
+      expect(picked.results).toEqual(general.results);
+      expect(picked.stored).toEqual(general.stored);
+      expect(picked.results.map((row) => [row.i, row.id, row.created, row.due, row.status])).toEqual(
+        inputs.map((_, i) => [i, i, true, true, "pending"]),
+      );
+      expect(picked.stored.every((row) => (row.published_at !== null) === publishes)).toBe(true);
+    });
+  }
+
+  it("matches the general one for delayed tasks, runAt ahead and runAt just past", async () => {
+    const delayed: Input[] = [
+      { name: "send-report", payload: { reportId: "now" } },
+      { name: "send-report", payload: { reportId: "in 1.5 s" }, options: { delayMs: 1500 } },
+      { name: "send-report", payload: { reportId: "delay 0" }, options: { delayMs: 0 } },
+      { name: "send-report", payload: { reportId: "in an hour" }, options: { runAt: soon(3_600_000) } },
+      { name: "resize-image", payload: { url: "https://example.com/c.png", width: 1 }, options: { runAt: soon(-30_000) } },
+      { name: "send-report", payload: { reportId: "fraction" }, options: { delayMs: 2.6 } },
+    ];
+    const { statement, general, picked } = await insertBoth(delayed, true);
+    expect(statement.sql).toBe(insertKeylessTasksSql(table));
+    expect(picked.results).toEqual(general.results);
+    expect(picked.stored).toEqual(general.stored);
+    expect(picked.results.map((row) => row.due)).toEqual([true, false, true, false, true, false]);
+    expect(picked.stored.map((row) => row.published_at !== null)).toEqual([true, false, true, false, true, false]);
+  });
+
+  it("matches the general one for a large batch", async () => {
+    const many: Input[] = Array.from({ length: 3000 }, (_, n) =>
+      n % 3 === 0
+        ? { name: "resize-image", payload: { url: `https://example.com/${n}.png`, width: n + 1 } }
+        : { name: "send-report", payload: { reportId: `r${n}` }, options: n % 7 === 0 ? { delayMs: n } : undefined },
+    );
+    const { general, picked } = await insertBoth(many, true);
+    expect(picked.results).toEqual(general.results);
+    expect(picked.stored).toEqual(general.stored);
+  });
+});
+
+describe("a single task without a key", () => {
+  const singles: Array<[string, Input]> = [
+    ["due now", { name: "send-report", payload: { reportId: "one" } }],
+    ["with options", { name: "resize-image", payload: { url: "https://example.com/o.png", width: 2 }, options: { priority: 3, maxAttempts: 1 } }],
+    ["delayed", { name: "send-report", payload: { reportId: "later" }, options: { delayMs: 60_000 } }],
+    ["runAt ahead", { name: "send-report", payload: { reportId: "at" }, options: { runAt: soon(120_000) } }],
+    ["runAt just past", { name: "send-report", payload: { reportId: "past" }, options: { runAt: soon(-5_000) } }],
+  ];
+
+  for (const [title, input] of singles) {
+    for (const publishes of [true, false]) {
+      it(`takes the one-task statement and matches the general one: ${title} (publishes: ${publishes})`, async () => {
+        const { statement, general, picked } = await insertBoth([input], publishes);
+        expect(statement.sql).toBe(insertOneKeylessTaskSql(table));
+        expect(picked.results).toEqual(general.results);
+        expect(picked.stored).toEqual(general.stored);
+      });
+    }
+  }
+});
+
+describe("a payload of JSON null", () => {
+  it("is stored as JSON null by every statement, as the one-task statement stores it", async () => {
+    const nulls: Input[] = [
+      { name: "note", payload: null },
+      { name: "note", payload: { inner: null } },
+      { name: "note", payload: null, options: { delayMs: 1000 } },
+    ];
+    const batch = await insertBoth(nulls, true);
+    const single = await insertBoth(nulls.slice(0, 1), true);
+    expect(batch.picked.stored).toEqual(batch.general.stored);
+    expect(single.picked.stored).toEqual(single.general.stored);
+    expect([...batch.picked.stored, ...single.picked.stored].map((row) => row.payload)).toEqual([null, { inner: null }, null, null]);
+    const keyed = await extended.task.enqueue("note", null, { key: `null:${crypto.randomUUID()}` });
+    const { rows } = await sql.query(`SELECT payload, jsonb_typeof(payload) AS type FROM tasks WHERE id = $1`, [keyed.id]);
+    expect(rows).toEqual([{ payload: null, type: "null" }]);
+  });
+});
+
+describe("a batch with keys", () => {
+  it("takes the general statement when any task has a key, and an empty batch too", () => {
+    const mixed = prepare([
+      { name: "send-report", payload: { reportId: "x" } },
+      { name: "send-report", payload: { reportId: "y" }, options: { key: "k" } },
+    ]);
+    expect(insertStatement(table, mixed, true).sql).toBe(insertTasksSql(table));
+    expect(insertStatement(table, mixed.slice(1), true).sql).toBe(insertTasksSql(table));
+    expect(insertStatement(table, [], true).sql).toBe(insertTasksSql(table));
+  });
+
+  it("dedupes keys in the batch and in the table, one result per input in input order", async () => {
+    const key = `mixed:${crypto.randomUUID()}`;
+    const existing = await extended.task.enqueue("send-report", { reportId: "old" }, { key: `${key}:old` });
+    const results = await extended.$transaction(async (tx) =>
+      tx.task.enqueueMany([
+        { name: "send-report", payload: { reportId: "1" } },
+        { name: "send-report", payload: { reportId: "2" }, options: { key: `${key}:old` } },
+        { name: "send-report", payload: { reportId: "3" }, options: { key: `${key}:twin` } },
+        { name: "resize-image", payload: { url: "https://example.com/m.png", width: 9 }, options: { delayMs: 60_000 } },
+        { name: "send-report", payload: { reportId: "5" }, options: { key: `${key}:twin` } },
+      ]),
+    );
+    expect(results.map((task) => task.created)).toEqual([true, false, true, true, false]);
+    expect(existing.created).toBe(true);
+    expect(results[1]).toEqual({ ...existing, created: false });
+    expect(results[4]).toEqual({ ...results[2], created: false });
+    expect(results[3]!.runAt.getTime()).toBeGreaterThan(results[0]!.runAt.getTime() + 59_000);
+    const { rows } = await sql.query(`SELECT count(*)::int AS n FROM tasks WHERE id = ANY($1::uuid[])`, [results.map((t) => t.id)]);
+    expect(rows[0].n).toBe(4);
+  });
+});
+
+describe("the existing-key lookup", () => {
+  it("probes the key index instead of scanning the table, however many rows the table holds", async () => {
+    await extended.task.enqueueMany(Array.from({ length: 3000 }, (_, n) => ({ name: "send-report" as const, payload: { reportId: `s${n}` } })));
+    await sql.query("ANALYZE tasks");
+    const [row] = prepare([{ name: "send-report", payload: { reportId: "probe" }, options: { key: `probe:${crypto.randomUUID()}` } }]);
+    const client = await sql.connect();
+    try {
+      await client.query("BEGIN");
+      const { rows } = await client.query(`EXPLAIN (ANALYZE, FORMAT TEXT) ${insertTasksSql(table)}`, [insertTasksParam([row!]), true]);
+      await client.query("ROLLBACK");
+      const plan = rows.map((r) => r["QUERY PLAN"] as string).join("\n");
+      expect(plan).not.toMatch(/Seq Scan on tasks/);
+      expect(plan).toMatch(/Index Scan using tasks_key_key/);
+    } finally {
+      client.release();
+    }
+  });
+});
