@@ -1,8 +1,8 @@
 // Turns one enqueue call (name, payload, options) into a checked row, or throws a typed error.
 // Nothing reaches the database unless every check here passed.
 
-import type { TaskRegistry } from "../define-tasks.js";
-import { TaskOptionsError, TaskPayloadError, TaskPayloadTooLargeError, UnknownTaskError } from "../errors.js";
+import type { TaskDefinition, TaskRegistry } from "../define-tasks.js";
+import { TaskDefinitionError, TaskOptionsError, TaskPayloadError, TaskPayloadTooLargeError, UnknownTaskError } from "../errors.js";
 import { queueNameProblem } from "../names.js";
 import { uuidv7 } from "../uuid.js";
 
@@ -66,7 +66,7 @@ export function prepareTask(
   const bytes = Buffer.byteLength(json);
   if (bytes > maxPayloadBytes) throw new TaskPayloadTooLargeError(name, bytes, maxPayloadBytes);
   // Validate what the worker will see: the payload after a JSON round trip (a Date or undefined does not survive it).
-  const parsed = definition.payload.safeParse(JSON.parse(json));
+  const parsed = validate(name, definition.payload, JSON.parse(json));
   if (!parsed.success) throw new TaskPayloadError(name, parsed.error.issues);
 
   const queue = opts.queue ?? definition.queue ?? DEFAULT_QUEUE;
@@ -141,4 +141,21 @@ function checkKey(name: string, key: unknown): string | null {
     throw new TaskOptionsError(name, "key", `must be a non-empty string of at most ${KEY_MAX_LENGTH} characters, got ${JSON.stringify(key)}.`);
   }
   return key;
+}
+
+/** safeParse, with the one error zod throws instead of returning (an async schema) turned into a definition error. */
+function validate(name: string, schema: TaskDefinition["payload"], value: unknown): ReturnType<TaskDefinition["payload"]["safeParse"]> {
+  try {
+    return schema.safeParse(value);
+  } catch (error) {
+    const { name: errorName, message } = (error ?? {}) as { name?: unknown; message?: unknown };
+    if (errorName === "$ZodAsyncError" || (typeof message === "string" && /async/i.test(message))) {
+      throw new TaskDefinitionError(
+        name,
+        "its payload schema is asynchronous (an async refine, superRefine or transform), and enqueue validates synchronously " +
+          "inside your transaction. Make the schema synchronous and do asynchronous checks in the handler.",
+      );
+    }
+    throw error;
+  }
 }

@@ -2,7 +2,10 @@
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
+import { z } from "zod";
 import {
+  defineTasks,
+  TaskDefinitionError,
   TaskOptionsError,
   TaskPayloadError,
   TaskPayloadTooLargeError,
@@ -126,6 +129,29 @@ describe("enqueueMany", () => {
       /Invalid payload for task "resize-image": url:/,
     );
     await expectRejected((tx) => tx.task.enqueueMany([null]), TaskOptionsError, /items\[0\]/);
+  });
+});
+
+describe("payload schema", () => {
+  it("names the fix when a task's payload schema is asynchronous, and writes nothing", async () => {
+    const asyncTasks = defineTasks({
+      "check-stock": { payload: z.object({ sku: z.string() }).refine(async (value) => value.sku.length > 0, "sku must not be empty") },
+    });
+    const client = testPrisma(db.url).$extends(taskQueue({ tasks: asyncTasks, logger: silentLogger }));
+    try {
+      const before = await taskCount();
+      const attempt = client.$transaction(async (tx) => {
+        await tx.task.enqueue("check-stock", { sku: "A-1" });
+      });
+      await expect(attempt).rejects.toThrow(
+        /Invalid definition of task "check-stock": its payload schema is asynchronous .* Make the schema synchronous and do asynchronous checks in the handler\./,
+      );
+      await attempt.catch((thrown) => expect(thrown).toBeInstanceOf(TaskDefinitionError));
+      expect(await taskCount()).toBe(before);
+    } finally {
+      await client.$taskQueue.close();
+      await client.$disconnect();
+    }
   });
 });
 
