@@ -4,6 +4,7 @@
 // --allocations samples every allocation during the drain (collected ones included) and prints the largest sites.
 
 import { Session } from "node:inspector/promises";
+import { execSync } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { pgDb } from "../src/db/pg-db.js";
 import type { TransactionalDb } from "../src/db/driver.js";
@@ -78,11 +79,18 @@ try {
       includeObjectsCollectedByMinorGC: true,
     } as object);
   }
+  const pgBefore = cpuTicks("postgres");
+  const rabbitBefore = cpuTicks("beam.smp");
+  const nodeBefore = process.cpuUsage();
   const t0 = performance.now();
   await worker.start();
   const started = performance.now() - t0;
   while ((await producer.remaining()) > 0) await sleep(5);
   const total = performance.now() - t0;
+  const nodeCpu = process.cpuUsage(nodeBefore);
+  console.log(
+    `CPU during the drain: this process ${((nodeCpu.user + nodeCpu.system) / 1000).toFixed(0)} ms, PostgreSQL ${(cpuTicks("postgres") - pgBefore) * 10} ms, RabbitMQ ${(cpuTicks("beam.smp") - rabbitBefore) * 10} ms`,
+  );
   if (session) {
     const { profile } = (await session.post("HeapProfiler.stopSampling")) as { profile: { head: AllocationNode } };
     session.disconnect();
@@ -126,4 +134,15 @@ function printAllocations(head: AllocationNode, tasks: number): void {
   for (const [site, bytes] of [...sites].sort((a, b) => b[1] - a[1]).slice(0, 30)) {
     console.log(`${String(Math.round(bytes / tasks)).padStart(6)} B/task  ${site}`);
   }
+}
+
+/** CPU time (user + system, in clock ticks of 10 ms) of every process whose command line contains `pattern`. */
+function cpuTicks(pattern: string): number {
+  const out = execSync(`for p in $(pgrep -f ${pattern}); do cat /proc/$p/stat 2>/dev/null; echo; done`, { encoding: "utf8" });
+  let ticks = 0;
+  for (const line of out.split("\n")) {
+    const fields = line.slice(line.lastIndexOf(")") + 2).split(" ");
+    if (fields.length > 13) ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks;
 }
