@@ -132,7 +132,10 @@ export class Publisher {
   private sendOne(channel: ConfirmChannel, queue: string, ids: string[]): Promise<void> {
     return new Promise((resolve) => {
       const body = encodeWakeup(ids);
-      const options = { persistent: true, contentType: "application/json" };
+      // Transient: a wake-up is a hint, the row is the truth. A RabbitMQ restart drops queued wake-ups and the cleaner
+      // re-sends them once they are republishAfterMs old; in exchange the broker writes nothing to disk per message
+      // (enqueue in a transaction, concurrency 10, measured here: +25 % tx/s). Quorum queues store them regardless.
+      const options = { persistent: false, contentType: "application/json" };
       try {
         channel.publish(this.options.topology.exchange, queue, body, options, (error: unknown) => {
           if (error) this.fail(ids, error instanceof Error ? error : new Error(`broker nacked the wake-up: ${String(error)}`));
