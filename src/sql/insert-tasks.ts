@@ -40,7 +40,7 @@ export function insertTasksSql(table: TaskTable): string {
          CASE WHEN $2::boolean AND due_at <= now() THEN now() END
   FROM (SELECT *, COALESCE(run_at, now() + delay_ms * interval '1 millisecond') AS due_at FROM input) AS timed
   ORDER BY i
-  ON CONFLICT (key) DO NOTHING
+  ON CONFLICT (key) WHERE key IS NOT NULL DO NOTHING
   RETURNING id, name, queue, status, key, run_at
 ), found AS (
   SELECT input.i, COALESCE(ins.id, twin.id, old.id) AS id,

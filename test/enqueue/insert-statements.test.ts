@@ -230,3 +230,32 @@ describe("the existing-key lookup", () => {
     }
   });
 });
+
+describe("the key index", () => {
+  it("leaves tasks without a key out of the unique key index", async () => {
+    const { rows } = await sql.query(`SELECT indexdef FROM pg_indexes WHERE indexname = 'tasks_key_key'`);
+    expect(rows[0].indexdef).toMatch(/UNIQUE INDEX tasks_key_key ON public\.tasks USING btree \(key\) WHERE \(key IS NOT NULL\)/);
+  });
+
+  it("still dedupes when a later migration made the index a plain unique index again", async () => {
+    const other = await setupDatabase();
+    const pool = new pg.Pool({ connectionString: other.url, max: 1 });
+    const client = withoutBroker(other.url);
+    try {
+      // What a Prisma migration that does not know partial indexes may write from `key String? @unique`.
+      await pool.query(`DROP INDEX tasks_key_key; CREATE UNIQUE INDEX tasks_key_key ON tasks (key)`);
+      const key = `plain:${crypto.randomUUID()}`;
+      const first = await client.task.enqueue("send-report", { reportId: "a" }, { key });
+      const second = await client.task.enqueue("send-report", { reportId: "b" }, { key });
+      const keyless = await client.task.enqueueMany([1, 2].map((n) => ({ name: "send-report" as const, payload: { reportId: `k${n}` } })));
+      expect([first.created, second.created, second.id]).toEqual([true, false, first.id]);
+      expect(keyless.map((task) => task.created)).toEqual([true, true]);
+      expect((await pool.query(`SELECT count(*)::int AS n FROM tasks`)).rows[0].n).toBe(3);
+    } finally {
+      await client.$taskQueue.close();
+      await client.$disconnect();
+      await pool.end();
+      await other.drop();
+    }
+  });
+});

@@ -23,8 +23,9 @@ CREATE TABLE "tasks" (
     CONSTRAINT "tasks_status_check" CHECK ("status" IN ('pending', 'running', 'succeeded', 'dead', 'cancelled'))
 );
 
--- Dedupe: a second enqueue with the same key finds the first row.
-CREATE UNIQUE INDEX "tasks_key_key" ON "tasks"("key");
+-- Dedupe: a second enqueue with the same key finds the first row. Partial, so the many rows without a key are not in
+-- it: every claim and completion writes a new row version, and would otherwise add an index entry here each time.
+CREATE UNIQUE INDEX "tasks_key_key" ON "tasks"("key") WHERE "key" IS NOT NULL;
 
 -- Claim and polling: due pending tasks of a queue, highest priority first, oldest first.
 CREATE INDEX "tasks_pending_idx" ON "tasks"("queue", "priority" DESC, "run_at") WHERE "status" = 'pending';
