@@ -37,6 +37,26 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   return {
     name,
     url: databaseUrlFor(serverUrl, name),
-    drop: () => onServer(serverUrl, [`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`]),
+    drop: () => dropDatabase(serverUrl, name),
   };
+}
+
+/**
+ * Drops `name` once its sessions are gone (at most 2 s, then by force). pg's pool.end() resolves before its sockets
+ * close, and a session that DROP … WITH (FORCE) terminates while it closes raises an error no listener catches.
+ */
+export async function dropDatabase(serverUrl: string, name: string): Promise<void> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    const deadline = Date.now() + 2000;
+    for (;;) {
+      const { rows } = await client.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1", [name]);
+      if (rows[0]!.n === 0 || Date.now() > deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
 }
