@@ -47,12 +47,39 @@ export class Slots {
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
-  /** Waits for one slot, then takes up to `max` in all; resolves how many it holds (0 when closed first). */
-  async acquireUpTo(max: number): Promise<number> {
+  /** Like acquire(), but gives up after `timeoutMs`: resolves false then (or when closed first). */
+  acquireWithin(timeoutMs: number): Promise<boolean> {
+    if (this.closed) return Promise.resolve(false);
+    if (this.used < this.max && this.waiting === 0) {
+      this.used += 1;
+      return Promise.resolve(true);
+    }
+    return new Promise((resolve) => {
+      let gaveUp = false;
+      const timer = setTimeout(() => {
+        gaveUp = true;
+        resolve(false);
+      }, timeoutMs);
+      this.waiters.push((ok) => {
+        if (gaveUp) {
+          if (ok) this.release(); // the slot came too late: pass it on
+          return;
+        }
+        clearTimeout(timer);
+        resolve(ok);
+      });
+    });
+  }
+
+  /**
+   * Waits for one slot, then takes up to `max` in all; resolves how many it holds (0 when closed first, or when
+   * `timeoutMs` is given and passed without a slot).
+   */
+  async acquireUpTo(max: number, timeoutMs?: number): Promise<number> {
     if (max <= 0) return 0;
     const now = this.tryAcquire(max);
     if (now > 0) return now;
-    if (!(await this.acquire())) return 0;
+    if (!(await (timeoutMs === undefined ? this.acquire() : this.acquireWithin(timeoutMs)))) return 0;
     return 1 + this.tryAcquire(max - 1);
   }
 

@@ -25,6 +25,11 @@ import type { ResolvedWorkerOptions } from "./worker-options.js";
 
 /** Pauses before claiming again an id whose row is missing (the message overtook the commit) or locked: ~1.5 s in all. */
 const CLAIM_RETRY_DELAYS_MS = [50, 100, 200, 400, 800];
+/**
+ * How long a wake-up's ids wait for a claim slot before they are handed back to the queue for another worker (when the
+ * queue has one): a worker busy with slow tasks does not sit on a message of many ids while other workers are idle.
+ */
+const HAND_BACK_AFTER_MS = 200;
 /** Longest pause between attempts of a claim statement that failed (database unreachable). */
 const CLAIM_FAILURE_MAX_PAUSE_MS = 2000;
 
@@ -128,7 +133,7 @@ export class TaskWorker {
         queues: options.queues,
         prefetch: options.concurrency,
         logger: this.logger,
-        deliver: (ids) => this.track(this.deliver(ids)),
+        deliver: (ids, queue) => this.track(this.deliver(ids, queue)),
       });
       this.consumer.start();
     }
@@ -155,13 +160,14 @@ export class TaskWorker {
    * Handles the ids of one wake-up; true when the message may be acked (every id claimed or dropped). Takes as many
    * claim slots as are free and claims those ids in one statement (with other wake-ups' ids of the same turn).
    */
-  private async deliver(ids: string[]): Promise<boolean> {
+  private async deliver(ids: string[], queue: string): Promise<boolean> {
     const waiting = ids.length > 1 ? [...new Set(ids)] : ids;
     const later: Array<Promise<IdOutcome>> = [];
     let abandoned = false;
     while (waiting.length > 0) {
       this.claims.setLimit(this.budget.limit());
-      const taken = await this.claims.acquireUpTo(waiting.length);
+      const taken = await this.claimSlots(waiting, queue);
+      if (taken === "handed back") break;
       const results = taken > 0 ? await this.claimHeld(waiting.splice(0, taken)) : undefined;
       if (!results) {
         abandoned = true;
@@ -174,6 +180,33 @@ export class TaskWorker {
     }
     const outcomes = await Promise.all(later);
     return !abandoned && !outcomes.includes("abandoned");
+  }
+
+  /**
+   * Claim slots for up to `ids.length` of the ids (0 when stopping). After HAND_BACK_AFTER_MS without a slot, when
+   * another worker consumes the queue and finds nothing ready in it, the ids are published again for it instead
+   * ("handed back").
+   */
+  private async claimSlots(ids: string[], queue: string): Promise<number | "handed back"> {
+    const taken = await this.claims.acquireUpTo(ids.length, HAND_BACK_AFTER_MS);
+    if (taken > 0 || this.stopping) return taken;
+    if (await this.handBack(ids, queue)) return "handed back";
+    return this.claims.acquireUpTo(ids.length);
+  }
+
+  /**
+   * Publishes `ids` again when another worker consumes `queue` and no message waits ready in it (so that worker may be
+   * idle; while messages wait, every worker has work and handing back would only shuffle it). True once the publish
+   * settled. Should the broker not confirm it, the ids are still pending rows marked published, which the cleaner
+   * re-sends once republishAfterMs old.
+   */
+  private async handBack(ids: string[], queue: string): Promise<boolean> {
+    const state = await this.consumer?.queueState(queue);
+    if (!state || state.consumers < 2 || state.ready > 0 || !this.publisher || this.stopping) return false;
+    this.publisher.publish(queue, ids);
+    await this.publisher.flush();
+    this.logger.debug("wake-up ids handed back for another worker", { queue, tasks: ids.length, consumers: state.consumers });
+    return true;
   }
 
   /** Claims `ids`, for which claim slots are held, retrying while the statement fails; undefined when stopping. */

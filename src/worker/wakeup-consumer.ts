@@ -16,8 +16,8 @@ export interface WakeupConsumerOptions {
   /** Unacked wake-ups per queue. */
   prefetch: number;
   logger: Logger;
-  /** Handles the ids of one message; resolves true to ack it, false to hand it back to the broker (shutdown). */
-  deliver(ids: string[]): Promise<boolean>;
+  /** Handles the ids of one message of task queue `queue`; resolves true to ack it, false to hand it back (shutdown). */
+  deliver(ids: string[], queue: string): Promise<boolean>;
 }
 
 const REATTACH_DELAY_MS = 1000;
@@ -109,7 +109,7 @@ export class WakeupConsumer extends EventEmitter {
       const tags: string[] = [];
       for (const queue of queues) {
         const name = await declareQueue(opened, topology, queue);
-        const { consumerTag } = await opened.consume(name, (message) => this.received(opened, message));
+        const { consumerTag } = await opened.consume(name, (message) => this.received(opened, message, queue));
         tags.push(consumerTag);
       }
       if (this.stopped) {
@@ -154,7 +154,28 @@ export class WakeupConsumer extends EventEmitter {
     this.emit("idle");
   }
 
-  private received(channel: Channel, message: ConsumeMessage | null): void {
+  /**
+   * How many consumers the wake-up queue of `queue` has (this worker's included) and how many messages wait in it
+   * ready; undefined when the broker could not tell. Asked on a channel of its own, so that a broker error cannot close
+   * the consuming one.
+   */
+  async queueState(queue: string): Promise<{ consumers: number; ready: number } | undefined> {
+    const model = this.options.connection.model;
+    if (!model) return undefined;
+    let channel: Channel | undefined;
+    try {
+      channel = await model.createChannel();
+      channel.on("error", () => {});
+      const { consumerCount, messageCount } = await channel.checkQueue(this.options.topology.queueName(queue));
+      return { consumers: consumerCount, ready: messageCount };
+    } catch {
+      return undefined;
+    } finally {
+      await channel?.close().catch(() => {});
+    }
+  }
+
+  private received(channel: Channel, message: ConsumeMessage | null, queue: string): void {
     const { logger } = this.options;
     if (message === null) {
       // The broker cancelled the consumer (its queue was deleted): reopen, which re-declares the queue.
@@ -169,7 +190,7 @@ export class WakeupConsumer extends EventEmitter {
       return;
     }
     const ids = decoded.ids.map((id) => id.toLowerCase());
-    this.options.deliver(ids).then(
+    this.options.deliver(ids, queue).then(
       (ack) => this.settle(channel, message, ack),
       (error: unknown) => {
         logger.error("wake-up handling failed; handing it back", { error: errorMessage(error) });

@@ -56,7 +56,8 @@ export interface WorkerOptions<Tasks extends TaskRegistry = TaskRegistry> extend
    * are then claimed and completed in statements of hundreds of tasks (20,000 no-op tasks: about 70 claims instead of
    * 2,000); slow ones are not hoarded (2 slots of 100 ms handlers hold about 2 tasks ahead), so other workers can take
    * the rest. A task claimed ahead holds its lease (the heartbeat extends it) while it waits here. 0 claims only as
-   * many as can run at once. Polling never claims ahead.
+   * many as can run at once. Polling never claims ahead. A wake-up whose ids find no claim slot for 200 ms is handed
+   * back to the queue when another worker consumes it and nothing waits ready there.
    */
   claimAhead?: number;
   /**

@@ -1,6 +1,6 @@
 // How much a worker claims beyond what it runs: fast tasks are claimed in large batches, slow ones are not hoarded
-// (a worker holds at most about 100 ms of work beyond its run slots), and payload schemas with async refinements
-// are still validated before the handler runs.
+// (a worker holds at most about 100 ms of work beyond its run slots, and hands a wake-up's other ids back to the queue
+// for an idle worker), and payload schemas with async refinements are still validated before the handler runs.
 
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { z } from "zod";
@@ -15,12 +15,23 @@ import { recordingLogger, WorkerTestBed } from "./harness.js";
 const tasks = defineTasks({
   noop: { payload: z.object({ n: z.number() }), handler: async () => {} },
   slow: { payload: z.object({ n: z.number() }), queue: "slow", handler: async () => sleep(100) },
+  shared: {
+    payload: z.object({ n: z.number() }),
+    queue: "shared",
+    handler: async (_payload, ctx) => {
+      ranBy.push(ctx.task.leaseOwner!);
+      await sleep(400);
+    },
+  },
   checked: {
     payload: z.object({ n: z.number() }).refine(async (value) => value.n >= 0, "n must not be negative"),
     queue: "checked",
     handler: async ({ n }) => n * 2,
   },
 });
+
+/** The worker that ran each "shared" task, in start order. */
+const ranBy: string[] = [];
 
 let bed: WorkerTestBed;
 let prisma: ReturnType<WorkerTestBed["prisma"]>;
@@ -36,7 +47,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await pool?.close();
-  await bed?.closeAll(["default", "slow", "checked"]);
+  await bed?.closeAll(["default", "slow", "checked", "shared"]);
 });
 
 it("claims a burst of fast tasks in large batches", async () => {
@@ -88,6 +99,20 @@ it("does not hoard slow tasks: it holds about its run slots' worth, the rest sta
   // measuring window catches the starts of two rounds; claimAhead's default alone would let it claim all 20.
   expect(mostRunning).toBeGreaterThanOrEqual(2);
   expect(mostRunning).toBeLessThanOrEqual(8);
+});
+
+it("hands a wake-up's ids it cannot start soon back to the queue, so an idle worker runs them", async () => {
+  const busy = await bed.startWorker({ tasks, queues: ["shared"], concurrency: 1, logger: recordingLogger() });
+  const idle = await bed.startWorker({ tasks, queues: ["shared"], concurrency: 1, logger: recordingLogger() });
+  // One transaction, one wake-up message with all four ids: whichever worker receives it starts one task and, finding
+  // no slot for the others within 200 ms, hands them back; the other worker takes them from the queue.
+  const created = await prisma.task.enqueueMany([1, 2, 3, 4].map((n) => ({ name: "shared" as const, payload: { n } })));
+  await waitUntil(async () => {
+    for (const task of created) if ((await bed.status(task.id)) !== "succeeded") return false;
+    return true;
+  }, "the four tasks to succeed");
+  expect(ranBy).toHaveLength(4);
+  expect(new Set(ranBy)).toEqual(new Set([busy.id, idle.id]));
 });
 
 it("validates a payload whose schema has an async refinement, and dead-letters a row that fails it", async () => {
