@@ -4,6 +4,7 @@
 import type { TaskDefinition, TaskRegistry } from "../define-tasks.js";
 import { TaskDefinitionError, TaskOptionsError, TaskPayloadError, TaskPayloadTooLargeError, UnknownTaskError } from "../errors.js";
 import { queueNameProblem } from "../names.js";
+import { isAsyncSchemaError, parsePayloadNow, type ParsedPayload } from "../payload-validation.js";
 import { uuidv7 } from "../uuid.js";
 
 /** Per-call options of enqueue. Each overrides the task definition's default. */
@@ -66,7 +67,7 @@ export function prepareTask(
   const bytes = Buffer.byteLength(json);
   if (bytes > maxPayloadBytes) throw new TaskPayloadTooLargeError(name, bytes, maxPayloadBytes);
   // Validate what the worker will see: the payload after a JSON round trip (a Date or undefined does not survive it).
-  const parsed = validate(name, definition.payload, JSON.parse(json));
+  const parsed = validate(name, definition, JSON.parse(json));
   if (!parsed.success) throw new TaskPayloadError(name, parsed.error.issues);
 
   const queue = opts.queue ?? definition.queue ?? DEFAULT_QUEUE;
@@ -143,13 +144,12 @@ function checkKey(name: string, key: unknown): string | null {
   return key;
 }
 
-/** safeParse, with the one error zod throws instead of returning (an async schema) turned into a definition error. */
-function validate(name: string, schema: TaskDefinition["payload"], value: unknown): ReturnType<TaskDefinition["payload"]["safeParse"]> {
+/** The payload's validation, with the one error zod throws instead of returning (an async schema) turned into a definition error. */
+function validate(name: string, definition: TaskDefinition, value: unknown): ParsedPayload {
   try {
-    return schema.safeParse(value);
+    return parsePayloadNow(definition, value);
   } catch (error) {
-    const { name: errorName, message } = (error ?? {}) as { name?: unknown; message?: unknown };
-    if (errorName === "$ZodAsyncError" || (typeof message === "string" && /async/i.test(message))) {
+    if (isAsyncSchemaError(error)) {
       throw new TaskDefinitionError(
         name,
         "its payload schema is asynchronous (an async refine, superRefine or transform), and enqueue validates synchronously " +

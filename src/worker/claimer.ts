@@ -23,11 +23,6 @@ export class Claimer {
     }, 500);
   }
 
-  /** Claims `id` (lower-case UUID) with the next batch. Rejects when the statement failed. */
-  claim(id: string): Promise<ClaimByIdResult> {
-    return this.batcher.add(id);
-  }
-
   /** Claims `ids` with the next batch; one outcome per id, in order. Rejects when the statement failed. */
   claimMany(ids: string[]): Promise<ClaimByIdResult[]> {
     return this.batcher.addMany(ids);

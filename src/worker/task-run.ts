@@ -4,6 +4,7 @@
 import type { TaskContext, TaskDefinition, TaskRecord } from "../define-tasks.js";
 import { prismaDb } from "../db/prisma-db.js";
 import { TaskPayloadError, UnknownTaskError } from "../errors.js";
+import { parsePayload, type ParsedPayload } from "../payload-validation.js";
 import type { Logger } from "../logger.js";
 import { completeTasks } from "../sql/complete-tasks.js";
 import { errorMessage } from "./error-text.js";
@@ -160,7 +161,7 @@ export class TaskRun {
       this.failFinally(undefined, new UnknownTaskError(task.name, options.names), "unknown-task").catch(this.doneAfterError);
       return;
     }
-    const validated = validPayload(definition, task.payload);
+    const validated = parsePayload(definition, task.payload);
     if (validated instanceof Promise) {
       validated.then((parsed) => this.validated(definition as HandledDefinition, parsed)).catch((error: unknown) => this.crashed(error));
     } else {
@@ -168,7 +169,7 @@ export class TaskRun {
     }
   }
 
-  private validated(definition: HandledDefinition, parsed: Parsed): void {
+  private validated(definition: HandledDefinition, parsed: ParsedPayload): void {
     if (!parsed.success) {
       this.failFinally(definition, new TaskPayloadError(this.task.name, parsed.error.issues), "invalid-payload").catch(this.doneAfterError);
       return;
@@ -287,32 +288,4 @@ function contextOf(run: TaskRun, prisma: unknown): TaskContext {
 /** `ctx` with the transaction of a transactional handler (the getters stay getters). */
 function withTransaction(ctx: TaskContext, tx: unknown): TaskContext {
   return Object.defineProperties({}, { ...Object.getOwnPropertyDescriptors(ctx), tx: { value: tx, enumerable: true } }) as TaskContext;
-}
-
-type Parsed = { success: true; data: unknown } | { success: false; error: { issues: Array<{ path: PropertyKey[]; message: string }> } };
-
-/** Schemas seen to need async parsing (async refinements or transforms): they skip the synchronous try. */
-const asyncSchemas = new WeakSet<object>();
-
-/**
- * Validates the payload synchronously when the schema allows it (no promise per task), else asynchronously. A
- * schema with async parts throws from safeParse; so does a refinement that throws, which safeParseAsync then
- * reports the same way it always did.
- */
-function validPayload(definition: TaskDefinition, payload: unknown): Parsed | Promise<Parsed> {
-  const schema = definition.payload as unknown as { safeParse(value: unknown): Parsed; safeParseAsync(value: unknown): Promise<Parsed> };
-  if (!asyncSchemas.has(schema)) {
-    try {
-      return schema.safeParse(payload);
-    } catch (error) {
-      if (isAsyncParseError(error)) asyncSchemas.add(schema);
-    }
-  }
-  return schema.safeParseAsync(payload);
-}
-
-/** zod 4's $ZodAsyncError, or zod 3's "Asynchronous refinement encountered during synchronous parse". */
-function isAsyncParseError(error: unknown): boolean {
-  const { name, message } = (error ?? {}) as { name?: unknown; message?: unknown };
-  return name === "$ZodAsyncError" || (typeof message === "string" && /async/i.test(message));
 }
