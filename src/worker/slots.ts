@@ -37,23 +37,17 @@ export class Slots {
     return this.waiters.length - this.head;
   }
 
-  /** Resolves true with a slot held, or false when the slots were closed first. */
-  acquire(): Promise<boolean> {
+  /**
+   * Resolves true with a slot held, or false when the slots were closed first or `timeoutMs` (when given) passed
+   * without a slot.
+   */
+  acquire(timeoutMs?: number): Promise<boolean> {
     if (this.closed) return Promise.resolve(false);
     if (this.used < this.max && this.waiting === 0) {
       this.used += 1;
       return Promise.resolve(true);
     }
-    return new Promise((resolve) => this.waiters.push(resolve));
-  }
-
-  /** Like acquire(), but gives up after `timeoutMs`: resolves false then (or when closed first). */
-  acquireWithin(timeoutMs: number): Promise<boolean> {
-    if (this.closed) return Promise.resolve(false);
-    if (this.used < this.max && this.waiting === 0) {
-      this.used += 1;
-      return Promise.resolve(true);
-    }
+    if (timeoutMs === undefined) return new Promise((resolve) => this.waiters.push(resolve));
     return new Promise((resolve) => {
       let gaveUp = false;
       const timer = setTimeout(() => {
@@ -79,7 +73,7 @@ export class Slots {
     if (max <= 0) return 0;
     const now = this.tryAcquire(max);
     if (now > 0) return now;
-    if (!(await (timeoutMs === undefined ? this.acquire() : this.acquireWithin(timeoutMs)))) return 0;
+    if (!(await this.acquire(timeoutMs))) return 0;
     return 1 + this.tryAcquire(max - 1);
   }
 

@@ -50,6 +50,18 @@ describe("Slots", () => {
     expect(slots.free).toBe(0);
   });
 
+  it("a waiter that gave up after its timeout gets nothing, and the slot it would have had goes to the next waiter", async () => {
+    const slots = new Slots(1);
+    await slots.acquire();
+    expect(await slots.acquireUpTo(3, 20)).toBe(0);
+    const next = slots.acquire();
+    slots.release();
+    expect(await next).toBe(true);
+    expect(slots.free).toBe(0);
+    slots.release();
+    expect(slots.free).toBe(1);
+  });
+
   it("releases thousands of waiters in order", async () => {
     const slots = new Slots(1);
     await slots.acquire();
