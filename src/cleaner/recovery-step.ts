@@ -3,6 +3,7 @@
 
 import type { RecoveryFunction, TaskDefinition } from "../define-tasks.js";
 import type { Logger } from "../logger.js";
+import { deadTaskNotification } from "../publishing/publisher.js";
 import {
   abandonExpired,
   findExpiredLeases,
@@ -99,15 +100,7 @@ async function settle(ctx: SweepContext, changed: Array<RecoveredTask & { reason
 async function notify(ctx: SweepContext, task: RecoveredTask & { reason?: string }): Promise<void> {
   if (!ctx.broker) return;
   try {
-    await ctx.broker.notifyDead({
-      id: task.id,
-      name: task.name,
-      queue: task.queue,
-      attempts: task.attempts,
-      lastError: task.last_error,
-      reason: task.reason ?? "lease-expired",
-      at: new Date().toISOString(),
-    });
+    await ctx.broker.notifyDead(deadTaskNotification(task, "lease-expired"));
   } catch (error) {
     ctx.logger.warn("dead-letter notification not sent; the task is dead in the database", {
       taskId: task.id,

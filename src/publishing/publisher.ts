@@ -19,6 +19,22 @@ export interface DeadTaskNotification {
   at: string;
 }
 
+/** The notification for a dead task row; `fallbackReason` stands when the row carries no reason. */
+export function deadTaskNotification(
+  row: { id: string; name: string; queue: string; attempts: number; last_error: string | null; reason?: string | null },
+  fallbackReason: string,
+): DeadTaskNotification {
+  return {
+    id: row.id,
+    name: row.name,
+    queue: row.queue,
+    attempts: row.attempts,
+    lastError: row.last_error,
+    reason: row.reason ?? fallbackReason,
+    at: new Date().toISOString(),
+  };
+}
+
 export interface PublisherOptions {
   connection: BrokerConnection;
   topology: Topology;

@@ -6,7 +6,7 @@ import type { Db } from "../db/driver.js";
 import type { TaskTable } from "../db/table.js";
 import type { TaskDefinition, TaskRecord } from "../define-tasks.js";
 import type { Logger } from "../logger.js";
-import type { DeadTaskNotification } from "../publishing/publisher.js";
+import { deadTaskNotification, type DeadTaskNotification } from "../publishing/publisher.js";
 import { completeTasks, type Completion } from "../sql/complete-tasks.js";
 import { failTasks, type FailedTask, type Failure } from "../sql/fail-tasks.js";
 import { errorMessage, errorText } from "./error-text.js";
@@ -110,15 +110,7 @@ export class OutcomeWriter {
 
   private announce(row: FailedTask): void {
     const { deadLetters, logger } = this.options;
-    const notification: DeadTaskNotification = {
-      id: row.id,
-      name: row.name,
-      queue: row.queue,
-      attempts: row.attempts,
-      lastError: row.last_error,
-      reason: row.reason ?? "max-attempts",
-      at: new Date().toISOString(),
-    };
+    const notification = deadTaskNotification(row, "max-attempts");
     if (!deadLetters) {
       logger.warn("dead-letter notification not sent: the worker has no amqpUrl", { taskId: row.id, reason: notification.reason });
       return;
