@@ -60,6 +60,15 @@ describe("interactive transaction", () => {
     await expectPublishedOnce(task.id);
   });
 
+  it("publishes wake-ups as transient messages (a lost one is re-sent by the cleaner)", async () => {
+    const before = counter.bodies.length;
+    const task = await prisma.$transaction(async (tx) => tx.task.enqueue("send-report", { reportId: crypto.randomUUID() }));
+    await expectPublishedOnce(task.id);
+    const modes = counter.deliveryModes.slice(before);
+    expect(modes.length).toBeGreaterThan(0);
+    for (const mode of modes) expect(mode).not.toBe(2);
+  });
+
   it("writes and publishes nothing when the callback throws", async () => {
     let id = "";
     await expect(

@@ -15,6 +15,8 @@ export function uniquePrefix(): string {
 export class WakeupCounter {
   readonly counts = new Map<string, number>();
   readonly bodies: Buffer[] = [];
+  /** The delivery mode of every message received (2 persistent, 1 or undefined transient). */
+  readonly deliveryModes: Array<number | undefined> = [];
   private constructor(
     private readonly model: amqp.ChannelModel,
     private readonly names: Topology,
@@ -32,6 +34,7 @@ export class WakeupCounter {
       await channel.consume(name, (message) => {
         if (!message) return;
         counter.bodies.push(message.content);
+        counter.deliveryModes.push(message.properties.deliveryMode as number | undefined);
         const decoded = decodeWakeup(message.content);
         if ("ids" in decoded) for (const id of decoded.ids) counter.counts.set(id, (counter.counts.get(id) ?? 0) + 1);
         channel.ack(message);
