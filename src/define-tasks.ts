@@ -6,31 +6,10 @@ import { backoffPolicyProblem } from "./backoff.js";
 import { TaskDefinitionError } from "./errors.js";
 import type { Logger } from "./logger.js";
 import { queueNameProblem, taskNameProblem } from "./names.js";
+import type { TaskRecord } from "./store/task-record.js";
 
-/** A task row as the worker hands it to a handler. */
-export interface TaskRecord {
-  id: string;
-  name: string;
-  queue: string;
-  payload: unknown;
-  status: TaskStatus;
-  priority: number;
-  runAt: Date;
-  attempts: number;
-  maxAttempts: number;
-  leaseOwner: string | null;
-  leaseExpiresAt: Date | null;
-  lastError: string | null;
-  result: unknown;
-  key: string | null;
-  createdAt: Date;
-  updatedAt: Date;
-  finishedAt: Date | null;
-  publishedAt: Date | null;
-}
-
-/** A task's lifecycle: pending → running → succeeded | pending (retry) | dead; pending → cancelled. */
-export type TaskStatus = "pending" | "running" | "succeeded" | "dead" | "cancelled";
+export type { TaskRecord } from "./store/task-record.js";
+export type { TaskStatus } from "./store/task-status.js";
 
 /** What a handler receives besides its payload. */
 export interface TaskContext {

@@ -11,7 +11,9 @@ export type TaskQueueErrorCode =
   | "TASK_UNRECOVERABLE"
   | "TASK_TIMEOUT"
   | "TASK_LEASE_LOST"
-  | "WORKER_SHUTTING_DOWN";
+  | "WORKER_SHUTTING_DOWN"
+  | "TASK_ASSERTION_FAILED"
+  | "TASK_INLINE_RUN_FAILED";
 
 /** Base class: every error this package throws on purpose is a TaskQueueError with a stable `code`. */
 export class TaskQueueError extends Error {

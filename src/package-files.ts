@@ -1,6 +1,6 @@
-// Finds files shipped inside this package (the Prisma model, the SQL migration) from source or from dist alike.
+// Finds files shipped inside this package (each dialect's Prisma model and SQL migrations) from source or from dist alike.
 
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -19,12 +19,16 @@ export function packageRoot(): string {
   }
 }
 
-/** The shipped Prisma model of the task table. */
-export function taskModelSource(): string {
-  return readFileSync(join(packageRoot(), "prisma", "task.prisma"), "utf8");
+/** The shipped Prisma model of the task table, from a dialect's schemaFiles.model. */
+export function taskModelSource(schemaFiles: { model: string }): string {
+  return readFileSync(join(packageRoot(), schemaFiles.model), "utf8");
 }
 
-/** The shipped SQL migration that creates the task table. */
-export function taskMigrationSource(): string {
-  return readFileSync(join(packageRoot(), "prisma", "migrations", "20261121000000_task_queue", "migration.sql"), "utf8");
+/** The shipped SQL migrations of a dialect, oldest first: each folder's name and its migration.sql. */
+export function taskMigrationSources(schemaFiles: { migrations: string }): Array<{ name: string; sql: string }> {
+  const dir = join(packageRoot(), schemaFiles.migrations);
+  return readdirSync(dir)
+    .filter((name) => /^\d{14}_/.test(name))
+    .sort()
+    .map((name) => ({ name, sql: readFileSync(join(dir, name, "migration.sql"), "utf8") }));
 }

@@ -2,21 +2,23 @@
 // transaction client, and publishes wake-ups to RabbitMQ only after the surrounding transaction commits.
 
 import { Prisma } from "@prisma/client/extension";
-import { BrokerConnection } from "./broker/connection.js";
-import { topology } from "./broker/topology.js";
-import { prismaDb, type PrismaRawClient } from "./db/prisma-db.js";
-import { taskTable } from "./db/table.js";
+import { prismaStore } from "./dialects/index.js";
+import { taskTable } from "./store/task-table.js";
 import type { PayloadInput, TaskName, TaskRegistry } from "./define-tasks.js";
 import type { EnqueuedTask } from "./enqueue/enqueued-task.js";
+import { CommitListeners } from "./enqueue/committed-enqueues.js";
+import { ENQUEUE_HOOK, enqueueHook } from "./enqueue/enqueue-hook.js";
 import { enqueuePromise, settleBatch, type EnqueueCore } from "./enqueue/enqueue-promise.js";
 import { prepareTask, type EnqueueOptions } from "./enqueue/prepare.js";
-import { TransactionScope, TransactionScopes, type Wakeup } from "./enqueue/transaction-scopes.js";
+import { TransactionScope, TransactionScopes } from "./enqueue/transaction-scopes.js";
 import { TaskOptionsError, TaskQueueConfigError } from "./errors.js";
 import { jsonLogger, type Logger } from "./logger.js";
-import { PublishedMarker } from "./publishing/published-marker.js";
-import { markUnpublished } from "./sql/mark-published.js";
-import { Publisher } from "./publishing/publisher.js";
 import type { NamingOptions } from "./naming-options.js";
+import type { PrepareReport } from "./store/store.js";
+import { InProcessTransport } from "./wakeups/in-process-transport.js";
+import { checkTransportOptions, openTransport } from "./wakeups/open-transport.js";
+import type { WakeupTransport } from "./wakeups/transport.js";
+import { WakeupSender } from "./wakeups/wakeup-sender.js";
 
 /** Options of taskQueue(). */
 export interface TaskQueueOptions<Tasks extends TaskRegistry, Model extends string = "Task"> extends NamingOptions {
@@ -96,34 +98,35 @@ export function taskQueue<const Tasks extends TaskRegistry, const Model extends 
   if (!Number.isSafeInteger(maxPayloadBytes) || maxPayloadBytes <= 0) {
     throw new TaskQueueConfigError("maxPayloadBytes", `must be a positive integer, got ${String(maxPayloadBytes)}.`);
   }
-  const names = topology(options.amqpPrefix, options.quorumQueues);
   const logger = options.logger ?? jsonLogger();
+  checkTransportOptions(options);
 
   return Prisma.defineExtension((client: any) => {
     checkModel(client, modelName, table.name);
     const baseTransaction = client.$transaction as (this: unknown, ...args: unknown[]) => Promise<unknown>;
-    // Due tasks are inserted as published (see insertTasksSql); a failed publish clears the mark for the cleaner.
-    const unpublished = new PublishedMarker(prismaDb(client), table, logger, markUnpublished);
-    const connection = options.amqpUrl ? new BrokerConnection(options.amqpUrl, { logger }) : undefined;
-    const publisher = connection
-      ? new Publisher({
-          connection,
-          topology: names,
-          logger,
-          onFailed: (ids, error) => {
-            unpublished.add(ids);
-            options.onPublishError?.(ids, error);
-          },
-        })
-      : undefined;
+    const store = prismaStore(client, table);
+    const transport = openTransport({ ...options, logger, inProcess: store.wakeupIdentity });
+    const report = store.prepare();
+    const ready = readyClient(report, transport, logger);
+    const listeners = new CommitListeners(logger);
+    // Due tasks are inserted marked published; a failed publish clears the mark for the cleaner.
+    const sender = new WakeupSender({
+      transport,
+      logger,
+      markFailed: (ids) => store.markUnpublished(ids),
+      onFailed: options.onPublishError,
+    });
     let warnedUntracked = false;
     const core: EnqueueCore = {
-      table,
-      publishes: publisher !== undefined,
+      store,
+      ready,
+      get publishes() {
+        return transport.publishes;
+      },
       scopes: new TransactionScopes(),
-      publish(wakeups: readonly Wakeup[]) {
-        if (!publisher) return;
-        for (const [queue, ids] of groupByQueue(wakeups)) publisher.publish(queue, ids);
+      commit(wakeups, enqueued) {
+        if (wakeups.length > 0) sender.send(wakeups);
+        listeners.committed(enqueued);
       },
       untracked() {
         if (warnedUntracked) return;
@@ -132,26 +135,25 @@ export function taskQueue<const Tasks extends TaskRegistry, const Model extends 
       },
     };
 
-    const handle: TaskQueueHandle = {
+    const handle: TaskQueueHandle & { [ENQUEUE_HOOK]: unknown } = {
       async flush() {
-        await publisher?.flush();
-        await unpublished.flush();
+        await sender.flush();
       },
       async close() {
-        await handle.flush();
-        await publisher?.close();
-        await connection?.close();
+        await sender.close();
+        await transport.close();
       },
+      [ENQUEUE_HOOK]: enqueueHook({ tasks, table, store, ready, report, listen: (listener) => listeners.listen(listener) }),
     };
 
     function enqueue(this: unknown, name: string, payload: unknown, enqueueOptions?: EnqueueOptions) {
-      const target = Prisma.getExtensionContext(this) as unknown as { $parent: PrismaRawClient };
+      const target = Prisma.getExtensionContext(this) as unknown as { $parent: object };
       const row = prepareTask(tasks, name, payload, enqueueOptions, maxPayloadBytes);
       return enqueuePromise(core, target.$parent, [row], true);
     }
 
     function enqueueMany(this: unknown, items: ReadonlyArray<{ name: string; payload: unknown; options?: EnqueueOptions }>) {
-      const target = Prisma.getExtensionContext(this) as unknown as { $parent: PrismaRawClient };
+      const target = Prisma.getExtensionContext(this) as unknown as { $parent: object };
       if (!Array.isArray(items)) {
         throw new TaskOptionsError("(enqueueMany)", "items", `expected an array of { name, payload, options }, got ${typeof items}.`);
       }
@@ -167,22 +169,36 @@ export function taskQueue<const Tasks extends TaskRegistry, const Model extends 
     async function transaction(this: object, arg: unknown, transactionOptions?: unknown) {
       const self = this;
       const outer = core.scopes.placement(self);
-      const settle = (wakeups: readonly Wakeup[]) => {
-        if (outer.kind === "transaction") outer.scope.wakeups.push(...wakeups);
-        else if (outer.kind === "autocommit") core.publish(wakeups);
-        else if (wakeups.length > 0) core.untracked();
+      const settle = (committed: TransactionScope) => {
+        if (outer.kind === "transaction") outer.scope.absorb(committed);
+        else if (outer.kind === "autocommit") core.commit(committed.wakeups, committed.enqueued);
+        else if (committed.wakeups.length > 0) core.untracked();
       };
       if (typeof arg === "function") {
+        await ready;
         const scope = new TransactionScope();
-        const result = await baseTransaction.call(
-          self,
-          (tx: object) => core.scopes.within(tx, scope, () => (arg as (tx: object) => Promise<unknown>)(tx)),
-          transactionOptions,
-        );
-        settle(scope.wakeups);
+        let callbackDone = false;
+        let result: unknown;
+        try {
+          result = await baseTransaction.call(
+            self,
+            async (tx: object) => {
+              const value = await core.scopes.within(tx, scope, () => (arg as (tx: object) => Promise<unknown>)(tx));
+              callbackDone = true;
+              return value;
+            },
+            transactionOptions,
+          );
+        } catch (error) {
+          // The callback finished, so what failed was the COMMIT: some adapters leave the connection inside it.
+          if (callbackDone) await store.afterFailedTransaction(error);
+          throw error;
+        }
+        settle(scope);
         return result;
       }
       if (Array.isArray(arg)) {
+        await ready;
         const results = (await baseTransaction.call(self, arg, transactionOptions)) as unknown[];
         settle(await settleBatch(core, client, arg, results));
         return results;
@@ -198,14 +214,21 @@ export function taskQueue<const Tasks extends TaskRegistry, const Model extends 
   }) as unknown as TaskQueueExtension<Tasks, Model>;
 }
 
-function groupByQueue(wakeups: readonly Wakeup[]): Map<string, string[]> {
-  const byQueue = new Map<string, string[]>();
-  for (const { id, queue } of wakeups) {
-    const ids = byQueue.get(queue);
-    if (ids) ids.push(id);
-    else byQueue.set(queue, [id]);
-  }
-  return byQueue;
+/**
+ * Readies the app's client once (store.prepare()): the transport learns the database's identity for in-process
+ * wake-ups, notes are logged, and a lasting problem rejects every enqueue with TaskQueueConfigError naming the fix.
+ */
+function readyClient(prepared: Promise<PrepareReport>, transport: WakeupTransport, logger: Logger): Promise<void> {
+  const ready = prepared.then((report) => {
+    if (report.wakeupIdentity !== undefined && transport instanceof InProcessTransport) transport.identity = report.wakeupIdentity;
+    for (const note of report.notes ?? []) logger.warn(note, {});
+    if (report.problem) {
+      const { message, detail } = report.problem;
+      throw new TaskQueueConfigError("prisma", `${message}; ${detail ?? "check the client's adapter"}.`);
+    }
+  });
+  ready.catch(() => {}); // reported by every enqueue that awaits it
+  return ready;
 }
 
 /** Fails early, naming the fix, when the client has no such model or maps it to another table. */

@@ -1,30 +1,28 @@
 // Options of createCleaner() with their defaults and trade-offs, and their validation into a resolved form.
 // A bad option fails at construction with TaskQueueConfigError naming the option and the fix.
 
-import { amqpUrlProblem } from "../amqp-url.js";
-import type { TransactionalDb } from "../db/driver.js";
-import { taskTable, type TaskTable } from "../db/table.js";
+import { dialectForUrl } from "../dialects/index.js";
+import type { Store } from "../store/store.js";
+import { taskTable, type TaskTable } from "../store/task-table.js";
 import type { TaskRegistry } from "../define-tasks.js";
 import { TaskQueueConfigError } from "../errors.js";
 import { jsonLogger, type Logger } from "../logger.js";
-import { topology, type Topology } from "../broker/topology.js";
-import { cleanerLockKey } from "../sql/leader-lock.js";
 import type { NamingOptions } from "../naming-options.js";
+import { checkTransportOptions } from "../wakeups/open-transport.js";
 
 export interface CleanerOptions<Tasks extends TaskRegistry = TaskRegistry> extends NamingOptions {
   /** The registry from defineTasks(). The cleaner reads each task's `recovery` policy from it; it runs no handlers. */
   tasks: Tasks;
   /**
-   * PostgreSQL URL. The cleaner opens a small pool (3 connections) for its sweeps and one dedicated connection for
-   * its leader lock, and closes both on stop(). One of databaseUrl / db is required.
+   * Database URL (postgresql://…). The cleaner opens a small pool (3 connections) for its sweeps and one dedicated
+   * connection for its leader lock, and closes both on stop(). One of databaseUrl / store is required.
    */
   databaseUrl?: string;
   /**
-   * A database to sweep through instead of opening a pool, e.g. pgDb(url). Not closed by the cleaner. The leader lock
-   * still needs its own session: it comes from databaseUrl when given, else from db's pg pool (a pgDb), else the
-   * cleaner refuses to start.
+   * A store to sweep through instead of opening one, e.g. `openStore(url, { table })`. Not closed by the cleaner. The
+   * leader lock still opens a session of its own, on the store's URL.
    */
-  db?: TransactionalDb;
+  store?: Store;
   /**
    * RabbitMQ URL (amqp:// or amqps://). Default: none, and then the cleaner publishes nothing (no wake-ups, no
    * dead-letter notifications): it still recovers leases and prunes, and workers find due tasks by polling.
@@ -64,8 +62,9 @@ export interface CleanerOptions<Tasks extends TaskRegistry = TaskRegistry> exten
    */
   retentionMs?: number;
   /**
-   * PostgreSQL advisory lock key the cleaners compete for. Default: derived from the (schema-qualified) table name by
-   * cleanerLockKey(), so cleaners of the same table elect one leader and cleaners of different tables do not meet.
+   * The leader lock's key (PostgreSQL: the advisory lock key) the cleaners compete for. Default: derived from the
+   * (schema-qualified) table name, so cleaners of the same table elect one leader and cleaners of different tables do
+   * not meet.
    */
   lockKey?: number;
   /** Where the cleaner logs; every task it changes is logged with its id. Default: JSON lines on stderr, info and above. */
@@ -76,17 +75,19 @@ export interface CleanerOptions<Tasks extends TaskRegistry = TaskRegistry> exten
 export interface ResolvedCleanerOptions {
   tasks: TaskRegistry;
   databaseUrl?: string;
-  db?: TransactionalDb;
+  store?: Store;
   amqpUrl?: string;
   prisma?: unknown;
   table: TaskTable;
-  topology: Topology;
+  /** The broker names, for openTransport(). */
+  naming: { amqpPrefix: string | undefined; quorumQueues: boolean };
   intervalMs: number;
   republishAfterMs: number;
   unpublishedGraceMs: number;
   batchSize: number;
   retentionMs: number;
-  lockKey: number;
+  /** Undefined: the store's default for the table. */
+  lockKey: number | undefined;
   logger: Logger;
 }
 
@@ -106,23 +107,24 @@ export function resolveCleanerOptions(options: CleanerOptions): ResolvedCleanerO
   if (typeof options.tasks !== "object" || options.tasks === null) {
     throw new TaskQueueConfigError("tasks", "pass the registry returned by defineTasks({...}).");
   }
-  if (options.databaseUrl === undefined && options.db === undefined) {
-    throw new TaskQueueConfigError("databaseUrl", "the cleaner needs a database: pass databaseUrl (or db, e.g. pgDb(url)).");
+  if ("db" in options && (options as { db?: unknown }).db !== undefined) {
+    throw new TaskQueueConfigError("db", "the db option was replaced by store: pass databaseUrl, or store: openStore(url, { table }) (see CHANGELOG.md).");
+  }
+  if (options.databaseUrl === undefined && options.store === undefined) {
+    throw new TaskQueueConfigError("databaseUrl", "the cleaner needs a database: pass databaseUrl (or store, e.g. openStore(url, { table })).");
   }
   optionalString("databaseUrl", options.databaseUrl);
-  if (options.amqpUrl !== undefined) {
-    const problem = amqpUrlProblem(options.amqpUrl);
-    if (problem) throw new TaskQueueConfigError("amqpUrl", `${problem}.`);
-  }
+  if (options.store === undefined) dialectForUrl(options.databaseUrl);
+  checkTransportOptions(options);
   const table = taskTable(options.table, options.schema);
   return {
     tasks: options.tasks,
     databaseUrl: options.databaseUrl,
-    db: options.db,
+    store: options.store,
     amqpUrl: options.amqpUrl,
     prisma: options.prisma,
     table,
-    topology: topology(options.amqpPrefix, options.quorumQueues ?? false),
+    naming: { amqpPrefix: options.amqpPrefix, quorumQueues: options.quorumQueues ?? false },
     intervalMs: integer("intervalMs", options.intervalMs, 1000, 1, {
       max: MAX_INTERVAL_MS,
       why: `the leader lock's timers and idle_session_timeout, up to 10 × intervalMs, must fit in ${MAX_TIMER_MS} ms`,
@@ -131,7 +133,7 @@ export function resolveCleanerOptions(options: CleanerOptions): ResolvedCleanerO
     unpublishedGraceMs: integer("unpublishedGraceMs", options.unpublishedGraceMs, 2000, 0),
     batchSize: integer("batchSize", options.batchSize, 1000, 1),
     retentionMs: integer("retentionMs", options.retentionMs, 7 * DAY_MS, 0),
-    lockKey: integer("lockKey", options.lockKey, cleanerLockKey(table), Number.MIN_SAFE_INTEGER),
+    lockKey: options.lockKey === undefined ? undefined : integer("lockKey", options.lockKey, 0, Number.MIN_SAFE_INTEGER),
     logger: options.logger ?? jsonLogger(),
   };
 }

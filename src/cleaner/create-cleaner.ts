@@ -1,13 +1,15 @@
 // createCleaner(): the sweeper of the seed design. Any number may run; the one holding the advisory lock sweeps every
 // interval, the others retry the lock every interval and take over when the leader's session ends.
 
-import { pgDb, type PgDb } from "../db/pg-db.js";
-import type { TransactionalDb } from "../db/driver.js";
 import type { TaskRegistry } from "../define-tasks.js";
-import { TaskQueueConfigError } from "../errors.js";
-import { CleanerBroker } from "./cleaner-broker.js";
+import { openStore } from "../dialects/index.js";
+import type { LeaderLock } from "../store/leader-lock.js";
+import type { Store } from "../store/store.js";
 import { resolveCleanerOptions, type CleanerOptions, type ResolvedCleanerOptions } from "./cleaner-options.js";
-import { electionTiming, LeaderElection } from "./leader-election.js";
+import { electionTiming } from "./election-timing.js";
+import { openTransport } from "../wakeups/open-transport.js";
+import type { WakeupTransport } from "../wakeups/transport.js";
+import { WakeupSender } from "../wakeups/wakeup-sender.js";
 import { sweep, type CleanerPass } from "./sweep.js";
 
 export type { CleanerOptions } from "./cleaner-options.js";
@@ -32,10 +34,12 @@ export function createCleaner<Tasks extends TaskRegistry>(options: CleanerOption
 const REPEAT_PROBLEM_MS = 30_000;
 
 class LeaderCleaner implements Cleaner {
-  private readonly db: TransactionalDb;
-  private readonly ownedDb: PgDb | undefined;
-  private readonly election: LeaderElection;
-  private readonly broker: CleanerBroker | undefined;
+  private readonly store: Store;
+  private readonly ownedStore: Store | undefined;
+  private readonly election: LeaderLock;
+  private readonly lockKey: number;
+  private readonly transport: WakeupTransport;
+  private readonly sender: WakeupSender;
   private timer: NodeJS.Timeout | undefined;
   private current: Promise<CleanerPass> | undefined;
   private started = false;
@@ -44,18 +48,15 @@ class LeaderCleaner implements Cleaner {
   private readonly staleCheck: { at: number | undefined } = { at: undefined };
 
   constructor(private readonly options: ResolvedCleanerOptions) {
-    this.ownedDb = options.db ? undefined : pgDb(options.databaseUrl!, { max: 3, applicationName: "prisma-task-queue cleaner" });
-    this.db = options.db ?? this.ownedDb!;
-    const pool = (options.db as Partial<PgDb> | undefined)?.pool;
-    const source = options.databaseUrl ? { url: options.databaseUrl } : pool ? { pool } : undefined;
-    if (!source) {
-      throw new TaskQueueConfigError(
-        "databaseUrl",
-        "the cleaner's leader lock needs a session of its own: pass databaseUrl too, or a db made by pgDb(url).",
-      );
-    }
-    this.election = new LeaderElection(source, options.lockKey, options.logger, electionTiming(options.intervalMs));
-    this.broker = options.amqpUrl ? new CleanerBroker(options.amqpUrl, options.topology, this.db, options.table, options.logger) : undefined;
+    this.ownedStore = options.store
+      ? undefined
+      : openStore(options.databaseUrl!, { table: options.table, max: 3, applicationName: "prisma-task-queue cleaner" });
+    this.store = options.store ?? this.ownedStore!;
+    this.lockKey = options.lockKey ?? this.store.defaultLockKey();
+    this.election = this.store.leaderLock(this.lockKey, electionTiming(options.intervalMs), options.logger);
+    this.transport = openTransport({ ...options.naming, amqpUrl: options.amqpUrl, logger: options.logger, inProcess: this.store.wakeupIdentity });
+    const store = this.store;
+    this.sender = new WakeupSender({ transport: this.transport, logger: options.logger, markConfirmed: (ids) => store.markPublished(ids) });
   }
 
   get isLeader(): boolean {
@@ -65,7 +66,7 @@ class LeaderCleaner implements Cleaner {
   async start(): Promise<void> {
     if (this.started || this.stopping) return;
     this.started = true;
-    this.options.logger.info("cleaner started", { intervalMs: this.options.intervalMs, lockKey: this.options.lockKey });
+    this.options.logger.info("cleaner started", { intervalMs: this.options.intervalMs, lockKey: this.lockKey });
     const custom = Object.entries(this.options.tasks).filter(([, definition]) => typeof definition?.recovery === "function");
     if (custom.length > 0 && this.options.prisma === undefined) {
       this.options.logger.warn("tasks with a recovery function will get ctx.prisma undefined: pass prisma to the cleaner", {
@@ -95,8 +96,9 @@ class LeaderCleaner implements Cleaner {
       this.timer = undefined;
       await this.current?.catch(() => undefined);
       await this.election.release();
-      await this.broker?.close();
-      await this.ownedDb?.close();
+      await this.sender.close();
+      await this.transport.close();
+      await this.ownedStore?.close();
       if (this.started) this.options.logger.info("cleaner stopped", {});
     })();
     return this.stopping;
@@ -120,12 +122,13 @@ class LeaderCleaner implements Cleaner {
     } catch (error) {
       return { ...idle, errors: [`lock: ${(error as Error).message}`] };
     }
-    this.broker?.start(); // followers keep no broker connection
+    this.transport.start(); // followers keep no broker connection
     const budgetMs = Math.max(this.options.intervalMs, 1000);
     return sweep({
       options: this.options,
-      db: this.db,
-      broker: this.broker,
+      store: this.store,
+      transport: this.transport,
+      sender: this.sender,
       logger: this.options.logger,
       more: (startedAt) => !this.stopping && this.election.isLeader && performance.now() - startedAt < budgetMs,
       staleCheck: this.staleCheck,

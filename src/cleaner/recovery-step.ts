@@ -3,15 +3,9 @@
 
 import type { RecoveryFunction, TaskDefinition } from "../define-tasks.js";
 import type { Logger } from "../logger.js";
-import { deadTaskNotification } from "../publishing/publisher.js";
-import {
-  abandonExpired,
-  findExpiredLeases,
-  lockExpiredLease,
-  requeueExpired,
-  type RecoveredTask,
-} from "../sql/recover-leases.js";
-import { toTaskRecord, type TaskRow } from "../sql/task-row.js";
+import { deadTaskNotification } from "../wakeups/dead-task-notification.js";
+import type { TaskRecord } from "../store/task-record.js";
+import type { RecoveredTask } from "../store/task-writes.js";
 import type { SweepContext } from "./sweep.js";
 
 export interface RecoveryCounts {
@@ -23,15 +17,15 @@ export interface RecoveryCounts {
 
 /** Recovers expired leases in batches. */
 export async function recoverExpiredLeases(ctx: SweepContext): Promise<RecoveryCounts> {
-  const { db, options } = ctx;
+  const { store, options } = ctx;
   const counts: RecoveryCounts = { retried: 0, dead: 0, published: 0 };
   const startedAt = performance.now();
   for (;;) {
-    const rows = await findExpiredLeases(db, options.table, options.batchSize);
+    const rows = await store.findExpiredLeases(options.batchSize);
     if (rows.length === 0) break;
     const retry: string[] = [];
     const abandon: string[] = [];
-    const custom: Array<{ row: TaskRow; decide: RecoveryFunction }> = [];
+    const custom: Array<{ row: TaskRecord; decide: RecoveryFunction }> = [];
     for (const row of rows) {
       const recovery = policyOf(options.tasks, row.name);
       if (typeof recovery === "function") custom.push({ row, decide: recovery });
@@ -39,8 +33,8 @@ export async function recoverExpiredLeases(ctx: SweepContext): Promise<RecoveryC
       else retry.push(row.id);
     }
     const changed: RecoveredTask[] = [];
-    if (retry.length > 0) changed.push(...(await requeueExpired(db, options.table, retry)));
-    if (abandon.length > 0) changed.push(...(await abandonExpired(db, options.table, abandon)));
+    if (retry.length > 0) changed.push(...(await store.requeueExpired(retry)));
+    if (abandon.length > 0) changed.push(...(await store.abandonExpired(abandon)));
     for (const { row, decide } of custom) changed.push(...(await recoverWithFunction(ctx, row, decide)));
     await settle(ctx, changed, counts);
     if (rows.length < options.batchSize || !ctx.more(startedAt)) break;
@@ -53,32 +47,36 @@ function policyOf(tasks: SweepContext["options"]["tasks"], name: string): TaskDe
   return Object.hasOwn(tasks, name) ? (tasks[name]?.recovery ?? "retry") : "retry";
 }
 
+/** How long a cleaner holds an expired task while its recovery function decides; past it, the next sweep takes it again. */
+const HOLD_MS = 60_000;
+
 /**
- * Runs the task's recovery function while the row is locked, so no late worker can complete the task in between, and
- * applies its decision in the same transaction. A function that throws or answers something else leaves the task dead
- * (reason "recovery-failed"), visible to an operator who can retry it.
+ * Runs the task's recovery function while the cleaner holds the task's lease (no late worker can complete it in
+ * between), outside any transaction, so the function may enqueue through the app's client even on SQLite, whose one
+ * writer a transaction would keep. Then applies the decision to the held task. A function that throws or answers
+ * something else leaves the task dead (reason "recovery-failed"), visible to an operator who can retry it.
  */
-async function recoverWithFunction(ctx: SweepContext, row: TaskRow, decide: RecoveryFunction): Promise<RecoveredTask[]> {
-  const { db, options } = ctx;
+async function recoverWithFunction(ctx: SweepContext, row: TaskRecord, decide: RecoveryFunction): Promise<RecoveredTask[]> {
+  const { store, options } = ctx;
   const logger = taskLogger(ctx.logger, row);
-  return db.transaction(async (tx) => {
-    const locked = await lockExpiredLease(tx, options.table, row.id);
-    if (!locked) return [];
-    let decision: unknown;
-    let failure: string | undefined;
-    try {
-      decision = await decide(toTaskRecord(locked), { prisma: options.prisma, logger });
-      if (decision !== "retry" && decision !== "dead") failure = `the recovery function returned ${JSON.stringify(decision)}, not "retry" or "dead"`;
-    } catch (error) {
-      failure = `the recovery function threw: ${error instanceof Error ? error.message : String(error)}`;
-    }
-    if (failure) {
-      logger.error("recovery function failed; the task goes to dead", { error: failure });
-      const dead = await abandonExpired(tx, options.table, [row.id], failure);
-      return dead.map((task) => Object.assign(task, { reason: "recovery-failed" }));
-    }
-    return decision === "retry" ? requeueExpired(tx, options.table, [row.id]) : abandonExpired(tx, options.table, [row.id]);
-  });
+  const holder = `cleaner:${process.pid}:recovery`;
+  const task = await store.holdExpiredLease(row.id, holder, HOLD_MS);
+  if (!task) return [];
+  const held = { holder, formerOwner: task.leaseOwner };
+  let decision: unknown;
+  let failure: string | undefined;
+  try {
+    decision = await decide(task, { prisma: options.prisma, logger });
+    if (decision !== "retry" && decision !== "dead") failure = `the recovery function returned ${JSON.stringify(decision)}, not "retry" or "dead"`;
+  } catch (error) {
+    failure = `the recovery function threw: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  if (failure) {
+    logger.error("recovery function failed; the task goes to dead", { error: failure });
+    const dead = await store.abandonExpired([task.id], failure, held);
+    return dead.map((recovered) => Object.assign(recovered, { reason: "recovery-failed" }));
+  }
+  return decision === "retry" ? store.requeueExpired([task.id], held) : store.abandonExpired([task.id], undefined, held);
 }
 
 /** Logs each change, wakes the tasks that are pending again, and notifies the dead-letter exchange of the dead ones. */
@@ -89,18 +87,18 @@ async function settle(ctx: SweepContext, changed: Array<RecoveredTask & { reason
     counts.retried += 1;
     ctx.logger.info("lease expired; task back to pending", fields(task));
   }
-  if (requeued.length > 0 && ctx.broker?.reachable) counts.published += await ctx.broker.publish(requeued);
+  if (requeued.length > 0 && ctx.transport.publishes && ctx.transport.reachable) counts.published += await ctx.sender.sendAndCount(requeued);
   for (const task of dead) {
     counts.dead += 1;
-    ctx.logger.warn("lease expired; task dead", { ...fields(task), lastError: task.last_error });
+    ctx.logger.warn("lease expired; task dead", { ...fields(task), lastError: task.lastError });
     await notify(ctx, task);
   }
 }
 
 async function notify(ctx: SweepContext, task: RecoveredTask & { reason?: string }): Promise<void> {
-  if (!ctx.broker) return;
+  if (!ctx.transport.notifiesDead) return;
   try {
-    await ctx.broker.notifyDead(deadTaskNotification(task, "lease-expired"));
+    await ctx.sender.notifyDead(deadTaskNotification(task, "lease-expired"));
   } catch (error) {
     ctx.logger.warn("dead-letter notification not sent; the task is dead in the database", {
       taskId: task.id,
@@ -110,10 +108,10 @@ async function notify(ctx: SweepContext, task: RecoveredTask & { reason?: string
 }
 
 function fields(task: RecoveredTask) {
-  return { taskId: task.id, taskName: task.name, queue: task.queue, attempts: task.attempts, maxAttempts: task.max_attempts, leaseOwner: task.lease_owner };
+  return { taskId: task.id, taskName: task.name, queue: task.queue, attempts: task.attempts, maxAttempts: task.maxAttempts, leaseOwner: task.leaseOwner };
 }
 
-function taskLogger(logger: Logger, row: TaskRow): Logger {
+function taskLogger(logger: Logger, row: TaskRecord): Logger {
   const base = { taskId: row.id, taskName: row.name };
   return {
     debug: (message, extra) => logger.debug(message, { ...base, ...extra }),

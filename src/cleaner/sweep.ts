@@ -1,9 +1,10 @@
 // One sweep of the leading cleaner: wake due tasks, recover expired leases, prune finished tasks, each step in
 // bounded batches. A failing step is reported and the next one still runs.
 
-import type { TransactionalDb } from "../db/driver.js";
 import type { Logger } from "../logger.js";
-import type { CleanerBroker } from "./cleaner-broker.js";
+import type { Store } from "../store/store.js";
+import type { WakeupTransport } from "../wakeups/transport.js";
+import type { WakeupSender } from "../wakeups/wakeup-sender.js";
 import type { ResolvedCleanerOptions } from "./cleaner-options.js";
 import { pruneFinished } from "./prune-step.js";
 import { recoverExpiredLeases } from "./recovery-step.js";
@@ -29,8 +30,10 @@ export interface CleanerPass {
 /** What the steps share. */
 export interface SweepContext {
   options: ResolvedCleanerOptions;
-  db: TransactionalDb;
-  broker: CleanerBroker | undefined;
+  store: Store;
+  transport: WakeupTransport;
+  /** Sends wake-ups and records the confirmed ones as published. */
+  sender: WakeupSender;
   logger: Logger;
   /** False once the step has used its time, leadership was lost or the cleaner is stopping: stop between batches. */
   more(startedAt: number): boolean;

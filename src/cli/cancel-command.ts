@@ -1,8 +1,7 @@
 // `task-runner cancel <id>`: cancels a pending task so it never runs. A running task cannot be cancelled.
 
-import { cancelTask } from "../sql/operator-actions.js";
 import { COMMON_HELP, commandConfig, commandTable, parseCommand, type CliIo } from "./command-context.js";
-import { withDatabase } from "./database-session.js";
+import { withStore } from "./database-session.js";
 import { EXIT_OK } from "./exit-codes.js";
 import { notActionable, taskIdArgument } from "./task-lookup.js";
 
@@ -22,9 +21,9 @@ export async function cancelCommand(argv: string[], io: CliIo): Promise<number> 
   const id = taskIdArgument("cancel", positionals);
   const config = await commandConfig(values, io, { database: true });
   const table = commandTable(config);
-  return withDatabase(config.databaseUrl!, table, async (db) => {
-    const changed = await cancelTask(db, table, id);
-    if (changed.length === 0) throw await notActionable(db, table, id, "cancelled", "pending");
+  return withStore(config.databaseUrl!, table, async (store) => {
+    const changed = await store.cancelTask(id);
+    if (changed.length === 0) throw await notActionable(store, table, id, "cancelled", "pending");
     io.out(`Cancelled task ${id}.\n`);
     return EXIT_OK;
   });

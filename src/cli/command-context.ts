@@ -2,7 +2,7 @@
 // --log-format, --log-level, --verbose, --help), loading the config with its overrides, and the logger choice.
 
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { taskTable, type TaskTable } from "../db/table.js";
+import { taskTable, type TaskTable } from "../store/task-table.js";
 import type { Logger } from "../logger.js";
 import { ConfigFileError, loadConfig, type LoadedConfig } from "../runner/load-config.js";
 import { chooseLogger, type LogFormat, type LogLevel } from "../runner/logger-choice.js";

@@ -1,39 +1,34 @@
-// Opens the database for a command: first one short-timeout connection that proves the database is reachable and
-// the task table exists (so a bad URL fails fast, before anything else is touched), then a small pool for the work.
+// Opens the database for a command: first one check that proves the database is reachable and the task table exists
+// (so a bad URL fails fast, before anything else is touched), then the command's work on a small pool.
 
-import pg from "pg";
-import type { TaskTable } from "../db/table.js";
-import { pgDb, type PgDb } from "../db/pg-db.js";
-import { databaseFailure } from "./database-errors.js";
+import { openStore } from "../dialects/index.js";
+import type { Store } from "../store/store.js";
+import type { TaskTable } from "../store/task-table.js";
+import { databaseFailure, problemFailure } from "./database-errors.js";
 import { CliError } from "./exit-codes.js";
 
 /** How long a command waits for the database to accept a connection. */
 const CONNECT_TIMEOUT_MS = 10_000;
 
-/** Throws a CliError (exit 1) naming the problem when the database cannot be reached or has no task table. */
-export async function checkDatabase(url: string, table: TaskTable): Promise<void> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, application_name: "task-runner" });
-  client.on("error", () => {});
+/**
+ * Opens a store on `url`, checks it, runs `work`, closes it. A database that cannot serve the queue, or an error of
+ * `work` from the database, becomes an exit-1 CliError naming the problem and the fix.
+ */
+export async function withStore<T>(url: string, table: TaskTable, work: (store: Store) => Promise<T>): Promise<T> {
+  const store = openStore(url, { table, max: 2, applicationName: "task-runner", connectTimeoutMs: CONNECT_TIMEOUT_MS });
   try {
-    await client.connect();
-    await client.query(`SELECT 1 FROM ${table.sql} LIMIT 0`);
+    const problem = await store.check();
+    if (problem) throw problemFailure(problem, url, table, store.displayName);
+    return await work(store);
   } catch (error) {
-    throw databaseFailure(error, url, table.sql);
+    if (error instanceof CliError) throw error;
+    throw databaseFailure(store, error, url, table);
   } finally {
-    await client.end().catch(() => {});
+    await store.close();
   }
 }
 
-/** Checks the database, runs `work` on a pool of two connections, closes it. Database errors become exit-1 CliErrors. */
-export async function withDatabase<T>(url: string, table: TaskTable, work: (db: PgDb) => Promise<T>): Promise<T> {
-  await checkDatabase(url, table);
-  const db = pgDb(url, { max: 2, applicationName: "task-runner" });
-  try {
-    return await work(db);
-  } catch (error) {
-    if (error instanceof CliError) throw error;
-    throw databaseFailure(error, url, table.sql);
-  } finally {
-    await db.close();
-  }
+/** Throws a CliError (exit 1) naming the problem when the database cannot be reached or has no task table. */
+export function checkDatabase(url: string, table: TaskTable): Promise<void> {
+  return withStore(url, table, async () => undefined);
 }

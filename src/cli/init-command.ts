@@ -1,10 +1,12 @@
 // `task-runner init`: adds the Task model and its SQL migration to the user's Prisma project, single-file or
-// multi-file schema, under another model/table name when the app already has a Task, and says what it did.
+// multi-file schema, in the dialect of its datasource provider, under another model/table name when the app already
+// has a Task, and says what it did.
 
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { taskMigrationSource, taskModelSource } from "../package-files.js";
+import { dialectForProvider, supportedProviders } from "../dialects/index.js";
+import { taskMigrationSources, taskModelSource } from "../package-files.js";
 
 export interface CommandIo {
   cwd: string;
@@ -14,7 +16,8 @@ export interface CommandIo {
 
 const HELP = `Usage: task-runner init [options]
 
-Adds the prisma-task-queue model to your Prisma schema and writes its SQL migration.
+Adds the prisma-task-queue model to your Prisma schema and writes its SQL migration, for the database your
+datasource's provider names.
 
 Options:
   --schema <path>      schema file or multi-file schema folder (default: prisma/schema.prisma, else prisma/schema/)
@@ -72,6 +75,15 @@ export async function initCommand(argv: string[], io: CommandIo): Promise<number
   }
   const files = schema.kind === "file" ? [schema.path] : prismaFilesIn(schema.path);
   const existing = files.map((file) => ({ file, text: readFileSync(file, "utf8") }));
+  const provider = datasourceProvider(existing.map(({ text }) => text));
+  const dialect = provider === undefined ? undefined : dialectForProvider(provider);
+  if (!dialect) {
+    io.err(
+      `task-runner init: ${provider === undefined ? "found no datasource with a provider in the schema" : `the datasource provider "${provider}" is not supported`}. ` +
+        `Supported: ${supportedProviders()}.\n`,
+    );
+    return 2;
+  }
   const clash = existing.find(({ text }) => new RegExp(`^\\s*model\\s+${model}\\s*\\{`, "m").test(text));
   if (clash) {
     if (clash.text.includes(MARKER)) {
@@ -86,8 +98,8 @@ export async function initCommand(argv: string[], io: CommandIo): Promise<number
     return 2;
   }
 
-  const modelText = renameModel(taskModelSource(), model, table);
-  const sql = renameTable(taskMigrationSource(), table);
+  const modelText = renameModel(taskModelSource(dialect.schemaFiles), model, table);
+  const sql = renameTable(taskMigrationSources(dialect.schemaFiles).map((migration) => migration.sql).join("\n"), table);
   const migrationsDir = values.migrations ? resolve(io.cwd, values.migrations) : join(schema.kind === "file" ? dirname(schema.path) : schema.path, "migrations");
   const migrationDir = join(migrationsDir, `${timestamp()}_${table}_task_queue`);
   const modelTarget = schema.kind === "file" ? schema.path : join(schema.path, `${snakeCase(model)}.prisma`);
@@ -104,7 +116,7 @@ export async function initCommand(argv: string[], io: CommandIo): Promise<number
     `${verb} add model ${model} (table "${table}") to ${relative(io.cwd, modelTarget)}\n` +
       `${verb} write the migration ${relative(io.cwd, join(migrationDir, "migration.sql"))}\n\n` +
       `Next:\n` +
-      `  1. apply it: npx prisma migrate deploy   (or run the SQL file with psql)\n` +
+      `  1. apply it: npx prisma migrate deploy   (or run the SQL file with your database's client)\n` +
       `  2. regenerate the client: npx prisma generate\n` +
       `  3. extend your client: prisma.$extends(taskQueue({ tasks${model === "Task" ? "" : `, model: "${model}"`}${table === "tasks" ? "" : `, table: "${table}"`} }))\n`,
   );
@@ -129,11 +141,26 @@ function prismaFilesIn(dir: string): string[] {
 }
 
 function renameModel(source: string, model: string, table: string): string {
-  return source.replace(/^model Task \{/m, `model ${model} {`).replace('@@map("tasks")', `@@map("${table}")`);
+  return source
+    .replace(/^model Task \{/m, `model ${model} {`)
+    .replace('@@map("tasks")', `@@map("${table}")`)
+    .replace(/^model TaskLeader \{/m, `model ${model}Leader {`)
+    .replace('@@map("tasks_leaders")', `@@map("${table}_leaders")`);
 }
 
+/** Renames the table and its indexes in either quoting style ("tasks" or `tasks`). */
 function renameTable(source: string, table: string): string {
-  return source.replace(/"tasks"/g, `"${table}"`).replace(/"tasks_/g, `"${table}_`);
+  return source.replace(/(["`])tasks(["`_])/g, (_match, open: string, close: string) => `${open}${table}${close}`);
+}
+
+/** The provider of the schema's datasource block: `datasource db { provider = "postgresql" }`. */
+function datasourceProvider(texts: readonly string[]): string | undefined {
+  for (const text of texts) {
+    const block = /^\s*datasource\s+\w+\s*\{([^}]*)\}/m.exec(text);
+    const provider = block && /^\s*provider\s*=\s*"([^"]+)"/m.exec(block[1]!);
+    if (provider) return provider[1];
+  }
+  return undefined;
 }
 
 function snakeCase(name: string): string {

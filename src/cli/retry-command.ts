@@ -1,9 +1,9 @@
 // `task-runner retry <id>` and `task-runner retry --dead [--name <task>]`: put dead (or cancelled) tasks back to
 // pending with fresh attempts, and wake them so they run at once.
 
-import { retryDeadTasks, retryTask, type ChangedTask } from "../sql/operator-actions.js";
+import type { WakeupTarget } from "../store/task-writes.js";
 import { COMMON_HELP, commandConfig, commandLogger, commandTable, parseCommand, type CliIo } from "./command-context.js";
-import { withDatabase } from "./database-session.js";
+import { withStore } from "./database-session.js";
 import { CliError, EXIT_OK, EXIT_USAGE } from "./exit-codes.js";
 import { notActionable, taskIdArgument } from "./task-lookup.js";
 import { wakeTasks } from "./wakeups.js";
@@ -34,19 +34,19 @@ export async function retryCommand(argv: string[], io: CliIo): Promise<number> {
   const config = await commandConfig(values, io, { database: true });
   const table = commandTable(config);
   const logger = commandLogger(values, config, io, "warn");
-  return withDatabase(config.databaseUrl!, table, async (db) => {
-    let changed: ChangedTask[] = [];
+  return withStore(config.databaseUrl!, table, async (store) => {
+    let changed: WakeupTarget[] = [];
     if (id) {
-      changed = await retryTask(db, table, id);
-      if (changed.length === 0) throw await notActionable(db, table, id, "retried", "dead or cancelled");
+      changed = await store.retryTask(id);
+      if (changed.length === 0) throw await notActionable(store, table, id, "retried", "dead or cancelled");
     } else {
       for (;;) {
-        const batch = await retryDeadTasks(db, table, { name: values.name, limit: BATCH });
+        const batch = await store.retryDeadTasks({ name: values.name, limit: BATCH });
         changed.push(...batch);
         if (batch.length < BATCH) break;
       }
     }
-    const woken = await wakeTasks(config, db, table, changed, logger);
+    const woken = await wakeTasks(config, store, changed, logger);
     const what = id ? `task ${id}` : `${changed.length} dead task${changed.length === 1 ? "" : "s"}${values.name ? ` of ${values.name}` : ""}`;
     io.out(`Retried ${what}: pending again, ${wakeNote(changed.length, woken)}.\n`);
     return EXIT_OK;

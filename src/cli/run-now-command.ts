@@ -1,8 +1,7 @@
 // `task-runner run <id>`: makes a delayed (or retry-waiting) pending task due now and wakes it.
 
-import { runTaskNow } from "../sql/operator-actions.js";
 import { COMMON_HELP, commandConfig, commandLogger, commandTable, parseCommand, type CliIo } from "./command-context.js";
-import { withDatabase } from "./database-session.js";
+import { withStore } from "./database-session.js";
 import { EXIT_OK } from "./exit-codes.js";
 import { wakeNote } from "./retry-command.js";
 import { notActionable, taskIdArgument } from "./task-lookup.js";
@@ -25,10 +24,10 @@ export async function runNowCommand(argv: string[], io: CliIo): Promise<number> 
   const config = await commandConfig(values, io, { database: true });
   const table = commandTable(config);
   const logger = commandLogger(values, config, io, "warn");
-  return withDatabase(config.databaseUrl!, table, async (db) => {
-    const changed = await runTaskNow(db, table, id);
-    if (changed.length === 0) throw await notActionable(db, table, id, "run now", "pending");
-    const woken = await wakeTasks(config, db, table, changed, logger);
+  return withStore(config.databaseUrl!, table, async (store) => {
+    const changed = await store.runTaskNow(id);
+    if (changed.length === 0) throw await notActionable(store, table, id, "run now", "pending");
+    const woken = await wakeTasks(config, store, changed, logger);
     io.out(`Task ${id} is due now: ${wakeNote(1, woken)}.\n`);
     return EXIT_OK;
   });

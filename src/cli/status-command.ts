@@ -1,10 +1,11 @@
 // `task-runner status`: task counts by queue, name and status, how long the oldest due task has waited per queue,
 // and whether a cleaner leads. `--json` prints the same as one JSON object for scripts.
 
-import { cleanerLockKey, leaderLockHolder } from "../sql/leader-lock.js";
-import { countTasks, pendingAges, type PendingAge, type StatusCount } from "../sql/queue-stats.js";
+import type { LeaderInfo } from "../store/leader-lock.js";
+import { TASK_STATUSES, type TaskStatus } from "../store/task-status.js";
+import type { PendingAge, StatusCount } from "../store/views.js";
 import { COMMON_HELP, commandConfig, commandTable, parseCommand, type CliIo } from "./command-context.js";
-import { withDatabase } from "./database-session.js";
+import { withStore } from "./database-session.js";
 import { EXIT_OK } from "./exit-codes.js";
 
 export const statusHelp = `Usage: task-runner status [--json]
@@ -17,10 +18,10 @@ Options:
 
 ${COMMON_HELP}`;
 
-const STATUSES = ["pending", "running", "succeeded", "dead", "cancelled"] as const;
+const STATUSES = TASK_STATUSES;
 
 export interface StatusReport {
-  tasks: Array<{ queue: string; name: string } & Record<(typeof STATUSES)[number], number>>;
+  tasks: Array<{ queue: string; name: string } & Record<TaskStatus, number>>;
   due: Array<{ queue: string; due: number; oldestDueSeconds: number }>;
   cleaner: { leading: boolean; pid: number | null; since: string | null };
 }
@@ -33,26 +34,26 @@ export async function statusCommand(argv: string[], io: CliIo): Promise<number> 
   }
   const config = await commandConfig(values, io, { database: true });
   const table = commandTable(config);
-  const lockKey = config.cleaner?.lockKey ?? cleanerLockKey(table);
-  const report = await withDatabase(config.databaseUrl!, table, async (db) => {
-    const [counts, ages, holder] = await Promise.all([countTasks(db, table), pendingAges(db, table), leaderLockHolder(db, lockKey)]);
+  const report = await withStore(config.databaseUrl!, table, async (store) => {
+    const lockKey = config.cleaner?.lockKey ?? store.defaultLockKey();
+    const [counts, ages, holder] = await Promise.all([store.countTasks(), store.pendingAges(), store.leaderHolder(lockKey)]);
     return buildReport(counts, ages, holder);
   });
   io.out(values.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report));
   return EXIT_OK;
 }
 
-function buildReport(counts: StatusCount[], ages: PendingAge[], holder: Awaited<ReturnType<typeof leaderLockHolder>>): StatusReport {
+function buildReport(counts: StatusCount[], ages: PendingAge[], holder: LeaderInfo | undefined): StatusReport {
   const rows = new Map<string, StatusReport["tasks"][number]>();
   for (const { queue, name, status, count } of counts) {
     const key = `${queue}\u0000${name}`;
     let row = rows.get(key);
     if (!row) rows.set(key, (row = { queue, name, pending: 0, running: 0, succeeded: 0, dead: 0, cancelled: 0 }));
-    if ((STATUSES as readonly string[]).includes(status)) row[status as (typeof STATUSES)[number]] += count;
+    if ((STATUSES as readonly string[]).includes(status)) row[status as TaskStatus] += count;
   }
   return {
     tasks: [...rows.values()],
-    due: ages.map((age) => ({ queue: age.queue, due: age.due, oldestDueSeconds: Math.round(age.oldest_due_seconds * 10) / 10 })),
+    due: ages.map((age) => ({ queue: age.queue, due: age.due, oldestDueSeconds: Math.round(age.oldestDueSeconds * 10) / 10 })),
     cleaner: { leading: holder !== undefined, pid: holder?.pid ?? null, since: holder?.since?.toISOString() ?? null },
   };
 }

@@ -2,14 +2,14 @@
 // cancel a pending task, run a delayed task now. Each is logged with what it changed and who asked, and tasks it made
 // runnable get their wake-up at once when a broker is configured.
 
-import { cancelTask, retryDeadTasks, retryTask, runTaskNow, type ChangedTask } from "../sql/operator-actions.js";
+import type { WakeupTarget } from "../store/task-writes.js";
 import type { DashboardContext } from "./dashboard-context.js";
 
 export type ActionName = "retry" | "cancel" | "run-now" | "retry-dead";
 
 export interface ActionResult {
   action: ActionName;
-  changed: ChangedTask[];
+  changed: WakeupTarget[];
   /** Wake-ups the broker confirmed. */
   woken: number;
 }
@@ -21,13 +21,12 @@ export async function runAction(
   target: { id?: string; name?: string },
   requester: string | undefined,
 ): Promise<ActionResult> {
-  const { db, settings, wakeups } = context;
-  const { table } = settings;
-  let changed: ChangedTask[];
-  if (action === "retry") changed = await retryTask(db, table, target.id!);
-  else if (action === "cancel") changed = await cancelTask(db, table, target.id!);
-  else if (action === "run-now") changed = await runTaskNow(db, table, target.id!);
-  else changed = await retryDeadTasks(db, table, { name: target.name });
+  const { store, settings, wakeups } = context;
+  let changed: WakeupTarget[];
+  if (action === "retry") changed = await store.retryTask(target.id!);
+  else if (action === "cancel") changed = await store.cancelTask(target.id!);
+  else if (action === "run-now") changed = await store.runTaskNow(target.id!);
+  else changed = await store.retryDeadTasks({ name: target.name, limit: 10_000 });
   const woken = action === "cancel" ? 0 : await wakeups.publish(changed);
   settings.logger.info("dashboard action", {
     action,

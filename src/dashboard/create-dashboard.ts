@@ -3,10 +3,10 @@
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { getRequestListener } from "@hono/node-server";
-import type { Db } from "../db/driver.js";
-import { pgDb, type PgDb } from "../db/pg-db.js";
-import { prismaDb } from "../db/prisma-db.js";
+import { databaseAdvice } from "../database-advice.js";
+import { openStore, prismaStore } from "../dialects/index.js";
 import { TaskQueueConfigError } from "../errors.js";
+import type { Store } from "../store/store.js";
 import { DashboardContext } from "./dashboard-context.js";
 import { resolveSettings, type DashboardOptions } from "./dashboard-options.js";
 import { dashboardRoutes } from "./routes.js";
@@ -34,22 +34,32 @@ export interface Dashboard {
 
 export function createDashboard(options: DashboardOptions): Dashboard {
   const settings = resolveSettings(options);
-  const sources = [options.prisma, options.db, options.databaseUrl].filter((source) => source !== undefined);
+  if ("db" in options && (options as { db?: unknown }).db !== undefined) {
+    throw new TaskQueueConfigError("db", "the db option was replaced by store: pass prisma, databaseUrl, or store: openStore(url, { table }) (see CHANGELOG.md).");
+  }
+  const sources = [options.prisma, options.store, options.databaseUrl].filter((source) => source !== undefined);
   if (sources.length !== 1) {
     throw new TaskQueueConfigError(
       "prisma",
       sources.length === 0
-        ? "the dashboard needs a database: pass prisma (your client), db (e.g. pgDb(url)) or databaseUrl."
-        : "pass only one of prisma, db and databaseUrl.",
+        ? "the dashboard needs a database: pass prisma (your client), store (openStore(url, { table })) or databaseUrl."
+        : "pass only one of prisma, store and databaseUrl.",
     );
   }
-  let owned: PgDb | undefined;
-  let db: Db;
-  if (options.prisma) db = prismaDb(options.prisma);
-  else if (options.db) db = options.db;
-  else db = owned = pgDb(dashboardUrl(options.databaseUrl!), { max: 4, applicationName: "prisma-task-queue dashboard" });
-  const wakeups = new Wakeups(options.amqpUrl, options.amqpPrefix, db, settings.table, settings.logger);
-  const app = dashboardRoutes(new DashboardContext(db, settings, wakeups));
+  let owned: Store | undefined;
+  let store: Store;
+  if (options.prisma) store = prismaStore(options.prisma, settings.table);
+  else if (options.store) store = options.store;
+  else {
+    store = owned = openStore(options.databaseUrl!, {
+      table: settings.table,
+      max: 4,
+      applicationName: "prisma-task-queue dashboard",
+      statementTimeoutMs: 5000,
+    });
+  }
+  const wakeups = new Wakeups(options, store, settings.logger);
+  const app = dashboardRoutes(new DashboardContext(store, settings, wakeups));
   const base = settings.basePath;
 
   const listener = getRequestListener(
@@ -84,16 +94,10 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       Promise.resolve(app.fetch(request, { remoteAddress: info?.remoteAddress })),
     basePath: base,
     check: async () => {
-      try {
-        await db.query(`SELECT 1 FROM ${settings.table.sql} LIMIT 1`, []);
-      } catch (error) {
-        const message = (error as Error).message;
-        throw new Error(
-          /does not exist/.test(message) && /relation/.test(message)
-            ? `the task table ${settings.table.sql} does not exist in this database (${message}); apply the migration or pass table/schema.`
-            : `cannot read the task table ${settings.table.sql}: ${message}. Check DATABASE_URL and that the database is up.`,
-        );
-      }
+      const problem = await store.check();
+      if (!problem) return;
+      const advice = databaseAdvice(problem, { option: "DATABASE_URL", table: settings.table, displayName: store.displayName });
+      throw new Error(`cannot read the task table: ${problem.message}; ${advice}.`);
     },
     close: () =>
       (closing ??= (async () => {
@@ -101,17 +105,6 @@ export function createDashboard(options: DashboardOptions): Dashboard {
         await owned?.close();
       })()),
   });
-}
-
-/** The URL with JIT off and a 5 s statement timeout for the dashboard's own pool (kept if the URL sets `options`). */
-function dashboardUrl(databaseUrl: string): string {
-  try {
-    const url = new URL(databaseUrl);
-    if (!url.searchParams.has("options")) url.searchParams.set("options", "-c jit=off -c statement_timeout=5000");
-    return url.toString();
-  } catch {
-    throw new TaskQueueConfigError("databaseUrl", "is not a URL; use postgresql://user:password@host:5432/database.");
-  }
 }
 
 /**

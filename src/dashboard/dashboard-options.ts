@@ -2,11 +2,11 @@
 // routes use. A bad option throws TaskQueueConfigError naming the option and the fix.
 
 import type { IncomingMessage } from "node:http";
-import type { Db } from "../db/driver.js";
-import { taskTable, type TaskTable } from "../db/table.js";
 import { TaskQueueConfigError } from "../errors.js";
 import { jsonLogger, type Logger } from "../logger.js";
-import type { PrismaRawClient } from "../db/prisma-db.js";
+import type { NamingOptions } from "../naming-options.js";
+import type { Store } from "../store/store.js";
+import { taskTable, type TaskTable } from "../store/task-table.js";
 
 /** What an authorize callback is told about a request besides the request itself. */
 export interface AuthorizeContext {
@@ -18,14 +18,14 @@ export interface AuthorizeContext {
   incoming?: IncomingMessage;
 }
 
-export interface DashboardOptions {
-  /** Your Prisma client (plain or extended); queries run through `$queryRawUnsafe`. One of prisma, db, databaseUrl. */
-  prisma?: PrismaRawClient;
-  /** Any Db (e.g. pgDb(url)); not closed by the dashboard. One of prisma, db, databaseUrl. */
-  db?: Db;
+export interface DashboardOptions extends NamingOptions {
+  /** Your Prisma client (plain or extended); queries run through `$queryRawUnsafe`. One of prisma, store, databaseUrl. */
+  prisma?: unknown;
+  /** A store made by openStore(url, { table }); not closed by the dashboard. One of prisma, store, databaseUrl. */
+  store?: Store;
   /**
-   * PostgreSQL URL: the dashboard opens its own small pool (4 connections, JIT off, 5 s statement timeout) and closes it
-   * in close(). One of prisma, db, databaseUrl.
+   * Database URL: the dashboard opens its own small pool (4 connections; on PostgreSQL JIT off and a 5 s statement
+   * timeout) and closes it in close(). One of prisma, store, databaseUrl.
    */
   databaseUrl?: string;
   /**
@@ -33,17 +33,11 @@ export interface DashboardOptions {
    * mounted in Express with app.use(basePath, …) it must be the same path.
    */
   basePath?: string;
-  /** The task table. Default "tasks". */
-  table?: string;
-  /** PostgreSQL schema of the table. Default: none (the connection's search_path). */
-  schema?: string;
   /**
    * RabbitMQ URL. When set, tasks that an action makes runnable get a wake-up at once; without it they wait for the
    * cleaner's next sweep (its interval, default 1 s) or a worker's poll.
    */
   amqpUrl?: string;
-  /** Prefix of the RabbitMQ names, as given to taskQueue() and the worker. Default "task_queue". */
-  amqpPrefix?: string;
   /** Hide and refuse every action (retry, cancel, run now). Default false. */
   readOnly?: boolean;
   /**

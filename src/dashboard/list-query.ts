@@ -1,9 +1,9 @@
 // Reads the task list's filters and page from the URL's query, rejecting what cannot be a filter (with a message),
 // and turns the time range into id bounds (ids are uuidv7: their first 48 bits are the enqueue time).
 
-import { STATUSES } from "./sql/count-groups.js";
-import { idAtTime, type PageRequest, type StatusFilter, type TaskFilter } from "./sql/list-tasks.js";
-import { isUuid } from "./sql/task-detail.js";
+import { isTaskId } from "../store/task-id.js";
+import { TASK_STATUSES } from "../store/task-status.js";
+import type { PageRequest, StatusFilter, TaskFilter } from "../store/views.js";
 
 export const STATUS_FILTERS: ReadonlyArray<{ value: StatusFilter; label: string }> = [
   { value: "pending", label: "pending" },
@@ -33,7 +33,7 @@ export function parseListQuery(params: URLSearchParams): ListQuery {
   const filter: TaskFilter = {};
   if (form.status) {
     if (STATUS_FILTERS.some((s) => s.value === form.status)) filter.status = form.status as StatusFilter;
-    else problems.push(`Unknown status "${form.status}": use one of ${[...STATUSES, "due", "expired"].join(", ")}.`);
+    else problems.push(`Unknown status "${form.status}": use one of ${[...TASK_STATUSES, "due", "expired"].join(", ")}.`);
   }
   if (form.queue) filter.queue = form.queue;
   if (form.name) filter.name = form.name;
@@ -46,8 +46,8 @@ export function parseListQuery(params: URLSearchParams): ListQuery {
   const page: PageRequest = { limit: PAGE_SIZE };
   const before = text("before");
   const after = text("after");
-  if (before && isUuid(before)) page.before = before;
-  else if (after && isUuid(after)) page.after = after;
+  if (before && isTaskId(before)) page.before = before;
+  else if (after && isTaskId(after)) page.after = after;
   else if (before || after) problems.push("The page cursor is not a task id; showing the newest tasks.");
   return { form, filter, page, problems };
 }
@@ -62,4 +62,10 @@ function parseUtc(value: string, field: string, problems: string[]): number | un
     return undefined;
   }
   return ms;
+}
+
+/** The smallest uuidv7 of millisecond `ms`: ids at or after it were made at or after that time. */
+export function idAtTime(ms: number): string {
+  const hex = Math.max(0, Math.floor(ms)).toString(16).padStart(12, "0").slice(-12);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-0000-0000-000000000000`;
 }

@@ -15,9 +15,7 @@ import { layout, messagePage, type PageFrame } from "./pages/layout.js";
 import { overviewPage } from "./pages/overview-page.js";
 import { taskDetailPage } from "./pages/task-detail-page.js";
 import { taskListPage } from "./pages/task-list-page.js";
-import { listTasks } from "./sql/list-tasks.js";
-import { findTask, isUuid } from "./sql/task-detail.js";
-import { listTaskGroups } from "./sql/task-groups.js";
+import { isTaskId } from "../store/task-id.js";
 
 /** What the Node adapter or the fetch caller passes along with each request. */
 export interface RequestBindings {
@@ -72,15 +70,11 @@ export function dashboardRoutes(context: DashboardContext): Hono<Env> {
   root.get("/tasks", async (c) => {
     const query = parseListQuery(new URL(c.req.url).searchParams);
     const browse = await context.browseIndex();
-    const allGroups = browse ? await listTaskGroups(context.db, settings.table) : [];
+    const allGroups = browse ? await context.store.listTaskGroups() : [];
     const groups = browse
       ? allGroups.filter((g) => (!query.filter.queue || g.queue === query.filter.queue) && (!query.filter.name || g.name === query.filter.name))
       : undefined;
-    const [result, clock] = await Promise.all([
-      listTasks(context.db, settings.table, query.filter, query.page, groups),
-      context.db.query<{ now: Date }>("SELECT now() AS now", []),
-    ]);
-    const now = new Date(clock[0]?.now ?? Date.now());
+    const [result, now] = await Promise.all([context.store.listTasks(query.filter, query.page, groups), context.store.now()]);
     const body = taskListPage(query, result, {
       ...view(c),
       now,
@@ -92,7 +86,7 @@ export function dashboardRoutes(context: DashboardContext): Hono<Env> {
 
   root.get("/tasks/:id", async (c) => {
     const id = c.req.param("id");
-    const task = isUuid(id) ? await findTask(context.db, settings.table, id) : undefined;
+    const task = isTaskId(id) ? await context.store.findTask(id.toLowerCase()) : undefined;
     if (!task) return page(c, frame("Task not found"), notFound(`No task has the id "${id}". It may have been pruned after its retention.`), 404);
     return page(c, { ...frame(task.name), active: "tasks", now: new Date(task.now) }, taskDetailPage(task, { ...view(c), wakeups: context.wakeups.enabled }));
   });
@@ -100,7 +94,7 @@ export function dashboardRoutes(context: DashboardContext): Hono<Env> {
   root.post("/tasks/:id/:action", async (c) => {
     const id = c.req.param("id");
     const action = c.req.param("action");
-    if (!isUuid(id) || !["retry", "cancel", "run-now"].includes(action)) return page(c, frame("Not found"), notFound("No such action."), 404);
+    if (!isTaskId(id) || !["retry", "cancel", "run-now"].includes(action)) return page(c, frame("Not found"), notFound("No such action."), 404);
     const refused = await refuseAction(c);
     if (refused) return refused;
     const result = await runAction(context, action as ActionName, { id }, c.env?.remoteAddress);

@@ -2,49 +2,53 @@
 // the surrounding transaction commits). Passed to a batch $transaction([...]), it joins that batch and the batch's
 // $transaction publishes after the commit.
 
-import type { TaskTable } from "../db/table.js";
-import { selectTasksByKeys, type InsertedTaskRow } from "../sql/insert-tasks.js";
-import { prismaDb, type PrismaRawClient } from "../db/prisma-db.js";
-import { toEnqueuedTask, wakeupsOf, type EnqueuedTask } from "./enqueued-task.js";
-import { insertStatement } from "./insert-statement.js";
-import type { PreparedTask } from "./prepare.js";
-import type { TransactionScopes, Wakeup } from "./transaction-scopes.js";
+import type { InsertedTask, PreparedTask } from "../store/enqueue-rows.js";
+import type { Store } from "../store/store.js";
+import type { EnqueueBatch } from "./committed-enqueues.js";
+import { toEnqueuedTask, wakeupsOf } from "./enqueued-task.js";
+import { TransactionScope, type TransactionScopes, type Wakeup } from "./transaction-scopes.js";
 
 /** What enqueue needs from the extension around it. */
 export interface EnqueueCore {
-  table: TaskTable;
+  /** The store bound to the extended client; `through(client)` binds it to the client an enqueue runs on. */
+  store: Store;
+  /** Settles once the client is readied (store.prepare()); rejects when it cannot serve the queue. */
+  ready: Promise<void>;
   scopes: TransactionScopes;
-  /** Hands wake-ups of committed tasks to the publisher. Never throws. */
-  publish(wakeups: readonly Wakeup[]): void;
+  /** Hands wake-ups of committed tasks to the sender, and the committed enqueue calls to the listeners. Never throws. */
+  commit(wakeups: readonly Wakeup[], enqueued: readonly EnqueueBatch[]): void;
   /** Warns (once) that an enqueue ran in a transaction whose commit cannot be observed. */
   untracked(): void;
-  /** True when wake-ups are published (an amqpUrl was given): the insert then marks due tasks as published. */
+  /** True when wake-ups are published (a transport is configured): the insert then marks due tasks as published. */
   publishes: boolean;
 }
 
 /**
- * The promises enqueue made, with whether each stands for one task and how to read its statement's result, so a batch
- * $transaction can find their results.
+ * The promises enqueue made, with whether each stands for one task, its rows and how to read its statement's result,
+ * so a batch $transaction can find their results.
  */
-const batchItems = new WeakMap<object, { single: boolean; rowsOf(result: readonly unknown[]): InsertedTaskRow[] }>();
+const batchItems = new WeakMap<
+  object,
+  { single: boolean; rows: readonly PreparedTask[]; read(result: unknown): InsertedTask[] | PromiseLike<InsertedTask[]> }
+>();
 
 /**
  * Builds the promise for inserting `rows` through `client`. `single` makes it resolve to one EnqueuedTask
  * instead of an array.
  */
-export function enqueuePromise(core: EnqueueCore, client: PrismaRawClient, rows: PreparedTask[], single: boolean) {
+export function enqueuePromise(core: EnqueueCore, client: object, rows: PreparedTask[], single: boolean) {
   const placement = core.scopes.placement(client);
-  const statement = insertStatement(core.table, rows, core.publishes);
-  const raw = client.$queryRawUnsafe<unknown[]>(statement.sql, ...statement.params) as PromiseLike<unknown[]> & {
-    requestTransaction(batch: unknown): PromiseLike<unknown[]>;
-  };
+  const store = core.store.through(client);
+  const insert = store.insertTasks(rows, core.publishes);
+  const raw = insert.request;
   let run: Promise<unknown> | undefined;
   const start = () =>
-    (run ??= Promise.resolve(raw).then(async (result) => {
-      const complete = await completeRows(core, client, statement.rowsOf(result));
+    (run ??= core.ready.then(() => raw).then(async (result) => {
+      const complete = await completeRows(store, await insert.read(result));
       const wakeups = wakeupsOf(complete);
-      if (placement.kind === "autocommit") core.publish(wakeups);
-      else if (placement.kind === "transaction") placement.scope.wakeups.push(...wakeups);
+      const batch: EnqueueBatch = { prepared: rows, inserted: complete };
+      if (placement.kind === "autocommit") core.commit(wakeups, [batch]);
+      else if (placement.kind === "transaction") placement.scope.add(batch, wakeups);
       else if (wakeups.length > 0) core.untracked();
       const tasks = complete.map(toEnqueuedTask);
       return single ? tasks[0] : tasks;
@@ -53,40 +57,36 @@ export function enqueuePromise(core: EnqueueCore, client: PrismaRawClient, rows:
     then: (onFulfilled?: (value: any) => unknown, onRejected?: (reason: unknown) => unknown) => start().then(onFulfilled, onRejected),
     catch: (onRejected?: (reason: unknown) => unknown) => start().catch(onRejected),
     finally: (onFinally?: () => void) => start().finally(onFinally),
-    requestTransaction: (batch: unknown) => raw.requestTransaction(batch),
+    requestTransaction: (batch: unknown) => raw.requestTransaction!(batch),
     [Symbol.toStringTag]: "PrismaPromise",
   };
-  batchItems.set(promise, { single, rowsOf: statement.rowsOf });
+  batchItems.set(promise, { single, rows, read: insert.read });
   return promise;
 }
 
-/** Resolves the results of a batch $transaction: enqueue items become EnqueuedTasks; returns their wake-ups. */
-export async function settleBatch(
-  core: EnqueueCore,
-  client: PrismaRawClient,
-  items: readonly unknown[],
-  results: unknown[],
-): Promise<Wakeup[]> {
-  const wakeups: Wakeup[] = [];
+/** Resolves the results of a batch $transaction: enqueue items become EnqueuedTasks; returns their wake-ups and calls. */
+export async function settleBatch(core: EnqueueCore, client: object, items: readonly unknown[], results: unknown[]): Promise<TransactionScope> {
+  const settled = new TransactionScope();
+  const store = core.store.through(client);
   for (let index = 0; index < items.length; index++) {
     const item = typeof items[index] === "object" && items[index] !== null ? batchItems.get(items[index] as object) : undefined;
     if (!item) continue;
-    const complete = await completeRows(core, client, item.rowsOf(results[index] as unknown[]));
-    wakeups.push(...wakeupsOf(complete));
+    const complete = await completeRows(store, await item.read(results[index]));
+    settled.add({ prepared: item.rows, inserted: complete }, wakeupsOf(complete));
     const tasks = complete.map(toEnqueuedTask);
     results[index] = item.single ? tasks[0] : tasks;
   }
-  return wakeups;
+  return settled;
 }
 
 /**
  * Fills in rows whose key collided with a task that committed after the insert took its snapshot: the insert
  * could not see that task, a fresh statement can.
  */
-async function completeRows(core: EnqueueCore, client: PrismaRawClient, rows: InsertedTaskRow[]): Promise<InsertedTaskRow[]> {
+async function completeRows(store: Store, rows: InsertedTask[]): Promise<InsertedTask[]> {
   const missing = rows.filter((row) => row.id === null && row.key !== null).map((row) => row.key!);
   if (missing.length === 0) return rows;
-  const found = new Map((await selectTasksByKeys(prismaDb(client), core.table, missing)).map((row) => [row.key, row]));
+  const found = new Map((await store.tasksByKeys(missing)).map((row) => [row.key, row]));
   return rows.map((row) => {
     if (row.id !== null) return row;
     const existing = found.get(row.key);

@@ -1,7 +1,7 @@
 // What enqueue returns for each task, built from the insert statement's rows.
 
-import type { TaskStatus } from "../define-tasks.js";
-import type { InsertedTaskRow } from "../sql/insert-tasks.js";
+import type { InsertedTask } from "../store/enqueue-rows.js";
+import type { TaskStatus } from "../store/task-status.js";
 import type { Wakeup } from "./transaction-scopes.js";
 
 /** The task that an enqueue call stands for. */
@@ -17,19 +17,19 @@ export interface EnqueuedTask<Name extends string = string> {
   created: boolean;
 }
 
-export function toEnqueuedTask(row: InsertedTaskRow): EnqueuedTask {
+export function toEnqueuedTask(row: InsertedTask): EnqueuedTask {
   return {
     id: row.id!,
     name: row.name!,
     queue: row.queue!,
     status: row.status as TaskStatus,
     key: row.key,
-    runAt: new Date(row.run_at_ms!),
+    runAt: new Date(row.runAtMs!),
     created: row.created,
   };
 }
 
 /** The wake-ups these rows need: new tasks that are already due. Delayed ones wait for the cleaner. */
-export function wakeupsOf(rows: readonly InsertedTaskRow[]): Wakeup[] {
+export function wakeupsOf(rows: readonly InsertedTask[]): Wakeup[] {
   return rows.filter((row) => row.due).map((row) => ({ id: row.id!, queue: row.queue! }));
 }

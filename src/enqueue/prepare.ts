@@ -5,6 +5,7 @@ import type { TaskDefinition, TaskRegistry } from "../define-tasks.js";
 import { TaskDefinitionError, TaskOptionsError, TaskPayloadError, TaskPayloadTooLargeError, UnknownTaskError } from "../errors.js";
 import { queueNameProblem } from "../names.js";
 import { isAsyncSchemaError, parsePayloadNow, type ParsedPayload } from "../payload-validation.js";
+import type { PreparedTask } from "../store/enqueue-rows.js";
 import { uuidv7 } from "../uuid.js";
 
 /** Per-call options of enqueue. Each overrides the task definition's default. */
@@ -21,19 +22,6 @@ export interface EnqueueOptions {
   maxAttempts?: number;
   /** Queue to route the task to. Default: the task's queue, else "default". */
   queue?: string;
-}
-
-/** A row ready for the insert statement. `json` is the exact JSON the worker will parse. */
-export interface PreparedTask {
-  id: string;
-  name: string;
-  queue: string;
-  json: string;
-  priority: number;
-  delayMs: number;
-  runAt: Date | null;
-  maxAttempts: number;
-  key: string | null;
 }
 
 const OPTION_NAMES = new Set(["delayMs", "runAt", "priority", "key", "maxAttempts", "queue"]);

@@ -3,6 +3,7 @@
 // tag, so there the scope rides on AsyncLocalStorage while a client without $transaction marks a transaction.
 
 import { AsyncLocalStorage } from "node:async_hooks";
+import type { EnqueueBatch } from "./committed-enqueues.js";
 
 /** A task whose wake-up waits for a commit. */
 export interface Wakeup {
@@ -10,9 +11,23 @@ export interface Wakeup {
   queue: string;
 }
 
-/** The wake-ups of one (possibly nested) transaction. */
+/** The wake-ups and enqueues of one (possibly nested) transaction, handed on when it commits. */
 export class TransactionScope {
   readonly wakeups: Wakeup[] = [];
+  /** The enqueue calls made in it, for the extension's commit listeners. */
+  readonly enqueued: EnqueueBatch[] = [];
+
+  /** Records one enqueue call and the wake-ups its rows need. */
+  add(batch: EnqueueBatch, wakeups: readonly Wakeup[]): void {
+    this.enqueued.push(batch);
+    if (wakeups.length > 0) this.wakeups.push(...wakeups);
+  }
+
+  /** Takes over what a nested transaction that committed into this one recorded. */
+  absorb(inner: TransactionScope): void {
+    this.wakeups.push(...inner.wakeups);
+    this.enqueued.push(...inner.enqueued);
+  }
 }
 
 const SCOPE_CONTEXT = Symbol.for("prisma.client.transaction.scope_context");

@@ -4,8 +4,8 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { topology } from "../broker/topology.js";
-import { taskTable } from "../db/table.js";
+import { topology } from "../wakeups/rabbitmq/topology.js";
+import { taskTable } from "../store/task-table.js";
 import { defineTasks, type TaskRegistry } from "../define-tasks.js";
 import { TaskQueueConfigError } from "../errors.js";
 import { ConfigFileError } from "./config-file-error.js";

@@ -1,17 +1,16 @@
 // Claims tasks named by wake-ups. Ids asked for in the same event-loop turn (or while a claim statement runs)
 // are claimed together in one statement; each caller gets its own id's outcome.
 
-import type { Db } from "../db/driver.js";
-import type { TaskTable } from "../db/table.js";
-import { claimTasksByIds, type ClaimByIdResult, type ClaimFilter } from "../sql/claim-tasks.js";
+import type { WorkerStore } from "../store/store.js";
+import type { ClaimByIdResult, ClaimFilter } from "../store/task-writes.js";
 import { StatementBatcher } from "./statement-batcher.js";
 
 export class Claimer {
   private readonly batcher: StatementBatcher<string, ClaimByIdResult>;
 
-  constructor(db: Db, table: TaskTable, filter: ClaimFilter) {
+  constructor(store: WorkerStore, filter: ClaimFilter) {
     this.batcher = new StatementBatcher(async (ids) => {
-      const byId = new Map((await claimTasksByIds(db, table, ids, filter)).map((result) => [result.id, result]));
+      const byId = new Map((await store.claimByIds(ids, filter)).map((result) => [result.id, result]));
       // The same id twice in one batch: the first asker gets the task, the others see it running already.
       const handedOut = new Set<string>();
       return ids.map((id): ClaimByIdResult => {

@@ -2,7 +2,7 @@
 // the ordinary races, always with the task's name and queue when its row exists.
 
 import type { Logger } from "../logger.js";
-import type { ClaimByIdResult } from "../sql/claim-tasks.js";
+import type { ClaimByIdResult } from "../store/task-writes.js";
 
 /**
  * Info for "missing" (no such row: it never committed, or it was deleted) and "not-ours" (a task this worker has no

@@ -1,16 +1,13 @@
 // The heartbeat: every leaseMs/3, one statement extends the leases of every task this worker is running.
 // A task whose lease turns out to be held by someone else is preempted: its signal aborts and its outcome is never written.
 
-import type { Db } from "../db/driver.js";
-import type { TaskTable } from "../db/table.js";
 import type { Logger } from "../logger.js";
-import { extendLeases } from "../sql/extend-leases.js";
-import { errorMessage } from "./error-text.js";
+import type { WorkerStore } from "../store/store.js";
+import { errorMessage } from "../error-text.js";
 import type { TaskRun } from "./task-run.js";
 
 export interface LeaseKeeperOptions {
-  db: Db;
-  table: TaskTable;
+  store: WorkerStore;
   owner: string;
   leaseMs: number;
   logger: Logger;
@@ -41,10 +38,10 @@ export class LeaseKeeper {
   async beat(): Promise<void> {
     const held = [...this.options.runs()].filter((run) => run.holdsLease);
     if (held.length === 0) return;
-    const { db, table, owner, leaseMs, logger } = this.options;
+    const { store, owner, leaseMs, logger } = this.options;
     let states;
     try {
-      states = await extendLeases(db, table, owner, held.map((run) => run.task.id), leaseMs);
+      states = await store.extendLeases(owner, held.map((run) => run.task.id), leaseMs);
       this.failures = 0;
     } catch (error) {
       this.failures += 1;

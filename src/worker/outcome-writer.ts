@@ -2,14 +2,12 @@
 // is unreachable (until the lease would have expired anyway), logged, and dead tasks announced on the dead-letter exchange.
 
 import { backoffDelayMs } from "../backoff.js";
-import type { Db } from "../db/driver.js";
-import type { TaskTable } from "../db/table.js";
 import type { TaskDefinition, TaskRecord } from "../define-tasks.js";
 import type { Logger } from "../logger.js";
-import { deadTaskNotification, type DeadTaskNotification } from "../publishing/publisher.js";
-import { completeTasks, type Completion } from "../sql/complete-tasks.js";
-import { failTasks, type FailedTask, type Failure } from "../sql/fail-tasks.js";
-import { errorMessage, errorText } from "./error-text.js";
+import { deadTaskNotification, type DeadTaskNotification } from "../wakeups/dead-task-notification.js";
+import type { WorkerStore } from "../store/store.js";
+import type { Completion, FailedTask, Failure } from "../store/task-writes.js";
+import { errorMessage, errorText } from "../error-text.js";
 import { resultJson } from "./result-json.js";
 import { StatementBatcher } from "./statement-batcher.js";
 
@@ -19,8 +17,7 @@ export interface DeadLetterSink {
 }
 
 export interface OutcomeWriterOptions {
-  db: Db;
-  table: TaskTable;
+  store: WorkerStore;
   owner: string;
   leaseMs: number;
   logger: Logger;
@@ -39,13 +36,13 @@ export class OutcomeWriter {
   private readonly notifications = new Set<Promise<void>>();
 
   constructor(private readonly options: OutcomeWriterOptions) {
-    const { db, table, owner } = options;
+    const { store, owner } = options;
     this.successes = new StatementBatcher(async (items) => {
-      const marked = new Set(await completeTasks(db, table, owner, items));
+      const marked = new Set(await store.complete(owner, items));
       return items.map((item) => marked.has(item.id));
     });
     this.failures = new StatementBatcher(async (items) => {
-      const byId = new Map((await failTasks(db, table, owner, items)).map((row) => [row.id, row]));
+      const byId = new Map((await store.fail(owner, items)).map((row) => [row.id, row]));
       return items.map((item) => byId.get(item.id));
     });
   }

@@ -2,7 +2,7 @@
 // and once at start to catch up on a backlog. When a poll fills every free slot it polls again as slots free up.
 
 import type { Logger } from "../logger.js";
-import { errorMessage } from "./error-text.js";
+import { errorMessage } from "../error-text.js";
 
 export interface PollerOptions {
   intervalMs: number;

@@ -2,12 +2,11 @@
 // and makes sure exactly one of {success, failure, lease lost, released} settles the run, whichever comes first.
 
 import type { TaskContext, TaskDefinition, TaskRecord } from "../define-tasks.js";
-import { prismaDb } from "../db/prisma-db.js";
 import { TaskPayloadError, UnknownTaskError } from "../errors.js";
 import { parsePayload, type ParsedPayload } from "../payload-validation.js";
 import type { Logger } from "../logger.js";
-import { completeTasks } from "../sql/complete-tasks.js";
-import { errorMessage } from "./error-text.js";
+import { errorMessage } from "../error-text.js";
+import type { Store } from "../store/store.js";
 import type { OutcomeWriter } from "./outcome-writer.js";
 import { resultJson } from "./result-json.js";
 import { loggerWith } from "./task-logger.js";
@@ -50,6 +49,7 @@ export class TaskRun {
   constructor(
     readonly task: TaskRecord,
     private readonly options: ResolvedWorkerOptions,
+    private readonly store: Store,
     private readonly outcomes: OutcomeWriter,
     private readonly hooks: RunHooks,
   ) {}
@@ -219,7 +219,7 @@ export class TaskRun {
           if (!this.take("committing")) throw this.abortReason ?? new TaskLeaseLostError(task.name, task.id);
           const { json, problem } = resultJson(value);
           if (problem) this.logger.warn("task result not storable, stored null", { problem });
-          const marked = await completeTasks(prismaDb(tx as never), options.table, options.workerId, [{ id: task.id, resultJson: json }]);
+          const marked = await this.store.through(tx).complete(options.workerId, [{ id: task.id, resultJson: json }]);
           if (marked.length === 0) throw new TaskLeaseLostError(task.name, task.id);
         },
         { timeout: timeoutMs + 5000, maxWait: 10_000 },

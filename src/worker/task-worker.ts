@@ -1,26 +1,24 @@
 // The worker: wires wake-ups and polling to claims, runs claimed tasks within the concurrency limit, keeps their
 // leases, and shuts down gracefully (drain within the grace period, then give the rest back without using an attempt).
 
-import { BrokerConnection } from "../broker/connection.js";
-import type { Db } from "../db/driver.js";
-import { pgDb, type PgDb } from "../db/pg-db.js";
+import { openStore } from "../dialects/index.js";
 import type { Logger } from "../logger.js";
-import { Publisher } from "../publishing/publisher.js";
-import type { ClaimByIdResult, ClaimFilter } from "../sql/claim-tasks.js";
-import { claimDueTasks } from "../sql/claim-due-tasks.js";
-import { releaseTasks } from "../sql/release-tasks.js";
-import { toTaskRecord, type TaskRow } from "../sql/task-row.js";
+import type { Store } from "../store/store.js";
+import type { TaskRecord } from "../store/task-record.js";
+import type { ClaimByIdResult, ClaimFilter } from "../store/task-writes.js";
 import { ClaimBudget } from "./claim-budget.js";
 import { Claimer } from "./claimer.js";
 import { logDroppedWakeup } from "./dropped-wakeup.js";
-import { errorMessage } from "./error-text.js";
+import { errorMessage } from "../error-text.js";
 import { LeaseKeeper } from "./lease-keeper.js";
 import { OutcomeWriter } from "./outcome-writer.js";
 import { Poller } from "./poller.js";
 import { Slots } from "./slots.js";
-import { checkBrokerAccess, checkDatabase } from "./start-checks.js";
+import { checkDatabase } from "./start-checks.js";
 import { TaskRun, type RunHooks } from "./task-run.js";
-import { WakeupConsumer } from "./wakeup-consumer.js";
+import { openTransport } from "../wakeups/open-transport.js";
+import type { WakeupListener, WakeupTransport } from "../wakeups/transport.js";
+import { WakeupSender } from "../wakeups/wakeup-sender.js";
 import type { ResolvedWorkerOptions } from "./worker-options.js";
 
 /** Pauses before claiming again an id whose row is missing (the message overtook the commit) or locked: ~1.5 s in all. */
@@ -46,15 +44,15 @@ export class TaskWorker {
   private readonly stopped = new AbortController();
   private readonly pauses = new Set<() => void>();
   private readonly filter: ClaimFilter;
-  private db!: Db;
-  private ownDb: PgDb | undefined;
+  private store!: Store;
+  private ownStore: Store | undefined;
   private claimer!: Claimer;
   private outcomes!: OutcomeWriter;
   private leases!: LeaseKeeper;
   private poller!: Poller;
-  private connection: BrokerConnection | undefined;
-  private publisher: Publisher | undefined;
-  private consumer: WakeupConsumer | undefined;
+  private transport!: WakeupTransport;
+  private sender!: WakeupSender;
+  private listener!: WakeupListener;
   private starting: Promise<void> | undefined;
   private booted = false;
   private stopping: Promise<void> | undefined;
@@ -91,69 +89,56 @@ export class TaskWorker {
 
   private async boot(): Promise<void> {
     const { options } = this;
-    this.db = options.db ?? (this.ownDb = pgDb(options.databaseUrl!, {
+    this.store = options.store ?? (this.ownStore = openStore(options.databaseUrl!, {
+      table: options.table,
       max: 6,
       applicationName: "task-runner worker",
       preparedStatements: options.preparedStatements,
     }));
+    this.transport = openTransport({ ...options.naming, amqpUrl: options.amqpUrl, logger: this.logger, inProcess: this.store.wakeupIdentity });
     try {
       // Nothing else is opened, and no timer runs, until wrong credentials or a missing table are ruled out.
       const [database, broker] = await Promise.allSettled([
-        checkDatabase(this.db, options.table, options.db ? undefined : options.databaseUrl),
-        options.amqpUrl ? checkBrokerAccess(options.amqpUrl) : undefined,
+        checkDatabase(this.store, options.table, options.store ? undefined : options.databaseUrl),
+        this.transport.checkAccess(),
       ]);
       if (database.status === "rejected") throw database.reason;
       if (broker.status === "rejected") throw broker.reason;
       if (database.value) this.logger.warn("database unreachable at start; the worker keeps trying", { error: database.value });
     } catch (error) {
-      await this.ownDb?.close().catch(() => {});
+      await this.ownStore?.close().catch(() => {});
       throw error;
     }
     this.booted = true;
-    if (options.amqpUrl) {
-      this.connection = new BrokerConnection(options.amqpUrl, { logger: this.logger });
-      this.publisher = new Publisher({ connection: this.connection, topology: options.topology, logger: this.logger });
-    }
-    const shared = { db: this.db, table: options.table, owner: options.workerId, leaseMs: options.leaseMs, logger: this.logger };
-    this.claimer = new Claimer(this.db, options.table, this.filter);
-    this.outcomes = new OutcomeWriter({ ...shared, deadLetters: this.publisher });
+    this.sender = new WakeupSender({ transport: this.transport, logger: this.logger });
+    const shared = { store: this.store, owner: options.workerId, leaseMs: options.leaseMs, logger: this.logger };
+    this.claimer = new Claimer(this.store, this.filter);
+    this.outcomes = new OutcomeWriter({ ...shared, deadLetters: this.transport.notifiesDead ? this.sender : undefined });
     this.leases = new LeaseKeeper({ ...shared, runs: () => this.runs });
     this.leases.start();
     this.poller = new Poller({
       intervalMs: options.pollIntervalMs,
       logger: this.logger,
-      active: () => !this.consumer?.consuming,
+      active: () => !this.listener.consuming,
       poll: () => this.pollDue(),
     });
     this.claims.onFreed(() => this.poller.kick());
-    if (this.connection) {
-      this.consumer = new WakeupConsumer({
-        connection: this.connection,
-        topology: options.topology,
-        queues: options.queues,
-        prefetch: options.concurrency,
-        logger: this.logger,
-        deliver: (ids, queue) => this.track(this.deliver(ids, queue)),
-      });
-      this.consumer.start();
-    }
+    this.listener = this.transport.listen({
+      queues: options.queues,
+      prefetch: options.concurrency,
+      deliver: (ids, queue) => this.track(this.deliver(ids, queue)),
+    });
+    this.listener.start();
     await this.poller.start();
-    if (this.connection && (await this.brokerSettled(2000))) await this.consumer!.waitConsuming(5000);
+    if (await this.transport.settled(2000, this.stopped.signal)) await this.listener.waitConsuming(5000);
     this.logger.info("worker started", {
       workerId: this.id,
       queues: options.queues,
       tasks: options.names,
       concurrency: options.concurrency,
-      wakeups: this.consumer?.consuming ?? false,
+      wakeups: this.listener.consuming,
+      transport: this.transport.name,
     });
-  }
-
-  /** Waits until the first connection attempt succeeded (true) or failed (false), at most `timeoutMs`. */
-  private async brokerSettled(timeoutMs: number): Promise<boolean> {
-    const connection = this.connection!;
-    const deadline = Date.now() + timeoutMs;
-    while (!connection.model && !connection.down && Date.now() < deadline && !this.stopping) await this.pause(20);
-    return connection.model !== undefined;
   }
 
   /**
@@ -201,10 +186,10 @@ export class TaskWorker {
    * re-sends once republishAfterMs old.
    */
   private async handBack(ids: string[], queue: string): Promise<boolean> {
-    const state = await this.consumer?.queueState(queue);
-    if (!state || state.consumers < 2 || state.ready > 0 || !this.publisher || this.stopping) return false;
-    this.publisher.publish(queue, ids);
-    await this.publisher.flush();
+    const state = await this.listener.queueState(queue);
+    if (!state || state.consumers < 2 || state.ready > 0 || this.stopping) return false;
+    this.sender.send(ids.map((id) => ({ id, queue })));
+    await this.sender.flush();
     this.logger.debug("wake-up ids handed back for another worker", { queue, tasks: ids.length, consumers: state.consumers });
     return true;
   }
@@ -253,15 +238,23 @@ export class TaskWorker {
     }
   }
 
-  /** Claims as many due tasks as there are free slots; true when it filled them all (there may be more). */
+  /**
+   * Claims due tasks for the free claim slots: what can run now plus the claim budget's lead (about 100 ms of
+   * work at the recent pace, so a slow worker claims only what it can run and never empties the table for itself).
+   * While at least half the lead is still in hand it claims nothing and says "full", so the poller comes back as slots
+   * free: a fast worker claims hundreds of tasks per statement instead of one statement per freed slot. True when it
+   * filled every free slot (there may be more).
+   */
   private async pollDue(): Promise<boolean> {
     if (this.stopping) return false;
-    // Polling takes only what can run now: claiming ahead here would let one worker empty the table for itself.
-    const taken = this.claims.tryAcquire(this.slots.free);
+    this.claims.setLimit(this.budget.limit());
+    const lead = Math.max(0, this.claims.limit - this.options.concurrency);
+    if (this.claims.free < Math.max(1, Math.ceil(lead / 2))) return true;
+    const taken = this.claims.tryAcquire(this.claims.free);
     if (taken === 0) return false;
-    let rows: TaskRow[];
+    let rows: TaskRecord[];
     try {
-      rows = await this.track(claimDueTasks(this.db, this.options.table, taken, this.filter));
+      rows = await this.track(this.store.claimDue(taken, this.filter));
     } catch (error) {
       this.claims.release(taken);
       throw error;
@@ -273,8 +266,8 @@ export class TaskWorker {
   }
 
   /** Runs a claimed task in the slot its claimer holds; frees the slot when the handler is done. */
-  private launch(row: TaskRow, via: "wakeup" | "poll"): void {
-    const run = new TaskRun(toTaskRecord(row), this.options, this.outcomes, this.runHooks);
+  private launch(task: TaskRecord, via: "wakeup" | "poll"): void {
+    const run = new TaskRun(task, this.options, this.store, this.outcomes, this.runHooks);
     this.runs.add(run);
     this.logger.info("task claimed", { taskId: run.task.id, taskName: run.task.name, attempt: run.task.attempts, via });
     if (this.stopping) {
@@ -313,10 +306,10 @@ export class TaskWorker {
     const runs = candidates.filter((run) => run.preempt("released"));
     if (runs.length === 0) return;
     try {
-      const released = await releaseTasks(this.db, this.options.table, this.id, runs.map((run) => run.task.id));
+      const released = await this.store.release(this.id, runs.map((run) => run.task.id));
       for (const { id, queue } of released) {
         this.logger.info("task released", { taskId: id, queue });
-        this.publisher?.publish(queue, [id]);
+        this.sender.send([{ id, queue }]);
       }
     } catch (error) {
       this.logger.error("could not release tasks; the cleaner recovers them when their leases expire", {
@@ -336,7 +329,7 @@ export class TaskWorker {
     const graceMs = this.options.shutdownGraceMs;
     this.logger.info("worker stopping", { workerId: this.id, running: this.runs.size, graceMs });
     await this.poller.stop();
-    await this.consumer?.cancel();
+    await this.listener.cancel();
     this.slots.close();
     this.claims.close();
     let graceTimer: NodeJS.Timeout | undefined;
@@ -347,10 +340,10 @@ export class TaskWorker {
     await this.settled();
     await this.leases.stop();
     await this.outcomes.flush();
-    await this.publisher?.close();
-    await this.consumer?.close();
-    await this.connection?.close();
-    await this.ownDb?.close();
+    await this.sender.close();
+    await this.listener.close();
+    await this.transport.close();
+    await this.ownStore?.close();
     this.logger.info("worker stopped", { workerId: this.id });
   }
 

@@ -4,16 +4,16 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { backoffPolicyProblem } from "../backoff.js";
-import { topology, type Topology } from "../broker/topology.js";
-import type { TransactionalDb } from "../db/driver.js";
-import { taskTable, type TaskTable } from "../db/table.js";
+import { dialectForUrl } from "../dialects/index.js";
+import type { Store } from "../store/store.js";
+import { taskTable, type TaskTable } from "../store/task-table.js";
 import type { TaskDefinition, TaskRegistry } from "../define-tasks.js";
 import { DEFAULT_QUEUE } from "../enqueue/prepare.js";
 import { TaskQueueConfigError } from "../errors.js";
 import { jsonLogger, type Logger } from "../logger.js";
 import { queueNameProblem } from "../names.js";
 import type { NamingOptions } from "../naming-options.js";
-import { amqpUrlProblem } from "../amqp-url.js";
+import { checkTransportOptions } from "../wakeups/open-transport.js";
 
 /** Options of createWorker(). */
 export interface WorkerOptions<Tasks extends TaskRegistry = TaskRegistry> extends NamingOptions {
@@ -22,13 +22,16 @@ export interface WorkerOptions<Tasks extends TaskRegistry = TaskRegistry> extend
    * app may run workers for some tasks and leave others to another deployment.
    */
   tasks: Tasks;
-  /** PostgreSQL URL. The worker opens (and on stop() closes) a small pool of its own. One of databaseUrl / db is required. */
+  /**
+   * Database URL (postgresql://…). The worker opens (and on stop() closes) a small pool of its own. One of
+   * databaseUrl / store is required.
+   */
   databaseUrl?: string;
   /**
-   * A database to use instead of opening one, e.g. pgDb(url). The worker does NOT close a db it was given.
-   * One of databaseUrl / db is required; db wins when both are given.
+   * A store to use instead of opening one, e.g. `openStore(url, { table })` shared with a cleaner in the same process.
+   * The worker does NOT close a store it was given. One of databaseUrl / store is required; store wins when both are given.
    */
-  db?: TransactionalDb;
+  store?: Store;
   /**
    * RabbitMQ URL for wake-ups, e.g. amqp://guest:guest@127.0.0.1:5672. Default: none, and the worker only polls the
    * database every pollIntervalMs: tasks still run, but up to one interval late, and every worker adds a query per interval.
@@ -51,13 +54,15 @@ export interface WorkerOptions<Tasks extends TaskRegistry = TaskRegistry> extend
    */
   concurrency?: number;
   /**
-   * The most tasks claimed beyond `concurrency` from the wake-ups in hand, to start as run slots free up. Default 1000.
+   * The most tasks claimed beyond `concurrency`, from the wake-ups in hand or by polling, to start as run slots free
+   * up. Default 1000.
    * How many the worker really claims ahead follows its pace: about as many as it starts in 100 ms. Fast handlers
    * are then claimed and completed in statements of hundreds of tasks (20,000 no-op tasks: about 70 claims instead of
    * 2,000); slow ones are not hoarded (2 slots of 100 ms handlers hold about 2 tasks ahead), so other workers can take
    * the rest. A task claimed ahead holds its lease (the heartbeat extends it) while it waits here. 0 claims only as
-   * many as can run at once. Polling never claims ahead. A wake-up whose ids find no claim slot for 200 ms is handed
-   * back to the queue when another worker consumes it and nothing waits ready there.
+   * many as can run at once. Polling claims again once half of what it claimed ahead has started. A wake-up whose ids
+   * find no claim slot for 200 ms is handed back to the queue when another worker consumes it and nothing waits ready
+   * there.
    */
   claimAhead?: number;
   /**
@@ -70,7 +75,7 @@ export interface WorkerOptions<Tasks extends TaskRegistry = TaskRegistry> extend
   /**
    * Prepare the worker's frequent statements (claim, complete, fail, extend leases) once per connection, so the
    * server parses and plans them once instead of at every call. Default true. Set false behind a pooler that cannot
-   * keep prepared statements across transactions (PgBouncer before 1.21 in transaction mode). Ignored with `db`.
+   * keep prepared statements across transactions (PgBouncer before 1.21 in transaction mode). Ignored with `store`.
    */
   preparedStatements?: boolean;
   /**
@@ -97,11 +102,12 @@ export interface ResolvedWorkerOptions {
   names: string[];
   queues: string[];
   databaseUrl: string | undefined;
-  db: TransactionalDb | undefined;
+  store: Store | undefined;
   amqpUrl: string | undefined;
   prisma: unknown;
   table: TaskTable;
-  topology: Topology;
+  /** The broker names, for openTransport(). */
+  naming: { amqpPrefix: string | undefined; quorumQueues: boolean };
   concurrency: number;
   claimAhead: number;
   leaseMs: number;
@@ -135,17 +141,17 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
         `Add handler: async (payload, ctx) => {...} to the tasks it should run.`,
     );
   }
-  if (options.db === undefined && options.databaseUrl === undefined) {
-    throw new TaskQueueConfigError("databaseUrl", "the worker needs a database: pass databaseUrl (e.g. process.env.DATABASE_URL) or db.");
+  if ("db" in options && (options as { db?: unknown }).db !== undefined) {
+    throw new TaskQueueConfigError("db", "the db option was replaced by store: pass databaseUrl, or store: openStore(url, { table }) (see CHANGELOG.md).");
   }
-  if (options.db !== undefined && typeof (options.db as { query?: unknown }).query !== "function") {
-    throw new TaskQueueConfigError("db", "pass a database such as pgDb(url), with query(text, values).");
+  if (options.store === undefined && options.databaseUrl === undefined) {
+    throw new TaskQueueConfigError("databaseUrl", "the worker needs a database: pass databaseUrl (e.g. process.env.DATABASE_URL) or store.");
   }
-  if (options.databaseUrl !== undefined && (typeof options.databaseUrl !== "string" || options.databaseUrl === "")) {
-    throw new TaskQueueConfigError("databaseUrl", `must be a PostgreSQL URL such as postgresql://user@host/db, got ${JSON.stringify(options.databaseUrl)}.`);
+  if (options.store !== undefined && typeof (options.store as { claimByIds?: unknown }).claimByIds !== "function") {
+    throw new TaskQueueConfigError("store", "pass a store made by openStore(url, { table }).");
   }
-  const amqpProblem = options.amqpUrl === undefined ? undefined : amqpUrlProblem(options.amqpUrl);
-  if (amqpProblem) throw new TaskQueueConfigError("amqpUrl", `${amqpProblem}.`);
+  if (options.store === undefined) dialectForUrl(options.databaseUrl);
+  checkTransportOptions(options);
   const queues = options.queues ?? [...new Set([...handled.values()].map((d) => d.queue ?? DEFAULT_QUEUE))];
   if (!Array.isArray(queues) || queues.length === 0) {
     throw new TaskQueueConfigError("queues", `must be a non-empty array of queue names, got ${JSON.stringify(options.queues)}.`);
@@ -173,11 +179,11 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
     names: [...handled.keys()],
     queues,
     databaseUrl: options.databaseUrl,
-    db: options.db,
+    store: options.store,
     amqpUrl: options.amqpUrl,
     prisma: options.prisma,
     table: taskTable(options.table, options.schema),
-    topology: topology(options.amqpPrefix, options.quorumQueues ?? false),
+    naming: { amqpPrefix: options.amqpPrefix, quorumQueues: options.quorumQueues ?? false },
     concurrency: positiveInteger("concurrency", options.concurrency, 10, 1, 10_000),
     claimAhead: positiveInteger("claimAhead", options.claimAhead, 1000, 0, 100_000),
     leaseMs,

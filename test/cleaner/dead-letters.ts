@@ -2,7 +2,7 @@
 
 import amqp from "amqplib";
 import { inject } from "vitest";
-import { topology } from "../../src/broker/topology.js";
+import { topology } from "../../src/wakeups/rabbitmq/topology.js";
 
 export class DeadLetters {
   readonly received: Array<Record<string, unknown>> = [];

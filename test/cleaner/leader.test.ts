@@ -10,9 +10,7 @@ import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { uniquePrefix, WakeupCounter } from "../support/broker.js";
 import { waitUntil } from "../support/wait.js";
 import { cleanerTasks } from "../fixtures/cleaner-tasks.js";
-import { cleanerLockKey, leaderLockHolder } from "../../src/sql/leader-lock.js";
-import { taskTable } from "../../src/db/table.js";
-import { pgDb } from "../../src/db/pg-db.js";
+import { openStore } from "../../src/index.js";
 import { WorkerProcess } from "../support/worker-process.js";
 import { TcpProxy } from "../support/tcp-proxy.js";
 import { insertRows } from "./rows.js";
@@ -100,15 +98,15 @@ describe("two cleaner processes", () => {
 describe("losing the lock session", () => {
   it("stops leading at once when the server ends the session, and leads again on a new one", async () => {
     const cleaner = createCleaner({ tasks: cleanerTasks, databaseUrl: db.url, intervalMs: 100, logger: silentLogger });
-    const probe = pgDb(db.url, { max: 1 });
+    const probe = openStore(db.url, { max: 1 });
     try {
       await cleaner.start();
       await waitUntil(() => cleaner.isLeader, "the cleaner to lead");
-      const holder = await leaderLockHolder(probe, cleanerLockKey(taskTable()));
-      expect(holder?.applicationName).toBe("prisma-task-queue cleaner lock");
-      await probe.query("SELECT pg_terminate_backend($1)", [holder!.pid]);
+      const holder = await probe.leaderHolder(probe.defaultLockKey());
+      expect(holder?.holder).toBe("prisma-task-queue cleaner lock");
+      await sql.query("SELECT pg_terminate_backend($1)", [holder!.pid]);
       await waitUntil(() => !cleaner.isLeader, "the cleaner to notice", 5000);
-      await waitUntil(async () => cleaner.isLeader && (await leaderLockHolder(probe, cleanerLockKey(taskTable())))?.pid !== holder!.pid,
+      await waitUntil(async () => cleaner.isLeader && (await probe.leaderHolder(probe.defaultLockKey()))?.pid !== holder!.pid,
         "the cleaner to lead again on a new session", 10_000);
     } finally {
       await cleaner.stop();

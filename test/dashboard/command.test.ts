@@ -66,7 +66,7 @@ describe("task-runner dashboard", () => {
   it("exits 1 with the reason when the task table cannot be read", async () => {
     const proc = run(["--port", "0", "--table", "no_such_table"], { DATABASE_URL: db.url });
     expect(await proc.exit).toBe(1);
-    expect(proc.stderr()).toContain('the task table "no_such_table" does not exist in this database');
+    expect(proc.stderr()).toContain('relation "no_such_table" does not exist; the table "no_such_table" does not exist there: apply the migration');
   });
 
   it("exits 2 without DATABASE_URL or with a bad flag, and prints help with --help", async () => {

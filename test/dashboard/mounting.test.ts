@@ -122,9 +122,11 @@ describe("fetch() (Next.js route handlers)", () => {
 describe("options", () => {
   it("refuse a missing or doubled database source, a bad base path and a short token, naming the fix", () => {
     expect(() => createDashboard({})).toThrow(
-      'Invalid option "prisma": the dashboard needs a database: pass prisma (your client), db (e.g. pgDb(url)) or databaseUrl.',
+      'Invalid option "prisma": the dashboard needs a database: pass prisma (your client), store (openStore(url, { table })) or databaseUrl.',
     );
-    expect(() => createDashboard({ prisma, databaseUrl: db.url })).toThrow("pass only one of prisma, db and databaseUrl.");
+    expect(() => createDashboard({ prisma, databaseUrl: db.url })).toThrow("pass only one of prisma, store and databaseUrl.");
+    expect(() => createDashboard({ databaseUrl: "mysql2://x" })).toThrow('Invalid option "databaseUrl": "mysql2://x" is not a URL of a supported database.');
+    expect(() => createDashboard({ prisma: {} })).toThrow('Invalid option "prisma": this Prisma client does not say which database it uses.');
     expect(() => createDashboard({ prisma, basePath: "admin" })).toThrow(TaskQueueConfigError);
     expect(() => createDashboard({ prisma, basePath: "/a b" })).toThrow('Invalid option "basePath": "/a b" is not a URL path');
     expect(() => createDashboard({ prisma, token: "short" })).toThrow('Invalid option "token": use a random string of at least 16 characters');

@@ -4,29 +4,21 @@
 
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { pgDb, type PgDb } from "../../src/db/pg-db.js";
-import { taskTable } from "../../src/db/table.js";
-import { hasBrowseIndex } from "../../src/dashboard/sql/browse-index.js";
-import { countGroups } from "../../src/dashboard/sql/count-groups.js";
-import { idAtTime, listTasks, type TaskFilter } from "../../src/dashboard/sql/list-tasks.js";
-import { recentWorkers } from "../../src/dashboard/sql/recent-workers.js";
-import { stuckTasks } from "../../src/dashboard/sql/stuck-tasks.js";
-import { listTaskGroups } from "../../src/dashboard/sql/task-groups.js";
-import { finishedPerMinute } from "../../src/dashboard/sql/throughput.js";
-import { parseListQuery } from "../../src/dashboard/list-query.js";
+import { openStore, type Store } from "../../src/index.js";
+import type { TaskFilter } from "../../src/store/views.js";
+import { idAtTime, parseListQuery } from "../../src/dashboard/list-query.js";
 import { uuidv7 } from "../../src/uuid.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { createBrowseIndex, dropBrowseIndex, insertTask } from "./fixtures.js";
 
-const table = taskTable();
 let database: TestDatabase;
 let sql: pg.Pool;
-let db: PgDb;
+let db: Store;
 
 beforeAll(async () => {
   database = await createTestDatabase();
   sql = new pg.Pool({ connectionString: database.url, max: 2 });
-  db = pgDb(database.url, { max: 2 });
+  db = openStore(database.url, { max: 2 });
   // 300 tasks over 3 queues, 4 names and every status, with ids spread over the last 5 hours.
   await sql.query(
     `INSERT INTO tasks (id, name, queue, payload, status, run_at, attempts, lease_owner, lease_expires_at, key, finished_at, created_at)
@@ -67,11 +59,11 @@ const FILTERS: Array<[string, TaskFilter, string, unknown[]]> = [
 ];
 
 async function walk(filter: TaskFilter, browse: boolean, limit: number): Promise<string[]> {
-  const groups = browse ? await listTaskGroups(db, table, { queue: filter.queue, name: filter.name }) : undefined;
+  const groups = browse ? await db.listTaskGroups({ queue: filter.queue, name: filter.name }) : undefined;
   const ids: string[] = [];
   let before: string | undefined;
   for (let pages = 0; pages < 100; pages++) {
-    const page = await listTasks(db, table, filter, { limit, before }, groups);
+    const page = await db.listTasks(filter, { limit, before }, groups);
     ids.push(...page.rows.map((row) => row.id));
     if (!page.hasOlder) break;
     before = page.rows[page.rows.length - 1]!.id;
@@ -91,7 +83,7 @@ for (const browse of [false, true]) {
     });
 
     it("is detected", async () => {
-      expect(await hasBrowseIndex(db, table)).toBe(browse);
+      expect(await db.hasBrowseIndex()).toBe(browse);
     });
 
     it.each(FILTERS)("pages through exactly the matching tasks, newest first (%s)", async (_label, filter, where, values) => {
@@ -109,12 +101,12 @@ for (const browse of [false, true]) {
     });
 
     it("pages back to newer tasks with after=", async () => {
-      const groups = browse ? await listTaskGroups(db, table) : undefined;
+      const groups = browse ? await db.listTaskGroups() : undefined;
       const all = await expected("status = 'succeeded'");
-      const page = await listTasks(db, table, { status: "succeeded" }, { limit: 5, after: all[12] }, groups);
+      const page = await db.listTasks({ status: "succeeded" }, { limit: 5, after: all[12] }, groups);
       expect(page.rows.map((row) => row.id)).toEqual(all.slice(7, 12));
       expect(page.hasNewer).toBe(true);
-      const first = await listTasks(db, table, { status: "succeeded" }, { limit: 5, after: all[3] }, groups);
+      const first = await db.listTasks({ status: "succeeded" }, { limit: 5, after: all[3] }, groups);
       expect(first.rows.map((row) => row.id)).toEqual(all.slice(0, 3));
       expect(first.hasNewer).toBe(false);
     });
@@ -123,8 +115,8 @@ for (const browse of [false, true]) {
       const truth = await sql.query<{ queue: string; name: string; status: string; count: number }>(
         "SELECT queue, name, status, count(*)::int AS count FROM tasks GROUP BY 1, 2, 3",
       );
-      const groups = browse ? await listTaskGroups(db, table) : undefined;
-      const counts = await countGroups(db, table, { groups, exactLimit: 20, sampleRows: 1_000_000 });
+      const groups = browse ? await db.listTaskGroups() : undefined;
+      const counts = await db.countGroups({ groups, exactLimit: 20, sampleRows: 1_000_000 });
       expect(counts).toHaveLength(truth.rows.length);
       for (const row of truth.rows) {
         const got = counts.find((c) => c.queue === row.queue && c.name === row.name && c.status === row.status)!;
@@ -145,7 +137,7 @@ for (const browse of [false, true]) {
 
 describe("overview units", () => {
   it("buckets finished tasks per minute over the last hour by the database clock", async () => {
-    const { minutes, byName } = await finishedPerMinute(db, table);
+    const { minutes, byName } = await db.finishedPerMinute();
     expect(minutes).toHaveLength(61);
     expect(minutes[60]!.minute - minutes[0]!.minute).toBe(3600);
     const truth = await sql.query<{ succeeded: number; dead: number }>(
@@ -158,7 +150,7 @@ describe("overview units", () => {
   });
 
   it("lists the lease owners of running tasks with their expired leases", async () => {
-    const workers = await recentWorkers(db, table, 600);
+    const workers = await db.recentWorkers(600);
     const truth = await sql.query<{ worker: string; running: number; expired: number }>(
       `SELECT lease_owner AS worker, count(*)::int AS running, count(*) FILTER (WHERE lease_expires_at < now())::int AS expired
        FROM tasks WHERE status = 'running' GROUP BY 1 ORDER BY 1`,
@@ -170,10 +162,10 @@ describe("overview units", () => {
     const neverWoken = await insertTask(sql, { name: "stuck-demo", queue: "stuck", runInSeconds: -120, published: false });
     await insertTask(sql, { name: "stuck-demo", queue: "stuck", status: "running", leaseInSeconds: -90 });
     await insertTask(sql, { name: "stuck-demo", queue: "stuck", runInSeconds: 600, attempts: 2, lastError: "Error: later" });
-    const stuck = (await stuckTasks(db, table, 30)).find((g) => g.name === "stuck-demo")!;
+    const stuck = (await db.stuckTasks(30)).find((g) => g.name === "stuck-demo")!;
     expect(stuck).toMatchObject({ queue: "stuck", expired: 1, due: 1, scheduled: 1, unpublished: 1, retrying: 1 });
-    expect(stuck.oldest_due_seconds).toBeGreaterThanOrEqual(119);
-    expect(stuck.oldest_expired_seconds).toBeGreaterThanOrEqual(89);
+    expect(stuck.oldestDueSeconds).toBeGreaterThanOrEqual(119);
+    expect(stuck.oldestExpiredSeconds).toBeGreaterThanOrEqual(89);
     expect(neverWoken).toMatch(/^[0-9a-f-]{36}$/);
   });
 });

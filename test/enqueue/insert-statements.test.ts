@@ -4,12 +4,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import { z } from "zod";
-import { taskTable } from "../../src/db/table.js";
+import type { Db } from "../../src/dialects/postgres/db.js";
+import { insertRequest } from "../../src/dialects/postgres/insert-request.js";
+import { prismaDb } from "../../src/dialects/postgres/prisma-db.js";
+import { insertKeylessTasksSql, insertOneKeylessTaskSql } from "../../src/dialects/postgres/sql/insert-keyless-tasks.js";
+import { insertTasksParam, insertTasksSql } from "../../src/dialects/postgres/sql/insert-tasks.js";
+import { pgTable } from "../../src/dialects/postgres/table.js";
+import { prepareTask, type EnqueueOptions } from "../../src/enqueue/prepare.js";
 import { defineTasks, silentLogger, taskQueue } from "../../src/index.js";
-import { insertStatement } from "../../src/enqueue/insert-statement.js";
-import { prepareTask, type EnqueueOptions, type PreparedTask } from "../../src/enqueue/prepare.js";
-import { insertKeylessTasksSql, insertOneKeylessTaskSql } from "../../src/sql/insert-keyless-tasks.js";
-import { insertTasksParam, insertTasksSql, type InsertedTaskRow } from "../../src/sql/insert-tasks.js";
+import type { InsertedTask, PreparedTask } from "../../src/store/enqueue-rows.js";
+import { taskTable } from "../../src/store/task-table.js";
 import { type TestDatabase } from "../support/database.js";
 import { testPrisma } from "../support/prisma.js";
 import { setupDatabase, tasks } from "./fixtures.js";
@@ -23,7 +27,7 @@ interface Input {
   options?: EnqueueOptions;
 }
 
-const table = taskTable();
+const table = pgTable(taskTable());
 let db: TestDatabase;
 let prisma: ReturnType<typeof testPrisma>;
 let extended: ReturnType<typeof withoutBroker>;
@@ -63,7 +67,21 @@ async function stored(rows: readonly PreparedTask[]) {
   return rows.map((row, index) => ({ ...byId.get(row.id), id: index }));
 }
 
-function withIndexIds(rows: readonly InsertedTaskRow[], prepared: readonly PreparedTask[]) {
+/** The statement insertRequest picks for `rows`, and the request itself, sent through `db`. */
+function pick(db: Db, rows: readonly PreparedTask[], publishes: boolean) {
+  let sql = "";
+  const recording: Db = { ...db, request: (text, values) => ((sql = text), db.request(text, values)) };
+  const insert = insertRequest(recording, table, rows, publishes);
+  return { sql, insert };
+}
+
+/** The statement insertRequest picks for `rows`, without sending it. */
+function pickedSql(rows: readonly PreparedTask[]): string {
+  const unsent: Db = { query: async () => [], request: () => Promise.resolve([]) };
+  return pick(unsent, rows, true).sql;
+}
+
+function withIndexIds(rows: readonly InsertedTask[], prepared: readonly PreparedTask[]) {
   const index = new Map(prepared.map((row, i) => [row.id, i]));
   return rows.map((row) => ({ ...row, id: row.id === null ? null : index.get(row.id) }));
 }
@@ -75,11 +93,13 @@ function withIndexIds(rows: readonly InsertedTaskRow[], prepared: readonly Prepa
 async function insertBoth(inputs: readonly Input[], publishes: boolean) {
   const general = prepare(inputs);
   const picked = prepare(inputs);
-  const statement = insertStatement(table, picked, publishes);
-  const [generalRows, pickedRows] = await prisma.$transaction(async (tx) => [
-    await tx.$queryRawUnsafe<InsertedTaskRow[]>(insertTasksSql(table), insertTasksParam(general), publishes),
-    statement.rowsOf(await tx.$queryRawUnsafe<unknown[]>(statement.sql, ...statement.params)),
-  ]);
+  let statement = { sql: "" };
+  const [generalRows, pickedRows] = await prisma.$transaction(async (tx) => {
+    const generalRows = await tx.$queryRawUnsafe<InsertedTask[]>(insertTasksSql(table), insertTasksParam(general), publishes);
+    const chosen = pick(prismaDb(tx), picked, publishes);
+    statement = chosen;
+    return [generalRows, await chosen.insert.read(await chosen.insert.request)];
+  });
   return {
     statement,
     general: { results: withIndexIds(generalRows, general), stored: await stored(general) },
@@ -185,9 +205,9 @@ describe("a batch with keys", () => {
       { name: "send-report", payload: { reportId: "x" } },
       { name: "send-report", payload: { reportId: "y" }, options: { key: "k" } },
     ]);
-    expect(insertStatement(table, mixed, true).sql).toBe(insertTasksSql(table));
-    expect(insertStatement(table, mixed.slice(1), true).sql).toBe(insertTasksSql(table));
-    expect(insertStatement(table, [], true).sql).toBe(insertTasksSql(table));
+    expect(pickedSql(mixed)).toBe(insertTasksSql(table));
+    expect(pickedSql(mixed.slice(1))).toBe(insertTasksSql(table));
+    expect(pickedSql([])).toBe(insertTasksSql(table));
   });
 
   it("dedupes keys in the batch and in the table, one result per input in input order", async () => {

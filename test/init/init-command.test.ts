@@ -7,7 +7,9 @@ import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
+import Database from "better-sqlite3";
 import { initCommand } from "../../src/cli/init-command.js";
+import { openStore } from "../../src/index.js";
 import { databaseUrlFor, onServer } from "../support/database.js";
 
 const BASE = `generator client {\n  provider = "prisma-client"\n  output   = "../generated"\n}\n\ndatasource db {\n  provider = "postgresql"\n}\n`;
@@ -97,6 +99,49 @@ describe("task-runner init", () => {
     const result = await run(cwd, "--dry-run");
     expect(result.out).toMatch(/^Would add model Task/);
     expect(readFileSync(join(cwd, "prisma/schema.prisma"), "utf8")).toBe(BASE);
+  });
+
+  it("writes the SQLite model (with its leader table) and migration for a sqlite datasource, which create working tables", async () => {
+    const cwd = project({ "prisma/schema.prisma": BASE.replace('"postgresql"', '"sqlite"') });
+    const result = await run(cwd, "--model", "QueueTask");
+    expect(result.code).toBe(0);
+    const schema = readFileSync(join(cwd, "prisma/schema.prisma"), "utf8");
+    expect(schema).toMatch(/model QueueTask \{[\s\S]*payload +Json[\s\S]*@@map\("queue_tasks"\)/);
+    expect(schema).toMatch(/model QueueTaskLeader \{[\s\S]*@@map\("queue_tasks_leaders"\)/);
+    const sql = migrationOf(join(cwd, "prisma/migrations"));
+    const file = join(cwd, "dev.db");
+    const db = new Database(file);
+    try {
+      db.exec(sql);
+      const tables = db.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'index') AND name LIKE 'queue_tasks%' ORDER BY name").all() as Array<{ name: string }>;
+      expect(tables.map((t) => t.name)).toEqual([
+        "queue_tasks",
+        "queue_tasks_finished_idx",
+        "queue_tasks_key_key",
+        "queue_tasks_leaders",
+        "queue_tasks_lease_idx",
+        "queue_tasks_pending_idx",
+        "queue_tasks_unpublished_idx",
+      ]);
+    } finally {
+      db.close();
+    }
+    const store = openStore(`file:${file}`, { table: "queue_tasks" });
+    try {
+      expect(await store.check()).toBeUndefined();
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("refuses a datasource provider no dialect serves, listing the supported ones, and writes nothing", async () => {
+    const cwd = project({ "prisma/schema.prisma": BASE.replace('"postgresql"', '"mongodb"') });
+    const result = await run(cwd);
+    expect(result.code).toBe(2);
+    expect(result.err).toMatch(/^task-runner init: the datasource provider "mongodb" is not supported\. Supported: PostgreSQL \(provider "postgresql"\)/);
+    expect(readFileSync(join(cwd, "prisma/schema.prisma"), "utf8")).not.toContain("model Task");
+    const none = project({ "prisma/schema.prisma": "model User {\n  id Int @id\n}\n" });
+    expect((await run(none)).err).toMatch(/found no datasource with a provider in the schema/);
   });
 
   it("says where it looked when there is no schema, and rejects bad names", async () => {

@@ -35,6 +35,11 @@ it("keeps tsx, esbuild, hono and uplot out of the package root", () => {
   expect([...reached.keys()].sort()).toEqual(["@prisma/client/extension", "amqplib", "pg"]);
 });
 
+it("keeps the testing helpers' entry as light as the root: no tsx, esbuild, hono or uplot", () => {
+  const reached = packagesReachedFrom("testing/index.ts");
+  expect([...reached.keys()].sort()).toEqual(["amqplib", "pg"]);
+});
+
 it("serves the dashboard from its own entry", () => {
   const reached = packagesReachedFrom("dashboard/index.ts");
   expect([...reached.keys()].some((name) => name.startsWith("hono"))).toBe(true);

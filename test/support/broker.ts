@@ -4,8 +4,8 @@
 import { randomBytes } from "node:crypto";
 import amqp from "amqplib";
 import { inject } from "vitest";
-import { decodeWakeup } from "../../src/broker/wakeup-message.js";
-import { declareExchanges, declareQueue, topology, type Topology } from "../../src/broker/topology.js";
+import { decodeWakeup } from "../../src/wakeups/rabbitmq/wakeup-message.js";
+import { declareExchanges, declareQueue, topology, type Topology } from "../../src/wakeups/rabbitmq/topology.js";
 
 export function uniquePrefix(): string {
   return `ptq_test_${randomBytes(5).toString("hex")}`;

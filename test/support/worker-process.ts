@@ -63,6 +63,11 @@ export class WorkerProcess {
     return found!;
   }
 
+  /** The last `chars` characters the process wrote to stderr. */
+  stderrTail(chars = 2000): string {
+    return this.stderr.slice(-chars);
+  }
+
   /** True once a line with this message was logged. */
   logged(message: string): boolean {
     return this.lines.some((line) => line.message === message);

@@ -1,12 +1,11 @@
 // How much a worker claims beyond what it runs: fast tasks are claimed in large batches, slow ones are not hoarded
 // (a worker holds at most about 100 ms of work beyond its run slots, and hands a wake-up's other ids back to the queue
-// for an idle worker), and payload schemas with async refinements are still validated before the handler runs.
+// for an idle worker), by wake-ups and by polling alike, and payload schemas with async refinements are still
+// validated before the handler runs.
 
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { z } from "zod";
-import type { TransactionalDb } from "../../src/db/driver.js";
-import { pgDb, type PgDb } from "../../src/db/pg-db.js";
-import { defineTasks } from "../../src/index.js";
+import { defineTasks, openStore, type Store } from "../../src/index.js";
 import { createWorker } from "../../src/worker/create-worker.js";
 import { sleep } from "../fixtures/worker-tasks.js";
 import { waitUntil } from "../support/wait.js";
@@ -14,6 +13,8 @@ import { recordingLogger, WorkerTestBed } from "./harness.js";
 
 const tasks = defineTasks({
   noop: { payload: z.object({ n: z.number() }), handler: async () => {} },
+  polled: { payload: z.object({ n: z.number() }), queue: "polled", handler: async () => {} },
+  polledSlow: { payload: z.object({ n: z.number() }), queue: "polled-slow", handler: async () => sleep(100) },
   slow: { payload: z.object({ n: z.number() }), queue: "slow", handler: async () => sleep(100) },
   shared: {
     payload: z.object({ n: z.number() }),
@@ -35,31 +36,48 @@ const ranBy: string[] = [];
 
 let bed: WorkerTestBed;
 let prisma: ReturnType<WorkerTestBed["prisma"]>;
-let pool: PgDb;
+let pool: Store;
 /** Rows returned by each claim statement the counting worker sent. */
 const claims: number[] = [];
 
 beforeAll(async () => {
   bed = await WorkerTestBed.create();
   prisma = bed.prisma(tasks);
-  pool = pgDb(bed.url, { max: 4 });
+  pool = openStore(bed.url, { max: 4 });
 });
 
 afterAll(async () => {
   await pool?.close();
-  await bed?.closeAll(["default", "slow", "checked", "shared"]);
+  await bed?.closeAll(["default", "slow", "checked", "shared", "polled", "polled-slow"]);
 });
 
-it("claims a burst of fast tasks in large batches", async () => {
-  const counting: TransactionalDb = {
-    async query(text, values) {
-      const rows = await pool.query(text, values);
-      if (/SET status = 'running'/.test(text)) claims.push(rows.length);
-      return rows as never;
+/** The store, noting in `into` how many tasks each claim took. */
+function countingClaims(into: number[]): Store {
+  return new Proxy(pool, {
+    get(target, property) {
+      if (property === "claimByIds") {
+        return async (...args: Parameters<Store["claimByIds"]>) => {
+          const results = await target.claimByIds(...args);
+          into.push(results.filter((result) => result.claimed).length);
+          return results;
+        };
+      }
+      if (property === "claimDue") {
+        return async (...args: Parameters<Store["claimDue"]>) => {
+          const claimed = await target.claimDue(...args);
+          into.push(claimed.length);
+          return claimed;
+        };
+      }
+      const value = Reflect.get(target, property) as unknown;
+      return typeof value === "function" ? value.bind(target) : value;
     },
-    transaction: (fn) => pool.transaction(fn),
-  };
-  const worker = createWorker({ tasks, db: counting, amqpUrl: bed.amqpUrl, amqpPrefix: bed.prefix, queues: ["default"], concurrency: 5, logger: recordingLogger() });
+  });
+}
+
+it("claims a burst of fast tasks in large batches", async () => {
+  const counting = countingClaims(claims);
+  const worker = createWorker({ tasks, store: counting, amqpUrl: bed.amqpUrl, amqpPrefix: bed.prefix, queues: ["default"], concurrency: 5, logger: recordingLogger() });
   await worker.start();
   try {
     const created = await prisma.task.enqueueMany(Array.from({ length: 3000 }, (_, n) => ({ name: "noop" as const, payload: { n } })));
@@ -97,6 +115,51 @@ it("does not hoard slow tasks: it holds about its run slots' worth, the rest sta
   }
   // Two slots of 100 ms tasks start about 2 tasks per 100 ms, so the budget allows about 2 ahead, a few more when a
   // measuring window catches the starts of two rounds; claimAhead's default alone would let it claim all 20.
+  expect(mostRunning).toBeGreaterThanOrEqual(2);
+  expect(mostRunning).toBeLessThanOrEqual(8);
+});
+
+it("claims a backlog of fast tasks in large batches when it polls (no broker)", async () => {
+  const created = await prisma.task.enqueueMany(Array.from({ length: 3000 }, (_, n) => ({ name: "polled" as const, payload: { n } })));
+  const polls: number[] = [];
+  const worker = createWorker({ tasks, store: countingClaims(polls), amqpUrl: "", queues: ["polled"], concurrency: 5, logger: recordingLogger() });
+  await worker.start();
+  try {
+    const ids = created.map((task) => task.id);
+    await waitUntil(
+      async () => (await bed.sql.query("SELECT count(*)::int AS n FROM tasks WHERE id = ANY($1) AND status = 'succeeded'", [ids])).rows[0].n === 3000,
+      "3,000 polled tasks to succeed",
+      60_000,
+    );
+  } finally {
+    await worker.stop();
+  }
+  expect(polls.reduce((sum, rows) => sum + rows, 0)).toBe(3000);
+  // Claiming only the free slots, it would take at least 3000 / 5 = 600 claims.
+  expect(polls.length).toBeLessThan(150);
+  expect(Math.max(...polls)).toBeGreaterThan(5);
+});
+
+it("does not hoard slow tasks when it polls: about its run slots' worth is running, the rest stays pending", async () => {
+  const created = await prisma.task.enqueueMany(Array.from({ length: 20 }, (_, n) => ({ name: "polledSlow" as const, payload: { n } })));
+  const worker = createWorker({ tasks, store: pool, amqpUrl: "", queues: ["polled-slow"], concurrency: 2, pollIntervalMs: 50, logger: recordingLogger() });
+  await worker.start();
+  const ids = created.map((task) => task.id);
+  let mostRunning = 0;
+  try {
+    for (let succeeded = 0; succeeded < 20; await sleep(10)) {
+      const { rows } = await bed.sql.query(
+        `SELECT count(*) FILTER (WHERE status = 'running')::int AS running, count(*) FILTER (WHERE status = 'succeeded')::int AS done
+         FROM tasks WHERE id = ANY($1)`,
+        [ids],
+      );
+      mostRunning = Math.max(mostRunning, rows[0].running);
+      succeeded = rows[0].done;
+    }
+  } finally {
+    await worker.stop();
+  }
+  // As with wake-ups: about 2 ahead of 2 slots; claiming ahead without the budget would take all 20 at once.
   expect(mostRunning).toBeGreaterThanOrEqual(2);
   expect(mostRunning).toBeLessThanOrEqual(8);
 });

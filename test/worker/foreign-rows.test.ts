@@ -5,7 +5,7 @@
 import amqp from "amqplib";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { z } from "zod";
-import { topology } from "../../src/broker/topology.js";
+import { topology } from "../../src/wakeups/rabbitmq/topology.js";
 import { defineTasks } from "../../src/index.js";
 import { createWorker, TaskLeaseLostError, type Worker } from "../../src/worker/create-worker.js";
 import { sleep } from "../fixtures/worker-tasks.js";

@@ -4,8 +4,8 @@
 import amqp from "amqplib";
 import pg from "pg";
 import { inject } from "vitest";
-import { declareExchanges, declareQueue, topology } from "../../src/broker/topology.js";
-import { encodeWakeup } from "../../src/broker/wakeup-message.js";
+import { declareExchanges, declareQueue, topology } from "../../src/wakeups/rabbitmq/topology.js";
+import { encodeWakeup } from "../../src/wakeups/rabbitmq/wakeup-message.js";
 import { createWorker, jsonLogger, silentLogger, taskQueue, type Logger, type TaskRegistry, type Worker, type WorkerOptions } from "../../src/index.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { testPrisma } from "../support/prisma.js";

@@ -1,10 +1,9 @@
-// createWorker() options: bad ones fail at once with a message naming the option and the fix; a given db is used and
+// createWorker() options: bad ones fail at once with a message naming the option and the fix; a given store is used and
 // left open; `queues` limits what is claimed; start/stop are idempotent in the documented ways.
 
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { z } from "zod";
-import { pgDb, type PgDb } from "../../src/db/pg-db.js";
-import { defineTasks, TaskQueueConfigError } from "../../src/index.js";
+import { defineTasks, openStore, TaskQueueConfigError, type Store } from "../../src/index.js";
 import { createWorker } from "../../src/worker/create-worker.js";
 import { waitUntil } from "../support/wait.js";
 import { recordingLogger, WorkerTestBed } from "./harness.js";
@@ -17,15 +16,15 @@ const tasks = defineTasks({
 });
 
 let bed: WorkerTestBed;
-let db: PgDb;
+let store: Store;
 
 beforeAll(async () => {
   bed = await WorkerTestBed.create();
-  db = pgDb(bed.url, { max: 2 });
+  store = openStore(bed.url, { max: 2 });
 });
 
 afterAll(async () => {
-  await db?.close();
+  await store?.close();
   await bed?.close();
 });
 
@@ -41,7 +40,13 @@ function configError(options: Record<string, unknown>): TaskQueueConfigError {
 
 it("rejects bad options with a message naming the option and the fix", () => {
   expect(configError({ databaseUrl: undefined }).message).toBe(
-    'Invalid option "databaseUrl": the worker needs a database: pass databaseUrl (e.g. process.env.DATABASE_URL) or db.',
+    'Invalid option "databaseUrl": the worker needs a database: pass databaseUrl (e.g. process.env.DATABASE_URL) or store.',
+  );
+  expect(configError({ databaseUrl: "mongodb://127.0.0.1/app" }).message).toBe(
+    'Invalid option "databaseUrl": "mongodb://127.0.0.1/app" is not a URL of a supported database. Supported: PostgreSQL (postgresql://user:password@127.0.0.1:5432/app), SQLite (file:./dev.db), MySQL (mysql://user:password@127.0.0.1:3306/app).',
+  );
+  expect(configError({ db: {} }).message).toBe(
+    'Invalid option "db": the db option was replaced by store: pass databaseUrl, or store: openStore(url, { table }) (see CHANGELOG.md).',
   );
   expect(configError({ tasks: defineTasks({ a: { payload: z.object({}) } }) }).message).toBe(
     'Invalid option "tasks": none of the tasks ("a") has a handler, so this worker could run nothing. Add handler: async (payload, ctx) => {...} to the tasks it should run.',
@@ -63,9 +68,9 @@ it("rejects bad options with a message naming the option and the fix", () => {
   );
 });
 
-it("claims only tasks of its queues, uses a given db and leaves it open", async () => {
+it("claims only tasks of its queues, uses a given store and leaves it open", async () => {
   const logger = recordingLogger();
-  const worker = createWorker({ tasks, db, queues: ["images"], pollIntervalMs: 50, logger });
+  const worker = createWorker({ tasks, store, queues: ["images"], pollIntervalMs: 50, logger });
   expect(worker.id).toMatch(/^.+:\d+:[0-9a-f]{6}$/);
   await worker.start();
   const image = await bed.insertTask("image", {}, { queue: "images" });
@@ -78,7 +83,7 @@ it("claims only tasks of its queues, uses a given db and leaves it open", async 
   expect(ran).toEqual([image]);
   await Promise.all([worker.stop(), worker.stop()]);
   await worker.stop();
-  expect((await db.query<{ one: number }>("SELECT 1 AS one", []))[0]!.one).toBe(1);
+  expect(await store.check()).toBeUndefined();
   await expect(worker.start()).rejects.toThrow(`Worker ${worker.id} was stopped; create a new worker to start again.`);
 });
 

@@ -3,7 +3,7 @@
 
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { z } from "zod";
-import { pgDb } from "../../src/db/pg-db.js";
+import { pgDb } from "../../src/dialects/postgres/pg-db.js";
 import { defineTasks } from "../../src/index.js";
 import { waitUntil } from "../support/wait.js";
 import { recordingLogger, WorkerTestBed } from "./harness.js";

@@ -4,9 +4,9 @@
 import amqp from "amqplib";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { z } from "zod";
-import { topology } from "../../src/broker/topology.js";
+import { topology } from "../../src/wakeups/rabbitmq/topology.js";
 import { defineTasks, UnrecoverableError } from "../../src/index.js";
-import type { DeadTaskNotification } from "../../src/publishing/publisher.js";
+import type { DeadTaskNotification } from "../../src/wakeups/dead-task-notification.js";
 import { createWorker, type Worker } from "../../src/worker/create-worker.js";
 import { waitUntil } from "../support/wait.js";
 import { DuePublisher, recordingLogger, WorkerTestBed } from "./harness.js";

@@ -6,9 +6,8 @@ import { createServer, connect, type Socket } from "node:net";
 import amqp from "amqplib";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { z } from "zod";
-import { topology } from "../../src/broker/topology.js";
-import { pgDb } from "../../src/db/pg-db.js";
-import { defineTasks, TaskQueueConfigError } from "../../src/index.js";
+import { topology } from "../../src/wakeups/rabbitmq/topology.js";
+import { defineTasks, openStore, TaskQueueConfigError } from "../../src/index.js";
 import { createWorker, type WorkerOptions } from "../../src/worker/create-worker.js";
 import { waitUntil } from "../support/wait.js";
 import { TcpProxy } from "../support/tcp-proxy.js";
@@ -77,10 +76,10 @@ it("a missing database or table says what to fix", async () => {
   expect(noDatabase.message).toMatch(/database "ptq_no_such_database" does not exist; that database does not exist: check the database name in databaseUrl\.$/);
   const noTable = await failedStart({ table: "no_such_table" });
   expect(noTable.message).toMatch(/relation "no_such_table" does not exist; the table "no_such_table" does not exist there: apply the migration/);
-  const given = pgDb(withUrl(bed.url, (u) => (u.pathname = "/ptq_no_such_database")), { max: 1 });
+  const given = openStore(withUrl(bed.url, (u) => (u.pathname = "/ptq_no_such_database")), { max: 1 });
   try {
-    const viaDb = await failedStart({ db: given });
-    expect(viaDb.message).toMatch(/^Invalid option "db": the worker cannot use the database given as db: .*check the database name in db\.$/);
+    const viaDb = await failedStart({ store: given });
+    expect(viaDb.message).toMatch(/^Invalid option "store": the worker cannot use the database given as store: .*check the database name in store\.$/);
   } finally {
     await given.close();
   }

@@ -4,7 +4,7 @@
 
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseTimestamptz } from "../../src/db/timestamp-parser.js";
+import { parseTimestamptz } from "../../src/dialects/postgres/timestamp-parser.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 
 const pgParser = pg.types.getTypeParser(1184, "text") as (text: string) => unknown;

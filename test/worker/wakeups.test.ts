@@ -4,8 +4,8 @@
 import amqp from "amqplib";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { topology } from "../../src/broker/topology.js";
-import { encodeWakeup } from "../../src/broker/wakeup-message.js";
+import { topology } from "../../src/wakeups/rabbitmq/topology.js";
+import { encodeWakeup } from "../../src/wakeups/rabbitmq/wakeup-message.js";
 import { createWorker, type Worker } from "../../src/worker/create-worker.js";
 import { workerTasks } from "../fixtures/worker-tasks.js";
 import { waitUntil } from "../support/wait.js";

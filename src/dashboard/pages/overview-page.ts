@@ -2,8 +2,7 @@
 // throughput chart, and counts per queue and task name with links into the filtered task list.
 
 import type { OverviewData } from "../overview-data.js";
-import type { GroupCount } from "../sql/count-groups.js";
-import type { StuckGroup } from "../sql/stuck-tasks.js";
+import type { GroupCount, StuckGroup } from "../../store/views.js";
 import { formatCount, formatDuration, relative, shortId, timeTag } from "./format.js";
 import { html, jsonScript, type Html } from "./html.js";
 import { tasksHref } from "./links.js";
@@ -38,9 +37,9 @@ ${countsPanel(rows, data, view)}
 function attentionCards(data: OverviewData, view: OverviewView): Html {
   const base = view.basePath;
   const expired = sum(data.stuck, (g) => g.expired);
-  const oldestExpired = Math.max(0, ...data.stuck.map((g) => g.oldest_expired_seconds));
+  const oldestExpired = Math.max(0, ...data.stuck.map((g) => g.oldestExpiredSeconds));
   const due = sum(data.stuck, (g) => g.due);
-  const oldestDue = Math.max(0, ...data.stuck.map((g) => g.oldest_due_seconds));
+  const oldestDue = Math.max(0, ...data.stuck.map((g) => g.oldestDueSeconds));
   const unpublished = sum(data.stuck, (g) => g.unpublished);
   const dead = data.counts.filter((c) => c.status === "dead");
   const deadTotal = sum(dead, (c) => c.count);
@@ -109,13 +108,13 @@ function countsPanel(rows: Row[], data: OverviewData, view: OverviewView): Html 
     return html`${header}<tr data-group="${row.queue}/${row.name}">
   <td><a href="${tasksHref(base, filter)}">${row.name}</a></td>
   ${countCell(row, "pending", base)}
-  <td class="num ${stuck && stuck.oldest_due_seconds > 300 ? "alert" : stuck && stuck.oldest_due_seconds > 30 ? "warn" : ""}">${stuck?.due
+  <td class="num ${stuck && stuck.oldestDueSeconds > 300 ? "alert" : stuck && stuck.oldestDueSeconds > 30 ? "warn" : ""}">${stuck?.due
     ? html`<a href="${tasksHref(base, { ...filter, status: "due" })}">${formatCount(stuck.due)}</a>`
     : zero()}</td>
-  <td class="num">${stuck?.due ? formatDuration(stuck.oldest_due_seconds) : zero("—")}</td>
+  <td class="num">${stuck?.due ? formatDuration(stuck.oldestDueSeconds) : zero("—")}</td>
   ${countCell(row, "running", base)}
   <td class="num ${stuck?.expired ? "alert" : ""}">${stuck?.expired
-    ? html`<a href="${tasksHref(base, { ...filter, status: "expired" })}" title="oldest expired ${formatDuration(stuck.oldest_expired_seconds)} ago">${formatCount(stuck.expired)}</a>`
+    ? html`<a href="${tasksHref(base, { ...filter, status: "expired" })}" title="oldest expired ${formatDuration(stuck.oldestExpiredSeconds)} ago">${formatCount(stuck.expired)}</a>`
     : zero()}</td>
   ${countCell(row, "succeeded", base)}
   ${countCell(row, "dead", base)}
@@ -169,7 +168,7 @@ function workersPanel(data: OverviewData): Html {
     : html`<table><thead><tr><th>Worker (lease owner)</th><th class="num">Running</th><th class="num">Lease expired</th><th class="num">Finished</th><th>Last seen</th></tr></thead><tbody>
       ${data.workers.map((w) => html`<tr><td class="mono">${w.worker}</td><td class="num">${formatCount(w.running)}</td>
         <td class="num ${w.expired ? "alert" : ""}">${w.expired ? formatCount(w.expired) : zero()}</td>
-        <td class="num">${formatCount(w.finished)}</td><td class="${w.idle_seconds > 120 ? "warn" : ""}">${timeTag(w.last_seen, data.now)}</td></tr>`)}
+        <td class="num">${formatCount(w.finished)}</td><td class="${w.idleSeconds > 120 ? "warn" : ""}">${timeTag(w.lastSeen, data.now)}</td></tr>`)}
     </tbody></table>`}
 </section>`;
 }
@@ -183,7 +182,7 @@ function failuresPanel(data: OverviewData, view: OverviewView): Html {
     ? html`<div class="empty">No dead tasks.</div>`
     : html`<table><thead><tr><th>Task</th><th>Died</th><th>Last error</th></tr></thead><tbody>
       ${data.recentDead.map((task) => html`<tr><td><a href="${base}/tasks/${task.id}" title="${task.id}">${task.name}</a> <span class="mono muted">${shortId(task.id)}</span></td>
-        <td>${timeTag(task.finished_at, data.now)}</td><td class="ellipsis" title="${task.error_line ?? ""}">${task.error_line ?? html`<span class="muted">—</span>`}</td></tr>`)}
+        <td>${timeTag(task.finishedAt, data.now)}</td><td class="ellipsis" title="${task.errorLine ?? ""}">${task.errorLine ?? html`<span class="muted">—</span>`}</td></tr>`)}
     </tbody></table>`}
 </section>`;
 }

@@ -3,7 +3,7 @@
 
 import type { ListQuery } from "../list-query.js";
 import { STATUS_FILTERS } from "../list-query.js";
-import type { TaskListPage, TaskListRow } from "../sql/list-tasks.js";
+import type { TaskListPage, TaskListRow } from "../../store/views.js";
 import { formatCount, relative, shortId, timeTag, toDate } from "./format.js";
 import { html, type Html } from "./html.js";
 import { tasksHref } from "./links.js";
@@ -67,27 +67,27 @@ ${form.status === "dead" && form.name && !view.readOnly && page.rows.length > 0
 
 function taskRow(row: TaskListRow, view: TaskListView): Html {
   const now = view.now;
-  const leaseExpires = toDate(row.lease_expires_at);
+  const leaseExpires = toDate(row.leaseExpiresAt);
   const expired = row.status === "running" && leaseExpires !== null && leaseExpires < now;
-  const runAt = toDate(row.run_at);
+  const runAt = toDate(row.runAt);
   const due = row.status === "pending" && runAt !== null && runAt <= now;
   const waitSeconds = due && runAt ? (now.getTime() - runAt.getTime()) / 1000 : 0;
   return html`<tr data-task-id="${row.id}">
   <td><a href="${view.basePath}/tasks/${row.id}" title="${row.id}">${row.name}</a><br><span class="mono muted">${shortId(row.id)}</span>${row.key ? html` <span class="muted" title="key">· ${row.key}</span>` : ""}</td>
   <td><span class="pill ${row.status}">${row.status}</span>${expired ? html` <span class="pill expired">lease expired</span>` : ""}</td>
   <td class="mono">${row.queue}</td>
-  <td class="num">${formatCount(row.attempts)} / ${formatCount(row.max_attempts)}</td>
-  <td>${timeTag(row.created_at, now)}</td>
-  <td class="${waitSeconds > 300 ? "alert" : waitSeconds > 30 ? "warn" : ""}">${row.finished_at
-    ? timeTag(row.finished_at, now)
+  <td class="num">${formatCount(row.attempts)} / ${formatCount(row.maxAttempts)}</td>
+  <td>${timeTag(row.createdAt, now)}</td>
+  <td class="${waitSeconds > 300 ? "alert" : waitSeconds > 30 ? "warn" : ""}">${row.finishedAt
+    ? timeTag(row.finishedAt, now)
     : row.status === "pending"
       ? due
         ? html`due <span title="${runAt?.toISOString() ?? ""}">${relative(runAt, now)}</span>`
-        : html`runs ${timeTag(row.run_at, now)}`
+        : html`runs ${timeTag(row.runAt, now)}`
       : html`<span class="muted">—</span>`}</td>
   <td>${row.status === "running"
-    ? html`<span class="mono">${row.lease_owner ?? "?"}</span><br><span class="${expired ? "alert" : "muted"}">${expired ? "expired " : "until "}${relative(leaseExpires, now)}</span>`
+    ? html`<span class="mono">${row.leaseOwner ?? "?"}</span><br><span class="${expired ? "alert" : "muted"}">${expired ? "expired " : "until "}${relative(leaseExpires, now)}</span>`
     : html`<span class="muted">—</span>`}</td>
-  <td class="ellipsis">${row.error_line ? html`<span class="alert" title="${row.error_line}">${row.error_line}</span><br>` : ""}<span class="mono muted" title="${row.payload_preview}">${row.payload_preview}</span></td>
+  <td class="ellipsis">${row.errorLine ? html`<span class="alert" title="${row.errorLine}">${row.errorLine}</span><br>` : ""}<span class="mono muted" title="${row.payloadPreview}">${row.payloadPreview}</span></td>
 </tr>`;
 }

@@ -1,0 +1,34 @@
+// The MySQL dialect: MySQL 8.0.4+ and MariaDB 10.6+ through the mariadb driver (workers, cleaners, the CLI, the
+// dashboard's own pool; an optional peer dependency, imported on first use) or the app's Prisma client on
+// @prisma/adapter-mariadb (enqueue, transactional handlers, a dashboard given `prisma`).
+
+import type { Dialect, OpenStoreOptions } from "../../store/dialect.js";
+import type { Store } from "../../store/store.js";
+import type { TaskTable } from "../../store/task-table.js";
+import { MysqlStore } from "./mysql-store.js";
+import { poolDb } from "./pool-db.js";
+import { isPrismaRawClient, prismaDb } from "./prisma-db.js";
+import { mysqlTable } from "./table.js";
+
+export const mysqlDialect: Dialect = {
+  name: "mysql",
+  displayName: "MySQL",
+  urlExample: "mysql://user:password@127.0.0.1:3306/app",
+  prismaProviders: ["mysql"],
+  schemaFiles: { model: "prisma/mysql/task.prisma", migrations: "prisma/mysql/migrations" },
+  matchesUrl: (url) => /^(mysql|mariadb):\/\//i.test(url),
+  openStore(url: string, options: OpenStoreOptions): Store {
+    const pool = poolDb(url, {
+      max: options.max,
+      applicationName: options.applicationName,
+      connectTimeoutMs: options.connectTimeoutMs,
+      queryTimeoutMs: options.queryTimeoutMs,
+      statementTimeoutMs: options.statementTimeoutMs,
+    });
+    return new MysqlStore(pool, mysqlTable(options.table), pool);
+  },
+  prismaStore(client: unknown, table: TaskTable): Store {
+    if (!isPrismaRawClient(client)) throw new TypeError("prismaStore() takes a Prisma client or transaction client");
+    return new MysqlStore(prismaDb(client), mysqlTable(table));
+  },
+};

@@ -1,0 +1,60 @@
+// SQL unit: record failed runs, a batch per transaction. Each goes back to pending with run_at pushed out by its
+// backoff, or to dead when its attempts are used up or the failure is final. Guarded by the lease.
+
+import type { FailedTask, Failure } from "../../../store/task-writes.js";
+import { atomically, type Db } from "../db.js";
+import type { MysqlTable } from "../table.js";
+import { caseById } from "./case-by-id.js";
+import { NOW, nowPlusMs, num, placeholders } from "./values.js";
+
+interface HeldRow {
+  id: string;
+  name: string;
+  queue: string;
+  attempts: number | bigint;
+  max_attempts: number | bigint;
+}
+
+/** Records the failures where `owner` still holds the lease; returns the tasks it changed. */
+export async function failTasks(db: Db, table: MysqlTable, owner: string, failures: readonly Failure[]): Promise<FailedTask[]> {
+  const byId = new Map(failures.map((f) => [f.id.toLowerCase(), f]));
+  if (byId.size === 0) return [];
+  const ids = [...byId.keys()];
+  return atomically(db, async (tx) => {
+    const held = await tx.query<HeldRow>(
+      `SELECT id, name, queue, attempts, max_attempts FROM ${table.sql} FORCE INDEX (PRIMARY)
+       WHERE id IN (${placeholders(ids.length)}) AND lease_owner = ? AND status = 'running'
+       FOR UPDATE`,
+      [...ids, owner],
+    );
+    if (held.length === 0) return [];
+    const decided = held.map((row) => {
+      const failure = byId.get(row.id.toLowerCase())!;
+      const reason = failure.finalReason ?? (num(row.attempts) >= num(row.max_attempts) ? "max-attempts" : null);
+      return { row, failure, reason };
+    });
+    const params: unknown[] = [];
+    const status = caseById(decided.map(({ row, reason }) => ({ id: row.id, sql: reason === null ? "'pending'" : "'dead'" })), "status", params);
+    const retries = decided.filter((d) => d.reason === null);
+    const runAt = caseById(retries.map(({ row, failure }) => ({ id: row.id, sql: nowPlusMs(), values: [Math.round(failure.delayMs)] })), "run_at", params);
+    const dead = decided.filter((d) => d.reason !== null);
+    const finishedAt = caseById(dead.map(({ row }) => ({ id: row.id, sql: NOW })), "NULL", params);
+    const lastError = caseById(decided.map(({ row, failure }) => ({ id: row.id, sql: "?", values: [failure.error] })), "last_error", params);
+    await tx.write(
+      `UPDATE ${table.sql} FORCE INDEX (PRIMARY)
+       SET status = ${status}, run_at = ${runAt}, finished_at = ${finishedAt}, last_error = ${lastError},
+           lease_owner = NULL, lease_expires_at = NULL, published_at = NULL, updated_at = ${NOW}
+       WHERE id IN (${placeholders(held.length)}) AND lease_owner = ? AND status = 'running'`,
+      [...params, ...held.map((row) => row.id), owner],
+    );
+    return decided.map(({ row, failure, reason }) => ({
+      id: row.id,
+      name: row.name,
+      queue: row.queue,
+      status: reason === null ? "pending" : "dead",
+      attempts: num(row.attempts),
+      lastError: failure.error,
+      reason,
+    }));
+  });
+}

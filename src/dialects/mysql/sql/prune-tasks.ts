@@ -1,0 +1,27 @@
+// SQL unit: delete one bounded batch of finished tasks (succeeded, dead, cancelled) older than the retention window.
+// One short transaction per batch, so pruning a huge table never holds a huge transaction.
+
+import { atomically, type Db } from "../db.js";
+import type { MysqlTable } from "../table.js";
+import { nowMinusMs, placeholders } from "./values.js";
+
+/**
+ * Deletes at most `limit` tasks that finished more than `retentionMs` ago, oldest first; returns their ids. Reads the
+ * finished_at index in order (only finished tasks have one), locking what it takes and skipping rows others hold.
+ */
+export async function pruneTasks(db: Db, table: MysqlTable, options: { retentionMs: number; limit: number }): Promise<string[]> {
+  return atomically(db, async (tx) => {
+    const rows = await tx.query<{ id: string }>(
+      `SELECT id FROM ${table.sql}
+       WHERE finished_at < ${nowMinusMs()} AND status IN ('succeeded', 'dead', 'cancelled')
+       ORDER BY finished_at
+       LIMIT ?
+       FOR UPDATE SKIP LOCKED`,
+      [Math.round(options.retentionMs), Math.floor(options.limit)],
+    );
+    if (rows.length === 0) return [];
+    const ids = rows.map((row) => row.id);
+    await tx.write(`DELETE FROM ${table.sql} WHERE id IN (${placeholders(ids.length)})`, ids);
+    return ids;
+  });
+}

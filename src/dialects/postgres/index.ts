@@ -1,0 +1,41 @@
+// The PostgreSQL dialect: PostgreSQL 13+ through pg (workers, cleaners, the CLI) or the app's Prisma client on
+// @prisma/adapter-pg (enqueue, transactional handlers, a dashboard given `prisma`).
+
+import type { Dialect, OpenStoreOptions } from "../../store/dialect.js";
+import type { Store } from "../../store/store.js";
+import type { TaskTable } from "../../store/task-table.js";
+import { pgDb } from "./pg-db.js";
+import { PostgresStore } from "./postgres-store.js";
+import { isPrismaRawClient, prismaDb } from "./prisma-db.js";
+import { pgTable } from "./table.js";
+
+export const postgresDialect: Dialect = {
+  name: "postgresql",
+  displayName: "PostgreSQL",
+  urlExample: "postgresql://user:password@127.0.0.1:5432/app",
+  prismaProviders: ["postgresql", "postgres"],
+  schemaFiles: { model: "prisma/task.prisma", migrations: "prisma/migrations" },
+  matchesUrl: (url) => /^postgres(ql)?:\/\//i.test(url),
+  openStore(url: string, options: OpenStoreOptions): Store {
+    const pool = pgDb(withStatementTimeout(url, options.statementTimeoutMs), {
+      max: options.max,
+      applicationName: options.applicationName,
+      preparedStatements: options.preparedStatements,
+      connectTimeoutMs: options.connectTimeoutMs,
+      queryTimeoutMs: options.queryTimeoutMs,
+    });
+    return new PostgresStore(pool, pgTable(options.table), pool);
+  },
+  prismaStore(client: unknown, table: TaskTable): Store {
+    if (!isPrismaRawClient(client)) throw new TypeError("prismaStore() takes a Prisma client or transaction client");
+    return new PostgresStore(prismaDb(client), pgTable(table));
+  },
+};
+
+/** The URL with JIT off and a server-side statement timeout, unless the URL sets `options` itself. */
+function withStatementTimeout(url: string, statementTimeoutMs: number | undefined): string {
+  if (statementTimeoutMs === undefined) return url;
+  const parsed = new URL(url);
+  if (!parsed.searchParams.has("options")) parsed.searchParams.set("options", `-c jit=off -c statement_timeout=${statementTimeoutMs}`);
+  return parsed.toString();
+}

@@ -1,0 +1,55 @@
+// Picks the insert statement for a batch of prepared tasks (a keyless one when no task has a key), sends it as one
+// request through the Db (unsent until awaited, through Prisma), and reads its rows back as one InsertedTask per
+// task, in input order, whichever statement ran.
+
+import type { InsertRequest, InsertedTask, PreparedTask } from "../../store/enqueue-rows.js";
+import type { Db } from "./db.js";
+import {
+  insertKeylessTasksParams,
+  insertKeylessTasksSql,
+  insertOneKeylessTaskParams,
+  insertOneKeylessTaskSql,
+  type KeylessInsertRow,
+} from "./sql/insert-keyless-tasks.js";
+import { insertTasksParam, insertTasksSql } from "./sql/insert-tasks.js";
+import type { PgTable } from "./table.js";
+
+/** The request that inserts `rows`; `publishes` is the extension's flag (see insertTasksSql). */
+export function insertRequest(db: Db, table: PgTable, rows: readonly PreparedTask[], publishes: boolean): InsertRequest {
+  if (rows.length > 0 && rows.every((row) => row.key === null)) {
+    const read = (result: unknown) => keylessRows(rows, result as readonly KeylessInsertRow[]);
+    if (rows.length === 1) {
+      return { request: db.request(insertOneKeylessTaskSql(table), insertOneKeylessTaskParams(rows[0]!, publishes)), read };
+    }
+    return { request: db.request(insertKeylessTasksSql(table), insertKeylessTasksParams(rows, publishes)), read };
+  }
+  return {
+    request: db.request(insertTasksSql(table), [insertTasksParam(rows), publishes]),
+    read: (result) => result as InsertedTask[],
+  };
+}
+
+/** Expands the keyless statement's rows: the row without an id stands for every task it does not list by id. */
+function keylessRows(rows: readonly PreparedTask[], result: readonly KeylessInsertRow[]): InsertedTask[] {
+  let now: KeylessInsertRow | undefined;
+  const timed = new Map<string, KeylessInsertRow>();
+  for (const row of result) {
+    if (row.id === null) now = row;
+    else timed.set(row.id, row);
+  }
+  return rows.map((task, i) => {
+    const at = timed.get(task.id) ?? now;
+    if (!at) throw new Error(`the keyless insert returned no row for task ${task.id}`);
+    return {
+      i,
+      id: task.id,
+      name: task.name,
+      queue: task.queue,
+      status: "pending",
+      key: null,
+      runAtMs: at.runAtMs,
+      created: true,
+      due: at.due,
+    };
+  });
+}

@@ -1,0 +1,30 @@
+// SQL unit: mark tasks succeeded with their results, many in one statement.
+// Guarded by the lease: a task whose lease this worker lost is left alone (and not reported back). The times are the
+// database's clock_timestamp(), not now(): inside a transactional handler's transaction now() is when it began.
+
+import type { Db } from "../db.js";
+import type { PgTable } from "../table.js";
+import type { Completion } from "../../../store/task-writes.js";
+
+/**
+ * Marks the tasks succeeded where `owner` still holds the lease; returns the ids it marked.
+ *
+ * Rows are addressed by primary key (`id = ANY($3)`). `lease_owner = $2` already implies status running (every way
+ * out of running clears lease_owner), and leaving `status = 'running'` out keeps the planner off the partial lease
+ * index: with it, a stale row estimate gave a nested loop that re-read the whole batch for every running row
+ * (500 completions: 250,000 comparisons, 60–110 ms; by primary key: 8–19 ms).
+ */
+export async function completeTasks(db: Db, table: PgTable, owner: string, completions: readonly Completion[]): Promise<string[]> {
+  const param = `[${completions.map((c) => `{"id":"${c.id}","result":${c.resultJson}}`).join(",")}]`;
+  const rows = await db.query<{ id: string }>(
+    `UPDATE ${table.sql} t
+     SET status = 'succeeded', result = r.result, finished_at = clock_timestamp(), lease_owner = NULL, lease_expires_at = NULL,
+         updated_at = clock_timestamp()
+     FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, result jsonb)
+     WHERE t.id = ANY($3::uuid[]) AND t.id = r.id AND t.lease_owner = $2
+     RETURNING t.id::text AS id`,
+    [param, owner, completions.map((c) => c.id)],
+    "ptq_complete",
+  );
+  return rows.map((row) => row.id);
+}

@@ -1,0 +1,80 @@
+// SQL units: insert tasks none of which has a dedupe key. Nothing can conflict, so these are plain INSERTs, without the
+// joins that dedupe needs: one for a batch (one row back for all tasks due now) and a lighter one for a single task.
+
+import type { PgTable } from "../table.js";
+import type { PreparedTask } from "../../../store/enqueue-rows.js";
+
+/**
+ * A row of insertKeylessTasksSql. `id` null: the row stands for every task not listed by id, whose run_at is `now()`
+ * (so they are due). `id` set: a task delayed (or given a runAt) to another time.
+ */
+export interface KeylessInsertRow {
+  id: string | null;
+  runAtMs: number;
+  due: boolean;
+}
+
+/**
+ * The statement. `$1` is the JSON array of insertKeylessTasksParams, `$2` is the publish flag of insertTasksSql (mark
+ * due tasks published now), `$3`–`$6` are the name, queue, priority and max_attempts of the batch's first task, which
+ * stand for every task whose JSON leaves them out. Same rows, run_at and published_at as insertTasksSql writes
+ * (a JSON null payload too, which jsonb_to_recordset turns into SQL NULL).
+ */
+export function insertKeylessTasksSql(table: PgTable): string {
+  return `WITH inserted AS (
+  INSERT INTO ${table.sql} (id, name, queue, payload, priority, run_at, max_attempts, published_at)
+  SELECT id, COALESCE(name, $3::text), COALESCE(queue, $4::text), COALESCE(payload, 'null'::jsonb),
+         COALESCE(priority, $5::int), due_at, COALESCE(max_attempts, $6::int),
+         CASE WHEN $2::boolean AND due_at <= now() THEN now() END
+  FROM (
+    SELECT *, COALESCE(run_at, now() + COALESCE(delay_ms, 0) * interval '1 millisecond') AS due_at
+    FROM jsonb_to_recordset($1::jsonb) AS r(
+      id uuid, name text, queue text, payload jsonb, priority int, delay_ms bigint, run_at timestamptz, max_attempts int)
+  ) AS timed
+  RETURNING id, run_at
+)
+SELECT id::text AS id, (extract(epoch FROM run_at) * 1000)::float8 AS "runAtMs", run_at <= now() AS due
+FROM inserted WHERE run_at <> now()
+UNION ALL
+SELECT NULL, (extract(epoch FROM now()) * 1000)::float8, true`;
+}
+
+/**
+ * The parameters of insertKeylessTasksSql for a non-empty batch. Each task's JSON carries its id and payload (spliced
+ * in as already-serialised JSON) and only the fields that differ from the first task's or from the defaults
+ * (no delay, no runAt), so a uniform batch sends about a third of the bytes that insertTasksParam does.
+ */
+export function insertKeylessTasksParams(rows: readonly PreparedTask[], publishes: boolean): unknown[] {
+  const first = rows[0]!;
+  const parts = new Array<string>(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!;
+    let part = `{"id":"${row.id}","payload":${row.json}`;
+    if (row.name !== first.name) part += `,"name":${JSON.stringify(row.name)}`;
+    if (row.queue !== first.queue) part += `,"queue":${JSON.stringify(row.queue)}`;
+    if (row.priority !== first.priority) part += `,"priority":${row.priority}`;
+    if (row.maxAttempts !== first.maxAttempts) part += `,"max_attempts":${row.maxAttempts}`;
+    if (row.delayMs !== 0) part += `,"delay_ms":${row.delayMs}`;
+    if (row.runAt) part += `,"run_at":"${row.runAt.toISOString()}"`;
+    parts[i] = `${part}}`;
+  }
+  return [`[${parts.join(",")}]`, publishes, first.name, first.queue, first.priority, first.maxAttempts];
+}
+
+/**
+ * The statement for exactly one task without a key, with one parameter per column: about half the database time of
+ * insertKeylessTasksSql for one row (0.14 against 0.27 ms), and one task is what an enqueue inside a business
+ * transaction sends. Same row, run_at and published_at; it returns one KeylessInsertRow (id null: the one task).
+ */
+export function insertOneKeylessTaskSql(table: PgTable): string {
+  const dueAt = `COALESCE($6::timestamptz, now() + $7::bigint * interval '1 millisecond')`;
+  return `INSERT INTO ${table.sql} (id, name, queue, payload, priority, run_at, max_attempts, published_at)
+VALUES ($1::uuid, $2::text, $3::text, $4::jsonb, $5::int, ${dueAt}, $8::int, CASE WHEN $9::boolean AND ${dueAt} <= now() THEN now() END)
+RETURNING NULL::text AS id, (extract(epoch FROM run_at) * 1000)::float8 AS "runAtMs", run_at <= now() AS due`;
+}
+
+/** The parameters of insertOneKeylessTaskSql. runAt goes as ISO text, as in the JSON of the batch statements. */
+export function insertOneKeylessTaskParams(row: PreparedTask, publishes: boolean): unknown[] {
+  const runAt = row.runAt ? row.runAt.toISOString() : null;
+  return [row.id, row.name, row.queue, row.json, row.priority, runAt, row.delayMs, row.maxAttempts, publishes];
+}

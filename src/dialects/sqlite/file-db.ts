@@ -1,0 +1,118 @@
+// The store's own SQLite connection (better-sqlite3), opened on first use: WAL journal, prepared statements cached,
+// and SQLITE_BUSY waited out without blocking the event loop. better-sqlite3 is synchronous, so its own busy handler
+// would sleep inside the event loop: with a worker in the app's process, that sleep would stall the very Prisma
+// transaction that holds the lock. The connection's busy timeout is therefore 0 and a busy statement is retried after
+// an asynchronous pause, until busyTimeoutMs has passed.
+
+import type { SqliteDb } from "./db.js";
+import { betterSqlite3, type SqliteDatabase, type SqliteStatement } from "./driver.js";
+
+export interface SqliteFileOptions {
+  /** How long a statement waits for the write lock in all, retrying, before SQLITE_BUSY reaches the caller. Default 5000. */
+  busyTimeoutMs?: number;
+}
+
+const FIRST_PAUSE_MS = 1;
+const LONGEST_PAUSE_MS = 50;
+const CACHED_STATEMENTS = 200;
+
+/** True when `error` is SQLITE_BUSY (or one of its extended codes): another connection holds the write lock. */
+export function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && code.startsWith("SQLITE_BUSY");
+}
+
+export class SqliteFileDb implements SqliteDb {
+  private database: SqliteDatabase | undefined;
+  private readonly statements = new Map<string, SqliteStatement>();
+  /** Settles when the open transaction ends; statements wait for it, as they would run inside it on this one connection. */
+  private transactionDone: Promise<void> | undefined;
+  private closed = false;
+  /** How many times a statement found the write lock taken (and waited), for tests and the soak's report. */
+  busyRetries = 0;
+
+  constructor(
+    readonly path: string,
+    private readonly options: SqliteFileOptions,
+  ) {}
+
+  async query<Row>(sql: string, params: readonly unknown[]): Promise<Row[]> {
+    while (this.transactionDone) await this.transactionDone;
+    return this.run<Row>(sql, params);
+  }
+
+  request(sql: string, params: readonly unknown[]) {
+    return this.query(sql, params);
+  }
+
+  async transaction<T>(fn: (tx: SqliteDb) => Promise<T>): Promise<T> {
+    while (this.transactionDone) await this.transactionDone;
+    let end!: () => void;
+    this.transactionDone = new Promise<void>((resolve) => (end = resolve));
+    try {
+      await this.run("BEGIN IMMEDIATE", []);
+      const inside: SqliteDb = { query: (sql, params) => this.run(sql, params), request: (sql, params) => this.run(sql, params) };
+      let result: T;
+      try {
+        result = await fn(inside);
+      } catch (error) {
+        this.connection().prepare("ROLLBACK").run();
+        throw error;
+      }
+      this.connection().prepare("COMMIT").run();
+      return result;
+    } finally {
+      this.transactionDone = undefined;
+      end();
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    this.statements.clear();
+    this.database?.close();
+    this.database = undefined;
+  }
+
+  /** Runs one statement now, retrying on SQLITE_BUSY with growing asynchronous pauses. */
+  private async run<Row>(sql: string, params: readonly unknown[]): Promise<Row[]> {
+    const deadline = performance.now() + (this.options.busyTimeoutMs ?? 5000);
+    for (let pause = FIRST_PAUSE_MS; ; pause = Math.min(LONGEST_PAUSE_MS, pause * 2)) {
+      try {
+        const statement = this.prepared(sql);
+        return (statement.reader ? statement.all(...params) : (statement.run(...params), [])) as Row[];
+      } catch (error) {
+        if (!isBusy(error) || performance.now() >= deadline) throw error;
+        this.busyRetries += 1;
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
+    }
+  }
+
+  private prepared(sql: string): SqliteStatement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.connection().prepare(sql);
+      if (this.statements.size >= CACHED_STATEMENTS) this.statements.delete(this.statements.keys().next().value!);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  private connection(): SqliteDatabase {
+    if (this.database) return this.database;
+    if (this.closed) throw new Error(`the SQLite store on ${this.path} is closed`);
+    const Database = betterSqlite3();
+    const database = new Database(this.path, { fileMustExist: true, timeout: 0 });
+    try {
+      // WAL: readers never block the writer and a commit never waits for readers; a lasting setting of the file.
+      database.pragma("journal_mode = WAL");
+      database.pragma("foreign_keys = ON");
+    } catch (error) {
+      database.close();
+      throw error;
+    }
+    this.database = database;
+    return database;
+  }
+}

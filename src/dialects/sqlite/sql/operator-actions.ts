@@ -1,0 +1,53 @@
+// SQL units for what an operator does by hand (CLI and dashboard): retry, cancel, run a delayed task now, and prune.
+// Each action returns the tasks it changed with their queue, so the caller can publish their wake-ups.
+
+import type { WakeupTarget } from "../../../store/task-writes.js";
+import { NOW, nowPlus } from "../clock.js";
+import type { SqliteDb } from "../db.js";
+import { bind } from "../bind.js";
+import type { SqliteTable } from "../table.js";
+
+const REQUEUE = `status = 'pending', attempts = 0, run_at = ${NOW}, lease_owner = NULL, lease_expires_at = NULL,
+  finished_at = NULL, published_at = NULL, updated_at = ${NOW}`;
+
+export function retryTask(db: SqliteDb, table: SqliteTable, id: string): Promise<WakeupTarget[]> {
+  return db.query<WakeupTarget>(...bind(`UPDATE ${table.sql} SET ${REQUEUE} WHERE id = {id} AND status IN ('dead', 'cancelled') RETURNING id, queue`, { id }));
+}
+
+export function retryDeadTasks(db: SqliteDb, table: SqliteTable, options: { name?: string; limit: number }): Promise<WakeupTarget[]> {
+  return db.query<WakeupTarget>(
+    ...bind(
+      `UPDATE ${table.sql} SET ${REQUEUE}
+       WHERE id IN (SELECT id FROM ${table.sql} WHERE status = 'dead' AND ({name} IS NULL OR name = {name}) ORDER BY finished_at LIMIT {limit})
+       RETURNING id, queue`,
+      { name: options.name ?? null, limit: options.limit },
+    ),
+  );
+}
+
+export function cancelTask(db: SqliteDb, table: SqliteTable, id: string): Promise<WakeupTarget[]> {
+  return db.query<WakeupTarget>(
+    ...bind(`UPDATE ${table.sql} SET status = 'cancelled', finished_at = ${NOW}, updated_at = ${NOW} WHERE id = {id} AND status = 'pending' RETURNING id, queue`, { id }),
+  );
+}
+
+export function runTaskNow(db: SqliteDb, table: SqliteTable, id: string): Promise<WakeupTarget[]> {
+  return db.query<WakeupTarget>(
+    ...bind(`UPDATE ${table.sql} SET run_at = ${NOW}, published_at = NULL, updated_at = ${NOW} WHERE id = {id} AND status = 'pending' RETURNING id, queue`, { id }),
+  );
+}
+
+/** Deletes at most `limit` tasks that finished more than retentionMs ago, oldest first; returns their ids. */
+export async function pruneTasks(db: SqliteDb, table: SqliteTable, options: { retentionMs: number; limit: number }): Promise<string[]> {
+  const rows = await db.query<{ id: string }>(
+    ...bind(
+      `DELETE FROM ${table.sql} WHERE id IN (
+         SELECT id FROM ${table.sql}
+         WHERE status IN ('succeeded', 'dead', 'cancelled') AND finished_at < ${nowPlus("-{retentionMs}")}
+         ORDER BY finished_at LIMIT {limit})
+       RETURNING id`,
+      options,
+    ),
+  );
+  return rows.map((row) => row.id);
+}

@@ -1,0 +1,226 @@
+// The Store on SQLite: each operation is one SQL unit of ./sql or ./dashboard-sql, run through a SqliteDb (a
+// better-sqlite3 connection of the store's own, or an app's Prisma client on @prisma/adapter-better-sqlite3).
+
+import { realpathSync } from "node:fs";
+import type { Logger } from "../../logger.js";
+import type { PreparedTask } from "../../store/enqueue-rows.js";
+import type { ElectionTiming, LeaderLock } from "../../store/leader-lock.js";
+import type { PrepareReport, Store } from "../../store/store.js";
+import type { StoreProblem } from "../../store/store-problem.js";
+import type { ClaimFilter, Completion, Failure, HeldLease } from "../../store/task-writes.js";
+import type { PageRequest, TaskFilter, TaskGroup } from "../../store/views.js";
+import { NOW, toDate } from "./clock.js";
+import { finishedPerMinute, recentWorkers, stuckTasks } from "./dashboard-sql/activity.js";
+import { listTasks } from "./dashboard-sql/list-tasks.js";
+import { browseIndexSql, countGroups, countTasks, findTask, hasBrowseIndex, listTaskGroups, pendingAges } from "./dashboard-sql/views.js";
+import type { SqliteDb } from "./db.js";
+import { classifySqliteError } from "./errors.js";
+import type { SqliteFileDb } from "./file-db.js";
+import { insertRequest } from "./insert-request.js";
+import { LeaseLeaderLock } from "./leader-lock.js";
+import { isPrismaRawClient, prismaSqliteDb } from "./prisma-db.js";
+import { checkTables } from "./sql/check-table.js";
+import { prepareClient } from "./sql/prepare-client.js";
+import { claimDueTasks, claimTasksByIds } from "./sql/claim-tasks.js";
+import { selectTasksByKeys } from "./sql/insert-tasks.js";
+import { leaseHolder } from "./sql/leader-lease.js";
+import { cancelTask, pruneTasks, retryDeadTasks, retryTask, runTaskNow } from "./sql/operator-actions.js";
+import { completeTasks, extendLeases, failTasks, releaseTasks } from "./sql/outcomes.js";
+import { abandonExpired, findExpiredLeases, holdExpiredLease, requeueExpired } from "./sql/recover-leases.js";
+import { findStaleWakeups, findUnpublished, markPublished, markUnpublished, queuesWithStaleWakeups } from "./sql/wakeups.js";
+import type { SqliteTable } from "./table.js";
+
+export class SqliteStore implements Store {
+  readonly dialect = "sqlite";
+  readonly displayName = "SQLite";
+
+  /** `file`: the store's own connection (closed by close()); undefined when `db` is an app's Prisma client or a transaction. */
+  constructor(
+    private readonly db: SqliteDb,
+    private readonly table: SqliteTable,
+    private readonly file?: SqliteFileDb,
+  ) {}
+
+  get wakeupIdentity(): string | null {
+    return this.file ? identityOf(this.file.path, this.table) : null;
+  }
+
+  async prepare(): Promise<PrepareReport> {
+    if (this.file) return { wakeupIdentity: identityOf(this.file.path, this.table) };
+    try {
+      const report = await prepareClient(this.db);
+      return {
+        wakeupIdentity: report.file ? identityOf(report.file, this.table) : undefined,
+        workerUrl: report.file ? `file:${report.file}` : undefined,
+        problem: report.problem,
+        notes: report.notes,
+      };
+    } catch (error) {
+      return { notes: [`could not ready the SQLite client: ${(error as Error).message}`] };
+    }
+  }
+
+  async afterFailedTransaction(error: unknown): Promise<void> {
+    if (this.file || this.classify(error).kind !== "unreachable") return;
+    // The adapter sent COMMIT, it failed (SQLITE_BUSY), and Prisma's rollback released the adapter's lock without a
+    // ROLLBACK: the connection is still inside the transaction. End it, or every later BEGIN fails.
+    await this.db.query("ROLLBACK", []).catch(() => {});
+  }
+
+  insertTasks(rows: readonly PreparedTask[], publishes: boolean) {
+    return insertRequest(this.db, this.table, rows, publishes);
+  }
+  tasksByKeys(keys: readonly string[]) {
+    return selectTasksByKeys(this.db, this.table, keys);
+  }
+
+  claimByIds(ids: readonly string[], filter: ClaimFilter) {
+    return claimTasksByIds(this.db, this.table, ids, filter);
+  }
+  claimDue(limit: number, filter: ClaimFilter) {
+    return claimDueTasks(this.db, this.table, limit, filter);
+  }
+  complete(owner: string, completions: readonly Completion[]) {
+    return completeTasks(this.db, this.table, owner, completions);
+  }
+  fail(owner: string, failures: readonly Failure[]) {
+    return failTasks(this.db, this.table, owner, failures);
+  }
+  extendLeases(owner: string, ids: readonly string[], leaseMs: number) {
+    return extendLeases(this.db, this.table, owner, ids, leaseMs);
+  }
+  release(owner: string, ids: readonly string[]) {
+    return releaseTasks(this.db, this.table, owner, ids);
+  }
+
+  findExpiredLeases(limit: number) {
+    return findExpiredLeases(this.db, this.table, limit);
+  }
+  holdExpiredLease(id: string, holder: string, holdMs: number) {
+    return holdExpiredLease(this.db, this.table, id, holder, holdMs);
+  }
+  requeueExpired(ids: readonly string[], held?: HeldLease) {
+    return requeueExpired(this.db, this.table, ids, held);
+  }
+  abandonExpired(ids: readonly string[], detail?: string, held?: HeldLease) {
+    return abandonExpired(this.db, this.table, ids, detail, held);
+  }
+  findUnpublished(options: { graceMs: number; limit: number }) {
+    return findUnpublished(this.db, this.table, options);
+  }
+  queuesWithStaleWakeups(republishAfterMs: number) {
+    return queuesWithStaleWakeups(this.db, this.table, republishAfterMs);
+  }
+  findStaleWakeups(options: { republishAfterMs: number; queues: readonly string[]; limit: number }) {
+    return findStaleWakeups(this.db, this.table, options);
+  }
+  markPublished(ids: readonly string[]) {
+    return markPublished(this.db, this.table, ids);
+  }
+  markUnpublished(ids: readonly string[]) {
+    return markUnpublished(this.db, this.table, ids);
+  }
+  prune(options: { retentionMs: number; limit: number }) {
+    return pruneTasks(this.db, this.table, options);
+  }
+
+  retryTask(id: string) {
+    return retryTask(this.db, this.table, id);
+  }
+  retryDeadTasks(options: { name?: string; limit: number }) {
+    return retryDeadTasks(this.db, this.table, options);
+  }
+  cancelTask(id: string) {
+    return cancelTask(this.db, this.table, id);
+  }
+  runTaskNow(id: string) {
+    return runTaskNow(this.db, this.table, id);
+  }
+
+  async now(): Promise<Date> {
+    const rows = await this.db.query<{ now: unknown }>(`SELECT ${NOW} AS now`, []);
+    return toDate(rows[0]!.now);
+  }
+  countTasks() {
+    return countTasks(this.db, this.table).then((rows) => rows.map((row) => ({ ...row, count: Number(row.count) })));
+  }
+  pendingAges() {
+    return pendingAges(this.db, this.table);
+  }
+  findTask(id: string) {
+    return findTask(this.db, this.table, id);
+  }
+  hasBrowseIndex() {
+    return hasBrowseIndex(this.db, this.table);
+  }
+  browseIndexAdvice() {
+    return browseIndexSql(this.table);
+  }
+  listTaskGroups(pin?: { queue?: string; name?: string }) {
+    return listTaskGroups(this.db, this.table, pin);
+  }
+  countGroups(options: { groups: readonly TaskGroup[] | undefined; exactLimit: number }) {
+    return countGroups(this.db, this.table, options.groups);
+  }
+  listTasks(filter: TaskFilter, page: PageRequest, groups: readonly TaskGroup[] | undefined) {
+    return listTasks(this.db, this.table, filter, page, groups);
+  }
+  recentWorkers(windowSeconds: number, limit?: number) {
+    return recentWorkers(this.db, this.table, windowSeconds, limit);
+  }
+  stuckTasks(unpublishedGraceSeconds: number) {
+    return stuckTasks(this.db, this.table, unpublishedGraceSeconds);
+  }
+  finishedPerMinute() {
+    return finishedPerMinute(this.db, this.table);
+  }
+
+  /** The lock key's only use on SQLite is the lease row's name; 1 for every table (each table has its own leaders table). */
+  defaultLockKey(): number {
+    return 1;
+  }
+  leaderLock(key: number, timing: ElectionTiming, logger: Logger): LeaderLock {
+    return new LeaseLeaderLock(this.db, this.table, key, logger, timing);
+  }
+  leaderHolder(key: number) {
+    return leaseHolder(this.db, this.table, `cleaner:${key}`);
+  }
+
+  transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
+    const { db } = this;
+    if (!db.transaction) return Promise.reject(new Error("this store is bound to a transaction already and cannot open another"));
+    return db.transaction((tx) => fn(new SqliteStore(tx, this.table)));
+  }
+
+  through(prisma: unknown): Store {
+    if (!isPrismaRawClient(prisma)) throw new TypeError("through() takes a Prisma client or transaction client");
+    return new SqliteStore(prismaSqliteDb(prisma), this.table);
+  }
+
+  async check(): Promise<StoreProblem | undefined> {
+    try {
+      return await checkTables(this.db, this.table);
+    } catch (error) {
+      return classifySqliteError(error);
+    }
+  }
+
+  classify(error: unknown): StoreProblem {
+    return classifySqliteError(error);
+  }
+
+  async close(): Promise<void> {
+    this.file?.close();
+  }
+}
+
+/** The in-process wake-up identity of a database file and table: the same for every path that reaches the file. */
+function identityOf(path: string, table: SqliteTable): string {
+  let real = path;
+  try {
+    real = realpathSync(path);
+  } catch {
+    // a file that vanished: its path is the best identity left
+  }
+  return `sqlite:${real}#${table.name}`;
+}

@@ -1,0 +1,46 @@
+// A dialect: one database family behind the store seam. It recognises its URLs and Prisma providers, opens a store
+// on its own driver, binds a store to an app's Prisma client, and names its shipped Prisma model and migrations.
+
+import type { Store } from "./store.js";
+import type { TaskTable } from "./task-table.js";
+
+/** How a process opens its own connections (workers, cleaners, the CLI, the dashboard). */
+export interface OpenStoreOptions {
+  table: TaskTable;
+  /** Most connections to open. */
+  max?: number;
+  /** How the connections introduce themselves to the server (PostgreSQL: application_name). */
+  applicationName?: string;
+  /** Prepare the frequent statements once per connection, where the driver can. Default true. */
+  preparedStatements?: boolean;
+  /** Give up opening a connection after this long, in ms. */
+  connectTimeoutMs?: number;
+  /** Client-side limit on one statement, in ms. */
+  queryTimeoutMs?: number;
+  /** Server-side limit on one statement, in ms, where the dialect can set one (the dashboard's pool). */
+  statementTimeoutMs?: number;
+  /** SQLite: how long a statement waits for another connection's write lock, in ms. */
+  busyTimeoutMs?: number;
+}
+
+/** One database family. */
+export interface Dialect {
+  /** The name used in options and messages: "postgresql". */
+  readonly name: string;
+  /** The name for people: "PostgreSQL". */
+  readonly displayName: string;
+  /** An example URL, for error messages. */
+  readonly urlExample: string;
+  /** Prisma datasource providers this dialect serves. */
+  readonly prismaProviders: readonly string[];
+  /** Where the shipped Prisma model and SQL migrations live, relative to the package root. */
+  readonly schemaFiles: { model: string; migrations: string };
+  /** True when `url` is one of this dialect's connection URLs. */
+  matchesUrl(url: string): boolean;
+  /** A store on connections of its own; nothing connects before the first operation. */
+  openStore(url: string, options: OpenStoreOptions): Store;
+  /** A store whose operations run through `client`, a Prisma client or transaction client of this dialect. */
+  prismaStore(client: unknown, table: TaskTable): Store;
+  /** Why the app's Prisma driver adapter (by its adapterName) cannot serve the queue, or undefined when it can. */
+  adapterProblem?(adapterName: string): string | undefined;
+}

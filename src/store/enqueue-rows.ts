@@ -1,0 +1,46 @@
+// What enqueue hands the store (checked rows) and what the store hands back (one row per task, in input order).
+
+/** A row ready to insert, checked by enqueue/prepare.ts. `json` is the exact JSON the worker will parse. */
+export interface PreparedTask {
+  id: string;
+  name: string;
+  queue: string;
+  json: string;
+  priority: number;
+  delayMs: number;
+  runAt: Date | null;
+  maxAttempts: number;
+  key: string | null;
+}
+
+/**
+ * The task that now stands for one input: new, or the existing one with the same key. `id` is null when the key
+ * collided with a task that committed after the insert's snapshot was taken: the store cannot see it from that
+ * statement; EnqueueStore.tasksByKeys finds it.
+ */
+export interface InsertedTask {
+  /** Position of the input it answers. */
+  i: number;
+  id: string | null;
+  name: string | null;
+  queue: string | null;
+  status: string | null;
+  key: string | null;
+  /** run_at as Unix milliseconds (database clock). */
+  runAtMs: number | null;
+  /** False when a task with the same key already existed. */
+  created: boolean;
+  /** True when the task is new and due now: its wake-up leaves after the commit. */
+  due: boolean;
+}
+
+/**
+ * One insert, as a Prisma raw request that has not been sent yet: awaited (or `then`ed) it runs through the client it
+ * was made for; passed to a batch `$transaction([...])`, it joins that batch. `read` turns its result into one
+ * InsertedTask per input: at once from the statement's own rows (PostgreSQL's INSERT … RETURNING), or, where an insert
+ * returns no rows (MySQL), with one more statement through the same client after the insert ran (a promise).
+ */
+export interface InsertRequest {
+  request: PromiseLike<unknown> & { requestTransaction?(batch: unknown): PromiseLike<unknown> };
+  read(result: unknown): InsertedTask[] | PromiseLike<InsertedTask[]>;
+}

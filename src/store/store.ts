@@ -1,0 +1,183 @@
+// The store: every database operation of the queue, named, with no SQL and no driver in sight. Each dialect
+// (src/dialects/<name>/) implements it with its own SQL units; the worker, cleaner, extension, CLI and dashboard ask
+// it for operations and never see a statement. River's riverdriver.Executor is the model.
+
+import type { InsertRequest, InsertedTask, PreparedTask } from "./enqueue-rows.js";
+import type { ElectionTiming, LeaderInfo, LeaderLock } from "./leader-lock.js";
+import type { Logger } from "../logger.js";
+import type { StoreProblem } from "./store-problem.js";
+import type { TaskRecord } from "./task-record.js";
+import type {
+  ClaimByIdResult,
+  ClaimFilter,
+  Completion,
+  FailedTask,
+  Failure,
+  HeldLease,
+  LeaseState,
+  RecoveredTask,
+  WakeupTarget,
+} from "./task-writes.js";
+import type {
+  GroupCount,
+  PageRequest,
+  PendingAge,
+  RecentWorker,
+  StatusCount,
+  StuckGroup,
+  TaskDetail,
+  TaskFilter,
+  TaskGroup,
+  TaskListPage,
+  Throughput,
+} from "./views.js";
+
+/** Enqueue's side, always run through the app's Prisma client (or transaction client) the store is bound to. */
+export interface EnqueueStore {
+  /** The insert of `rows` as an unsent Prisma request. `publishes`: mark due tasks published now (see markUnpublished). */
+  insertTasks(rows: readonly PreparedTask[], publishes: boolean): InsertRequest;
+  /** Tasks by dedupe key, for keys whose insert collided with a task committed after the insert's snapshot. */
+  tasksByKeys(keys: readonly string[]): Promise<InsertedTask[]>;
+}
+
+/** The worker's writes. Every write that ends a run is guarded by `owner` still holding the lease. */
+export interface WorkerStore {
+  /** Claims the pending, due tasks among `ids` that the filter allows, never waiting for a row another claimer holds. */
+  claimByIds(ids: readonly string[], filter: ClaimFilter): Promise<ClaimByIdResult[]>;
+  /** Claims at most `limit` due pending tasks the filter allows, highest priority first, then oldest run_at. */
+  claimDue(limit: number, filter: ClaimFilter): Promise<TaskRecord[]>;
+  /** Marks the tasks succeeded where `owner` still holds the lease; returns the ids it marked. */
+  complete(owner: string, completions: readonly Completion[]): Promise<string[]>;
+  /** Records failed runs where `owner` still holds the lease: pending again after each delay, or dead. */
+  fail(owner: string, failures: readonly Failure[]): Promise<FailedTask[]>;
+  /** Extends the leases `owner` holds among `ids` to leaseMs from now; says per id whether it was extended or lost. */
+  extendLeases(owner: string, ids: readonly string[], leaseMs: number): Promise<LeaseState[]>;
+  /** Gives back the running tasks `owner` holds among `ids` without counting the run (graceful shutdown). */
+  release(owner: string, ids: readonly string[]): Promise<WakeupTarget[]>;
+}
+
+/** The cleaner's writes and scans, each bounded by `limit`. */
+export interface CleanerStore {
+  /** Running tasks whose lease expired, longest expired first. Reads only. */
+  findExpiredLeases(limit: number): Promise<TaskRecord[]>;
+  /**
+   * Hands one expired task's lease to `holder` for holdMs, so a recovery function can decide (outside any transaction)
+   * while no late worker can complete it. Returns the task as it was (leaseOwner: the worker that lost it), or
+   * undefined when it is no longer running and expired.
+   */
+  holdExpiredLease(id: string, holder: string, holdMs: number): Promise<TaskRecord | undefined>;
+  /** Expired tasks among `ids` (or those `held` holds) back to pending, due now (dead when their attempts are used up). */
+  requeueExpired(ids: readonly string[], held?: HeldLease): Promise<RecoveredTask[]>;
+  /** Expired tasks among `ids` (or those `held` holds) to dead, whatever attempts remain; `detail` joins the last error. */
+  abandonExpired(ids: readonly string[], detail?: string, held?: HeldLease): Promise<RecoveredTask[]>;
+  /** Due pending tasks without a wake-up (delayed, retried, or due at commit and older than graceMs), oldest due first. */
+  findUnpublished(options: { graceMs: number; limit: number }): Promise<WakeupTarget[]>;
+  /** The queues holding a due pending task whose last wake-up is older than republishAfterMs. */
+  queuesWithStaleWakeups(republishAfterMs: number): Promise<string[]>;
+  /** Due pending tasks of `queues` whose last wake-up is older than republishAfterMs, oldest due first. */
+  findStaleWakeups(options: { republishAfterMs: number; queues: readonly string[]; limit: number }): Promise<WakeupTarget[]>;
+  /** Records that wake-ups for these pending tasks were confirmed; returns how many rows it marked. */
+  markPublished(ids: readonly string[]): Promise<number>;
+  /** Records that wake-ups for these pending tasks were not published, for the cleaner to send; returns how many. */
+  markUnpublished(ids: readonly string[]): Promise<number>;
+  /** Deletes at most `limit` finished tasks older than retentionMs, oldest first; returns their ids. */
+  prune(options: { retentionMs: number; limit: number }): Promise<string[]>;
+}
+
+/** What an operator does by hand (CLI and dashboard). Each returns the tasks it changed, to wake them. */
+export interface OperatorStore {
+  /** A dead or cancelled task back to pending with its attempts reset. Empty when it is missing or in another status. */
+  retryTask(id: string): Promise<WakeupTarget[]>;
+  /** Every dead task (of `name`, when given) back to pending, at most `limit` per call. */
+  retryDeadTasks(options: { name?: string; limit: number }): Promise<WakeupTarget[]>;
+  /** A pending task cancelled so it never runs. Empty when it is missing or not pending. */
+  cancelTask(id: string): Promise<WakeupTarget[]>;
+  /** A pending task made due now. Empty when it is missing or not pending. */
+  runTaskNow(id: string): Promise<WakeupTarget[]>;
+}
+
+/** What `task-runner status` and the dashboard read. */
+export interface ViewStore {
+  /** The database's clock. */
+  now(): Promise<Date>;
+  countTasks(): Promise<StatusCount[]>;
+  pendingAges(): Promise<PendingAge[]>;
+  /** One task with every column, or undefined. */
+  findTask(id: string): Promise<TaskDetail | undefined>;
+  /** Whether the table has the index that keeps the dashboard's lists and counts fast on a large table. */
+  hasBrowseIndex(): Promise<boolean>;
+  /** The statement that creates that index, to show an operator who lacks it. */
+  browseIndexAdvice(): string;
+  /** The (queue, name) pairs present, ordered; `pin` fixes one side. Call only when hasBrowseIndex is true. */
+  listTaskGroups(pin?: { queue?: string; name?: string }): Promise<TaskGroup[]>;
+  /** Counts by queue, name and status: exact up to `exactLimit` per group when `groups` is given, else exact. */
+  countGroups(options: { groups: readonly TaskGroup[] | undefined; exactLimit: number; sampleRows?: number }): Promise<GroupCount[]>;
+  /** A page of tasks, newest first; `groups` from listTaskGroups when the browse index exists. */
+  listTasks(filter: TaskFilter, page: PageRequest, groups: readonly TaskGroup[] | undefined): Promise<TaskListPage>;
+  /** Workers seen within `windowSeconds`, most recently seen first. */
+  recentWorkers(windowSeconds: number, limit?: number): Promise<RecentWorker[]>;
+  /** Per queue and name: expired leases, due and scheduled pending tasks, with the age of the oldest of each. */
+  stuckTasks(unpublishedGraceSeconds: number): Promise<StuckGroup[]>;
+  /** Finished tasks per minute over the last hour. */
+  finishedPerMinute(): Promise<Throughput>;
+}
+
+/** Leadership among cleaners. */
+export interface LeaderStore {
+  /** The lock key cleaners of this table compete for when none is configured. */
+  defaultLockKey(): number;
+  /** A contender for the lock `key`, on a session of its own. */
+  leaderLock(key: number, timing: ElectionTiming, logger: Logger): LeaderLock;
+  /** Who holds the lock `key`, or undefined when nobody leads. */
+  leaderHolder(key: number): Promise<LeaderInfo | undefined>;
+}
+
+/** What Store.prepare() found about the app's client. */
+export interface PrepareReport {
+  /** The database's identity for in-process wake-ups, when the dialect delivers them (SQLite: its file and table). */
+  wakeupIdentity?: string;
+  /**
+   * A URL on which a worker in this process should open connections of its own to the same database, when the app's
+   * client runs every statement on one connection (SQLite): a worker statement sent through it while the app holds a
+   * transaction open would run inside that transaction, and vanish with its rollback. Undefined when the client's
+   * pool gives each statement its own connection (PostgreSQL, MySQL), or when there is no file to open (SQLite in
+   * memory).
+   */
+  workerUrl?: string;
+  problem?: StoreProblem;
+  notes?: string[];
+}
+
+/** The whole store of one dialect, bound to one task table and one connection (a pool, or a Prisma client). */
+export interface Store extends EnqueueStore, WorkerStore, CleanerStore, OperatorStore, ViewStore, LeaderStore {
+  /** The dialect's name: "postgresql". */
+  readonly dialect: string;
+  /** The database's name for people: "PostgreSQL". */
+  readonly displayName: string;
+  /**
+   * Which database this is, for wake-ups delivered inside one process: a string when known, null when the dialect
+   * delivers in-process but the store learns its identity only with prepare() (one bound to an app's client),
+   * undefined when the dialect does not (PostgreSQL: a broker or polling).
+   */
+  readonly wakeupIdentity: string | null | undefined;
+  /**
+   * Readies the app's client once, before its first enqueue: SQLite sets WAL, checks the time format the adapter
+   * writes, and learns the database's identity. Resolves what it found; never rejects.
+   */
+  prepare(): Promise<PrepareReport>;
+  /**
+   * Called when a transaction of the app's client failed: SQLite ends a transaction the adapter left open after a
+   * failed COMMIT (it sends no ROLLBACK, and every later BEGIN would fail). Never rejects.
+   */
+  afterFailedTransaction(error: unknown): Promise<void>;
+  /** Runs `fn` inside one transaction, with a store bound to it. */
+  transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
+  /** The same store bound to a Prisma client or transaction client (a transactional handler's `tx`). */
+  through(prisma: unknown): Store;
+  /** Reads the task table once: undefined when it can serve the queue, else what is wrong. Never throws. */
+  check(): Promise<StoreProblem | undefined>;
+  /** What a driver error means. */
+  classify(error: unknown): StoreProblem;
+  /** Closes the connections the store opened (never a Prisma client it was given). */
+  close(): Promise<void>;
+}

@@ -1,0 +1,27 @@
+// The task table's name, validated once by regex. Each dialect quotes it once in its own way; nothing downstream
+// splices an unchecked name into SQL.
+
+import { TaskQueueConfigError } from "../errors.js";
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+/** A validated table name, optionally in a schema (PostgreSQL) or database (MySQL). */
+export interface TaskTable {
+  /** The unquoted table name. */
+  readonly name: string;
+  /** The unquoted schema, when one was given. */
+  readonly schema?: string;
+}
+
+/** Validates `name` (and `schema`) as plain identifiers: letters, digits and "_", at most 63, not starting with a digit. */
+export function taskTable(name = "tasks", schema?: string): TaskTable {
+  for (const [option, value] of [["table", name], ["schema", schema]] as const) {
+    if (value !== undefined && (typeof value !== "string" || !IDENTIFIER.test(value))) {
+      throw new TaskQueueConfigError(
+        option,
+        `${JSON.stringify(value)} is not a plain identifier; use letters, digits and "_" (at most 63, not starting with a digit).`,
+      );
+    }
+  }
+  return schema === undefined ? { name } : { name, schema };
+}

@@ -1,0 +1,144 @@
+// One RabbitMQ connection that reconnects with exponential backoff and jitter until closed.
+// Users of it react to 'connected' (declare, consume) and 'disconnected'; nothing here throws at them.
+
+import { EventEmitter } from "node:events";
+import amqp, { type ChannelModel } from "amqplib";
+import type { Logger } from "../../logger.js";
+
+export interface BrokerConnectionOptions {
+  logger: Logger;
+  /** First reconnect delay. Default 100 ms. */
+  minDelayMs?: number;
+  /** Longest reconnect delay. Default 10 s. */
+  maxDelayMs?: number;
+  /** AMQP heartbeat in seconds, used when the URL does not set one; detects a silent broker. Default 5. */
+  heartbeatSeconds?: number;
+}
+
+/**
+ * Emits 'connected' (model) after every successful (re)connect and 'disconnected' (error) when it drops.
+ * `model` is the live connection or undefined while down.
+ */
+export class BrokerConnection extends EventEmitter {
+  model: ChannelModel | undefined;
+  private closed = false;
+  private attempt = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private connecting: Promise<void> | undefined;
+  private readonly url: string;
+
+  constructor(
+    url: string,
+    private readonly options: BrokerConnectionOptions,
+  ) {
+    super();
+    this.url = withHeartbeat(url, options.heartbeatSeconds ?? 5);
+  }
+
+  /** True while a reconnect is scheduled: the last attempt failed, so callers should not wait. */
+  get down(): boolean {
+    return this.timer !== undefined;
+  }
+
+  /** Starts connecting in the background (idempotent). */
+  start(): void {
+    if (!this.model && !this.connecting && !this.timer && !this.closed) this.connecting = this.connect();
+  }
+
+  /** Resolves with the live connection, or undefined when none comes within `timeoutMs`. */
+  async ready(timeoutMs: number): Promise<ChannelModel | undefined> {
+    if (this.model) return this.model;
+    this.start();
+    return new Promise((resolve) => {
+      const done = (model: ChannelModel | undefined) => {
+        clearTimeout(timer);
+        this.off("connected", onConnected);
+        resolve(model);
+      };
+      const onConnected = (model: ChannelModel) => done(model);
+      const timer = setTimeout(() => done(this.model), timeoutMs);
+      this.on("connected", onConnected);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.connecting;
+    const model = this.model;
+    this.model = undefined;
+    if (model) await closeConnection(model, 2000);
+  }
+
+  private async connect(): Promise<void> {
+    try {
+      // noDelay: amqplib leaves Nagle's algorithm on, which holds small frames (a wake-up, an ack) for the peer's delayed ACK.
+      const model = await amqp.connect(this.url, { noDelay: true });
+      if (this.closed) {
+        await closeConnection(model, 2000);
+        return;
+      }
+      this.attempt = 0;
+      this.model = model;
+      model.on("error", () => {}); // 'close' follows and carries the reconnect
+      model.on("close", (error?: Error) => this.lost(model, error ?? new Error("connection closed")));
+      this.options.logger.info("broker connected", {});
+      this.emit("connected", model);
+    } catch (error) {
+      this.schedule(error as Error);
+    } finally {
+      this.connecting = undefined;
+    }
+  }
+
+  private lost(model: ChannelModel, error: Error): void {
+    if (this.model !== model) return;
+    this.model = undefined;
+    if (this.closed) return;
+    this.options.logger.warn("broker connection lost", { error: error.message });
+    this.emit("disconnected", error);
+    this.schedule(error);
+  }
+
+  private schedule(error: Error): void {
+    if (this.closed) return;
+    this.attempt += 1;
+    const base = Math.min(this.options.maxDelayMs ?? 10_000, (this.options.minDelayMs ?? 100) * 2 ** (this.attempt - 1));
+    const delay = Math.round(base * (0.8 + Math.random() * 0.4));
+    if (this.attempt === 1 || this.attempt % 10 === 0) {
+      this.options.logger.warn("broker unreachable, retrying", { attempt: this.attempt, delayMs: delay, error: error.message });
+    }
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.start();
+    }, delay);
+  }
+}
+
+function withHeartbeat(url: string, seconds: number): string {
+  try {
+    const parsed = new URL(url);
+    if (!parsed.searchParams.has("heartbeat")) parsed.searchParams.set("heartbeat", String(seconds));
+    return parsed.toString();
+  } catch {
+    return url;
+  }
+}
+
+/**
+ * Closes a broker connection, waiting at most `timeoutMs` for the broker's goodbye: amqplib's close() never settles
+ * when the socket dies while it waits (seen in the chaos soak), so after that the socket is simply destroyed.
+ */
+export async function closeConnection(model: ChannelModel, timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const gaveUp = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), timeoutMs)));
+  const closed = model.close().then(
+    () => false,
+    () => false,
+  );
+  if (await Promise.race([closed, gaveUp])) {
+    (model as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+  }
+  clearTimeout(timer);
+}

@@ -1,0 +1,81 @@
+// The wake-up transport seam: how a committed task's id reaches a worker. RabbitMQ is the first transport; in-process
+// delivery serves a worker in the app's own process; polling (workers poll the table) is the fallback. A wake-up is only a hint: the row is the truth, so a
+// lost wake-up delays a task (the cleaner re-sends it) and a duplicate one never runs it twice.
+
+import type { DeadTaskNotification } from "./dead-task-notification.js";
+
+/** What a publisher tells about the wake-ups handed to it. */
+export interface PublishHooks {
+  /** Ids whose wake-up the transport confirmed. */
+  onConfirmed?: (ids: string[]) => void;
+  /** Ids whose wake-up was not confirmed (transport down, refused, closed). */
+  onFailed?: (ids: string[], error: Error) => void;
+  /** How long the first publish waits for the first connection, in ms. */
+  connectTimeoutMs?: number;
+}
+
+/** Sends wake-ups, coalescing the ids handed over in one event-loop turn per queue. Never throws at its callers. */
+export interface WakeupPublisher {
+  /** Queues wake-ups for `ids` of task queue `queue`; they leave with the next flush (this turn of the event loop). */
+  publish(queue: string, ids: readonly string[]): void;
+  /** Publishes a dead-task notification; resolves once the transport confirmed it, rejects when it could not. */
+  notifyDead(notification: DeadTaskNotification): Promise<void>;
+  /** Resolves when every wake-up handed over so far is confirmed or has failed. Never rejects. */
+  flush(): Promise<void>;
+  /** Flushes, then stops accepting wake-ups. The transport stays open. */
+  close(): Promise<void>;
+}
+
+/** How a worker listens. */
+export interface ListenOptions {
+  queues: readonly string[];
+  /** Wake-ups held unacknowledged per queue. */
+  prefetch: number;
+  /** Handles the ids of one wake-up of task queue `queue`; resolves true to acknowledge it, false to hand it back. */
+  deliver(ids: string[], queue: string): Promise<boolean>;
+}
+
+/** A worker's subscription to wake-ups. While it is not consuming, the worker polls. */
+export interface WakeupListener {
+  /** True while wake-ups flow for every queue. */
+  readonly consuming: boolean;
+  /** Starts listening now and after every reconnect. */
+  start(): void;
+  /** Resolves true once consuming, false after `timeoutMs` without. */
+  waitConsuming(timeoutMs: number): Promise<boolean>;
+  /** Stops taking new wake-ups; those in hand can still be acknowledged or handed back. */
+  cancel(): Promise<void>;
+  /** Cancels and closes; wake-ups not acknowledged by then go back to the queue. */
+  close(): Promise<void>;
+  /** How many listeners the queue has and how many wake-ups wait in it; undefined when the transport cannot tell. */
+  queueState(queue: string): Promise<{ consumers: number; ready: number } | undefined>;
+}
+
+/** One transport, shared by everything of one process that sends or receives wake-ups. */
+export interface WakeupTransport {
+  /** "rabbitmq" or "polling". */
+  readonly name: string;
+  /** False for polling: nothing is published, workers find tasks by polling and the cleaner has nothing to re-send. */
+  readonly publishes: boolean;
+  /** True when the transport carries dead-task notifications (RabbitMQ's dead-letter exchange). */
+  readonly notifiesDead: boolean;
+  /** False while the last connection attempt failed and a reconnect is scheduled. */
+  readonly reachable: boolean;
+  /** Starts connecting in the background (idempotent). */
+  start(): void;
+  /** Waits until the first connection attempt succeeded (true) or failed (false), at most `timeoutMs`. */
+  settled(timeoutMs: number, signal?: AbortSignal): Promise<boolean>;
+  /** Rejects with TaskQueueConfigError when the transport answers and refuses (credentials, virtual host). */
+  checkAccess(): Promise<void>;
+  /** A publisher on this transport. */
+  publisher(hooks?: PublishHooks): WakeupPublisher;
+  /** A listener for a worker. */
+  listen(options: ListenOptions): WakeupListener;
+  /**
+   * Of `queues`, those that have a listener and no waiting wake-up: there a due task's lost wake-up is worth
+   * re-sending. Empty while unreachable.
+   */
+  idleQueues(queues: readonly string[]): Promise<string[]>;
+  /** Closes the connection. Publishers and listeners must be closed first. */
+  close(): Promise<void>;
+}

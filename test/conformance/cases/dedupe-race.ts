@@ -1,0 +1,33 @@
+// The dedupe-key race between two open transactions: both enqueue the same key before either commits. One task row
+// results; one caller gets it as created, the other gets that same task (or, where a dialect declares it, a
+// serialisation failure that a retry of its transaction resolves to that same task).
+
+import { check, sleep, type ConformanceCase } from "./case.js";
+import type { QueueClient } from "../harness.js";
+
+export const dedupeRace: ConformanceCase = {
+  name: "dedupe-key race between two open transactions: one row, both callers get that task",
+  async run(bed) {
+    const prisma = bed.prisma();
+    const key = `race-${bed.prefix}`;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let firstInserted!: () => void;
+    const inserted = new Promise<void>((resolve) => (firstInserted = resolve));
+    const first = prisma.$transaction(async (tx: QueueClient) => {
+      const task = await tx.task.enqueue("run", { ms: 0 }, { key, delayMs: 60_000 });
+      firstInserted();
+      await gate;
+      return task;
+    });
+    await inserted;
+    const second = prisma.$transaction(async (tx: QueueClient) => tx.task.enqueue("run", { ms: 0 }, { key, delayMs: 60_000 }));
+    await sleep(200); // the second transaction's insert meets the first one's uncommitted row
+    release();
+    const [a, b] = await Promise.all([first, second]);
+    check(a.created && !b.created, `exactly one caller creates the task: first created=${a.created}, second created=${b.created}`);
+    check(a.id === b.id, `both callers get the same task: ${a.id} vs ${b.id}`);
+    const same = await bed.store.listTasks({ key }, { limit: 10 }, undefined);
+    check(same.rows.length === 1, `${same.rows.length} rows carry the key`);
+  },
+};

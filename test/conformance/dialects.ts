@@ -1,0 +1,49 @@
+// The dialects the conformance suite runs against: each as its tests reach it (a fresh database, its generated Prisma
+// client, its broker). A dialect is added here when its folder lands in src/dialects/.
+
+import { inject } from "vitest";
+import { createTestDatabase } from "../support/database.js";
+import { createMysqlTestDatabase } from "../support/mysql-database.js";
+import { testMysqlPrisma } from "../support/mysql-prisma.js";
+import { testPrisma } from "../support/prisma.js";
+import { createSqliteDatabase, sqlitePrisma } from "../support/sqlite.js";
+import type { DialectHarness } from "./harness.js";
+
+export const postgresHarness: DialectHarness = {
+  name: "postgresql",
+  createDatabase: createTestDatabase,
+  prismaClient: (url) => testPrisma(url),
+  get amqpUrl() {
+    return inject("amqpUrl");
+  },
+};
+
+/** SQLite as the embedded default runs it: no broker; workers poll, and one in the app's process is woken directly. */
+export const sqliteHarness: DialectHarness = {
+  name: "sqlite",
+  createDatabase: createSqliteDatabase,
+  prismaClient: (url) => sqlitePrisma(url),
+  amqpUrl: undefined,
+};
+
+/** SQLite with RabbitMQ for wake-ups. */
+export const sqliteBrokerHarness: DialectHarness = {
+  name: "sqlite + RabbitMQ",
+  createDatabase: createSqliteDatabase,
+  prismaClient: (url) => sqlitePrisma(url),
+  get amqpUrl() {
+    return inject("amqpUrl");
+  },
+};
+
+/** MySQL 8 / MariaDB 10.6+ (the server test/support/mysql-database.ts finds), woken through RabbitMQ as PostgreSQL is. */
+export const mysqlHarness: DialectHarness = {
+  name: "mysql",
+  createDatabase: () => createMysqlTestDatabase(),
+  prismaClient: (url) => testMysqlPrisma(url),
+  get amqpUrl() {
+    return inject("amqpUrl");
+  },
+};
+
+export const DIALECT_HARNESSES: readonly DialectHarness[] = [postgresHarness, sqliteHarness, sqliteBrokerHarness, mysqlHarness];

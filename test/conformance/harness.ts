@@ -1,0 +1,174 @@
+// What the conformance suite needs from each dialect's tests (a fresh database, a Prisma client of that dialect, how
+// its workers are woken) and the bed every case runs on: that database, a store of the queue (broken on purpose when
+// asked), a run log, workers in this process or in child processes, a cleaner, and clean-up of all of it.
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import amqp from "amqplib";
+import { createCleaner, createWorker, openStore, silentLogger, taskQueue, type Cleaner, type CleanerOptions, type Store, type Worker, type WorkerOptions } from "../../src/index.js";
+import { encodeWakeup } from "../../src/wakeups/rabbitmq/wakeup-message.js";
+import { declareExchanges, declareQueue, topology } from "../../src/wakeups/rabbitmq/topology.js";
+import { uniquePrefix } from "../support/broker.js";
+import { WorkerProcess } from "../support/worker-process.js";
+import { brokenStore, type BrokenKind } from "./broken-stores.js";
+import { conformanceTasks, plainTasks } from "./tasks.js";
+
+/** The part of a generated Prisma client the cases use. */
+export interface ConformancePrisma {
+  $extends(extension: unknown): unknown;
+  $disconnect(): Promise<void>;
+}
+
+/** One dialect, as its tests reach it. */
+export interface DialectHarness {
+  /** The store's dialect name: "postgresql". */
+  name: string;
+  /** A fresh database with the task table and the tests' business tables (reports). */
+  createDatabase(): Promise<{ url: string; drop(): Promise<void> }>;
+  /** A plain Prisma client of this dialect on `url`. */
+  prismaClient(url: string): ConformancePrisma;
+  /** RabbitMQ for wake-ups in this dialect's tests; undefined when its workers are woken without a broker. */
+  amqpUrl: string | undefined;
+}
+
+/** The extended client the cases enqueue through (typed loosely: each dialect has its own generated client). */
+export type QueueClient = {
+  task: {
+    enqueue(name: string, payload: unknown, options?: object): Promise<{ id: string; created: boolean; runAt: Date }>;
+    enqueueMany(items: Array<{ name: string; payload: unknown; options?: object }>): Promise<Array<{ id: string }>>;
+  };
+  report: { count(args?: object): Promise<number> };
+  $transaction<T>(fn: (tx: QueueClient) => Promise<T>, options?: object): Promise<T>;
+  $taskQueue: { flush(): Promise<void>; close(): Promise<void> };
+  $disconnect(): Promise<void>;
+};
+
+export class ConformanceBed {
+  readonly prefix = uniquePrefix();
+  readonly runLog = mkdtempSync(join(tmpdir(), "ptq-conformance-"));
+  private readonly closers: Array<() => Promise<void>> = [];
+
+  private constructor(
+    readonly dialect: DialectHarness,
+    readonly url: string,
+    readonly store: Store,
+    readonly broken: BrokenKind | undefined,
+    private readonly drop: () => Promise<void>,
+  ) {
+    process.env.CONFORMANCE_RUN_LOG = this.runLog;
+  }
+
+  /** A fresh database of `dialect`, with a store that is `broken` when asked. */
+  static async open(dialect: DialectHarness, broken?: BrokenKind): Promise<ConformanceBed> {
+    const database = await dialect.createDatabase();
+    const real = openStore(database.url, { max: 4 });
+    const bed = new ConformanceBed(dialect, database.url, broken ? brokenStore(real, broken) : real, broken, database.drop);
+    bed.closers.push(() => real.close());
+    return bed;
+  }
+
+  get amqpUrl(): string | undefined {
+    return this.dialect.amqpUrl;
+  }
+
+  /** The app's client: this dialect's Prisma client extended with the conformance tasks, on this bed's prefix. */
+  prisma(): QueueClient {
+    const base = this.dialect.prismaClient(this.url);
+    const client = base.$extends(taskQueue({ tasks: conformanceTasks, amqpUrl: this.amqpUrl, amqpPrefix: this.prefix, logger: silentLogger })) as QueueClient;
+    this.closers.unshift(async () => {
+      await client.$taskQueue.close();
+      await client.$disconnect();
+    });
+    return client;
+  }
+
+  /** A started worker in this process on this bed's store. */
+  async worker(options: Partial<WorkerOptions<typeof conformanceTasks>> = {}): Promise<Worker> {
+    const worker = createWorker({
+      tasks: options.prisma ? conformanceTasks : plainTasks,
+      store: this.store,
+      amqpUrl: this.amqpUrl,
+      amqpPrefix: this.prefix,
+      logger: silentLogger,
+      pollIntervalMs: 100,
+      ...options,
+    });
+    this.closers.unshift(() => worker.stop());
+    await worker.start();
+    return worker;
+  }
+
+  /** A worker in a child process, on a store of its own (broken the same way as this bed's). */
+  async spawnWorker(name: string, env: Record<string, string> = {}): Promise<WorkerProcess> {
+    const child = await WorkerProcess.start(
+      {
+        CONFORMANCE_DATABASE_URL: this.url,
+        CONFORMANCE_AMQP_URL: this.amqpUrl ?? "",
+        CONFORMANCE_PREFIX: this.prefix,
+        CONFORMANCE_BROKEN: this.broken ?? "",
+        CONFORMANCE_RUN_LOG: this.runLog,
+        CONFORMANCE_WORKER: name,
+        ...env,
+      },
+      "test/conformance/worker-child.ts",
+    );
+    this.closers.unshift(() => child.kill());
+    return child;
+  }
+
+  /** A cleaner in this process on this bed's store (not started). */
+  cleaner(options: Partial<CleanerOptions<typeof conformanceTasks>> = {}): Cleaner {
+    const cleaner = createCleaner({
+      tasks: conformanceTasks,
+      store: this.store,
+      amqpUrl: this.amqpUrl,
+      amqpPrefix: this.prefix,
+      logger: silentLogger,
+      intervalMs: 100,
+      ...options,
+    });
+    this.closers.unshift(() => cleaner.stop());
+    return cleaner;
+  }
+
+  /**
+   * Publishes `copies` wake-ups for each id (one message per copy, each id's copies back to back, so that with two
+   * consumers they reach both at once), when this dialect's tests use a broker.
+   */
+  async wake(ids: readonly string[], copies = 1, queue = "default"): Promise<void> {
+    if (!this.amqpUrl) return;
+    const model = await amqp.connect(this.amqpUrl);
+    try {
+      const channel = await model.createConfirmChannel();
+      const names = topology(this.prefix);
+      await declareExchanges(channel, names);
+      await declareQueue(channel, names, queue);
+      for (const id of ids) for (let copy = 0; copy < copies; copy++) channel.publish(names.exchange, queue, encodeWakeup([id]));
+      await channel.waitForConfirms();
+    } finally {
+      await model.close();
+    }
+  }
+
+  async close(): Promise<void> {
+    for (const close of this.closers.splice(0)) await close();
+    if (this.amqpUrl) await deleteBrokerNames(this.amqpUrl, this.prefix);
+    rmSync(this.runLog, { recursive: true, force: true });
+    await this.drop();
+  }
+}
+
+/** Deletes the exchanges and queues declared under `prefix`. */
+async function deleteBrokerNames(amqpUrl: string, prefix: string): Promise<void> {
+  const model = await amqp.connect(amqpUrl);
+  try {
+    const channel = await model.createChannel();
+    const names = topology(prefix);
+    for (const queue of [names.queueName("default"), names.deadLetterQueue]) await channel.deleteQueue(queue);
+    await channel.deleteExchange(names.exchange);
+    await channel.deleteExchange(names.deadLetterExchange);
+  } finally {
+    await model.close();
+  }
+}

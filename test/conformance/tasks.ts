@@ -1,0 +1,66 @@
+// The conformance suite's tasks, shared by in-process workers and child processes: every handler logs its start and
+// end to the run log (CONFORMANCE_RUN_LOG), so a case can tell exactly what ran, where and how often.
+
+import { z } from "zod";
+import { defineTasks, UnrecoverableError } from "../../src/index.js";
+import { logRun } from "./run-log.js";
+
+const runLog = () => process.env.CONFORMANCE_RUN_LOG ?? "";
+const workerName = () => process.env.CONFORMANCE_WORKER ?? `in-process-${process.pid}`;
+
+/** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+  });
+}
+
+/** The minimal shape of a transaction client that has the tests' business model `report`. */
+interface ReportTx {
+  report: { create(args: { data: { status: string; result?: string } }): Promise<{ id: string }> };
+}
+
+/** The tasks a worker without the app's Prisma client runs (no transactional task). */
+export const plainTasks = defineTasks({
+  /** Logs its run, sleeps `ms`, succeeds. */
+  run: {
+    payload: z.object({ ms: z.number().int().min(0).default(0) }),
+    handler: async ({ ms }, ctx) => {
+      logRun(runLog(), { id: ctx.task.id, e: "start", attempt: ctx.attempt, worker: workerName() });
+      if (ms > 0) await sleep(ms, ctx.signal);
+      logRun(runLog(), { id: ctx.task.id, e: "end", attempt: ctx.attempt, worker: workerName() });
+      return { worker: workerName() };
+    },
+  },
+  /** Always fails; with `final`, throws UnrecoverableError. */
+  fail: {
+    payload: z.object({ final: z.boolean().default(false) }),
+    backoff: { baseMs: 10, maxMs: 50, jitter: 0 },
+    handler: async ({ final }, ctx) => {
+      logRun(runLog(), { id: ctx.task.id, e: "start", attempt: ctx.attempt, worker: workerName() });
+      if (final) throw new UnrecoverableError(`attempt ${ctx.attempt} gave up for good`);
+      throw new Error(`attempt ${ctx.attempt} failed`);
+    },
+  },
+});
+
+/** Every conformance task; `effect` is transactional, so a worker running it needs the app's client. */
+export const conformanceTasks = defineTasks({
+  ...plainTasks,
+  /** Writes a business row through ctx.tx, then fails on the attempts listed in `failOn` (after the write). */
+  effect: {
+    payload: z.object({ tag: z.string(), failOn: z.array(z.number().int()).default([]) }),
+    transactional: true,
+    backoff: { baseMs: 10, maxMs: 50, jitter: 0 },
+    handler: async ({ tag, failOn }, ctx) => {
+      logRun(runLog(), { id: ctx.task.id, e: "start", attempt: ctx.attempt, worker: workerName() });
+      await (ctx.tx as ReportTx).report.create({ data: { status: "effect", result: tag } });
+      if (failOn.includes(ctx.attempt)) throw new Error(`attempt ${ctx.attempt} failed after its write`);
+      return { tag };
+    },
+  },
+});
+
+export type ConformanceTasks = typeof conformanceTasks;

@@ -1,0 +1,66 @@
+// Writes MySQL task rows straight into the table, in the states a crash or a lost message leaves behind, with times
+// relative to the database clock (UTC_TIMESTAMP), and reads one back with its times as UTC Dates.
+
+import { randomUUID } from "node:crypto";
+import type { Pool } from "mariadb";
+import type { RowSpec } from "../cleaner/rows.js";
+
+const ago = (ms: string) => `UTC_TIMESTAMP(6) - INTERVAL (${ms}) * 1000 MICROSECOND`;
+
+/** Inserts one row per spec (the same specs as the PostgreSQL tests' insertRows) and returns their ids in order. */
+export async function insertMysqlRows(sql: Pool, specs: RowSpec[]): Promise<string[]> {
+  const ids: string[] = [];
+  for (const spec of specs) {
+    const id = randomUUID();
+    const created = spec.createdAgoMs ?? 0;
+    const running = spec.status === "running";
+    const finished = spec.status === "succeeded" || spec.status === "dead" || spec.status === "cancelled";
+    await sql.query(
+      `INSERT INTO tasks (id, name, queue, payload, status, attempts, max_attempts, created_at, updated_at, run_at, published_at,
+                          lease_owner, lease_expires_at, finished_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ${ago("?")}, UTC_TIMESTAMP(6), ${ago("?")},
+               CASE WHEN ? IS NULL THEN NULL ELSE ${ago("?")} END,
+               CASE WHEN ? THEN 'vanished-worker:1' END,
+               CASE WHEN ? THEN ${ago("?")} END,
+               CASE WHEN ? THEN ${ago("?")} END)`,
+      [
+        id,
+        spec.name ?? "send-report",
+        spec.queue ?? "default",
+        JSON.stringify(spec.payload ?? { reportId: id }),
+        spec.status ?? "pending",
+        spec.attempts ?? (running ? 1 : 0),
+        spec.maxAttempts ?? 5,
+        created,
+        spec.runAgoMs ?? created,
+        spec.publishedAgoMs ?? null,
+        spec.publishedAgoMs ?? 0,
+        running,
+        running,
+        spec.leaseExpiredAgoMs ?? 1000,
+        finished,
+        spec.finishedAgoMs ?? 0,
+      ],
+    );
+    ids.push(id);
+  }
+  return ids;
+}
+
+const TIMES = ["run_at", "lease_expires_at", "created_at", "updated_at", "finished_at", "published_at"];
+
+/** The row of `id` with every column, times as UTC Dates and JSON parsed; undefined when it does not exist. */
+export async function mysqlRowOf(sql: Pool, id: string): Promise<Record<string, any> | undefined> {
+  const rows = (await sql.query(
+    `SELECT id, name, queue, CAST(payload AS CHAR) AS payload, status, priority, run_at, attempts, max_attempts, lease_owner,
+            lease_expires_at, last_error, CAST(result AS CHAR) AS result, \`key\`, created_at, updated_at, finished_at, published_at
+     FROM tasks WHERE id = ?`,
+    [id],
+  )) as Array<Record<string, any>>;
+  const row = rows[0];
+  if (!row) return undefined;
+  for (const column of TIMES) if (row[column] !== null) row[column] = new Date(`${String(row[column]).replace(" ", "T")}Z`);
+  row.payload = JSON.parse(row.payload);
+  row.result = row.result === null ? null : JSON.parse(row.result);
+  return row;
+}
