@@ -8,12 +8,15 @@ import pg from "pg";
 import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { checkSoak, type SoakMinimums, type SoakObservations } from "./soak-check.js";
-import { emptyFaultCounts } from "./soak-faults.js";
+import { COMMON_FAULT_KINDS, emptyFaultCounts } from "./soak-faults.js";
 import { emptyLoadRecord, type LoadRecord } from "./soak-load.js";
-import { SOAK_TABLES_SQL, type RunEvent } from "./soak-tasks.js";
+import { createSoakEffects } from "./soak-database.js";
+import { soakPrisma, type SoakPrisma } from "./soak-prisma.js";
+import type { RunEvent } from "./soak-tasks.js";
 
 let db: TestDatabase;
 let sql: pg.Pool;
+let prisma: SoakPrisma;
 let dir: string;
 let load: LoadRecord;
 const NONE: SoakMinimums = { committedTasks: 0, retries: 0, killsMidTask: 0, rerunsAfterKill: 0, recoveries: 0, earlyWakeups: 0, faultsPerKind: 0 };
@@ -21,7 +24,8 @@ const NONE: SoakMinimums = { committedTasks: 0, retries: 0, killsMidTask: 0, rer
 beforeAll(async () => {
   db = await createTestDatabase();
   sql = new pg.Pool({ connectionString: db.url, max: 2 });
-  await sql.query(SOAK_TABLES_SQL);
+  prisma = soakPrisma(db.url);
+  await createSoakEffects(prisma);
 });
 
 beforeEach(async () => {
@@ -33,6 +37,7 @@ beforeEach(async () => {
 
 afterAll(async () => {
   await sql?.end();
+  await prisma?.$disconnect();
   await db?.drop();
 });
 
@@ -59,7 +64,7 @@ function observations(overrides: Partial<SoakObservations> = {}): SoakObservatio
     killedWorkers: new Map(),
     killsMidTask: 0,
     phantomIds: [],
-    faults: emptyFaultCounts(),
+    faults: emptyFaultCounts(COMMON_FAULT_KINDS),
     recoveries: 0,
     leaseLossesOnLiveWorkers: [],
     queueDepth: 0,
@@ -86,7 +91,7 @@ it("passes a clean history and lists a re-run after a SIGKILL instead of reporti
     { e: "start", id: tx, attempt: 2, pid: 2, t: 500 },
     { e: "ok", id: tx, attempt: 2, pid: 2, t: 520 },
   );
-  const findings = await checkSoak(sql, observations({ killedWorkers: new Map([[3, 500]]) }), NONE);
+  const findings = await checkSoak({ prisma }, observations({ killedWorkers: new Map([[3, 500]]) }), NONE);
   expect(findings.violations).toEqual([]);
   expect(findings.rerunsAfterKill).toEqual([{ id: killed, killedPid: 3, attempt: 1 }]);
   expect(findings.summary).toContainEqual(["transactional commits that failed (recorded as failures)", "1"]);
@@ -118,7 +123,7 @@ it("reports double runs, overlaps, double effects, ghosts, stuck and lost tasks,
     { e: "start", id: ghost, attempt: 1, pid: 1, t: 100 },
   );
   const findings = await checkSoak(
-    sql,
+    { prisma },
     observations({ killedWorkers: new Map([[3, 1000]]), leaseLossesOnLiveWorkers: [stuck], queueDepth: 2 }),
     { ...NONE, committedTasks: 1000, killsMidTask: 1 },
   );

@@ -1,7 +1,7 @@
 // The soak's verdict: the guarantees checked from the database and the handlers' run log after the system settled,
 // plus coverage checks so a soak that injected too little cannot pass, and the summary table it prints.
 
-import type pg from "pg";
+import type { SoakDatabase } from "./soak-database.js";
 import type { FaultCounts } from "./soak-faults.js";
 import type { LoadRecord } from "./soak-load.js";
 import { readRunLog, type Run } from "./soak-runlog.js";
@@ -45,7 +45,7 @@ export interface SoakMinimums {
   faultsPerKind: number;
 }
 
-export async function checkSoak(sql: pg.Pool, seen: SoakObservations, minimums: SoakMinimums): Promise<SoakFindings> {
+export async function checkSoak(db: Pick<SoakDatabase, "prisma">, seen: SoakObservations, minimums: SoakMinimums): Promise<SoakFindings> {
   const { load } = seen;
   const violations: string[] = [];
   const suspects = new Set<string>();
@@ -55,16 +55,14 @@ export async function checkSoak(sql: pg.Pool, seen: SoakObservations, minimums: 
   };
   const rerunsAfterKill: SoakFindings["rerunsAfterKill"] = [];
   const runs = readRunLog(seen.runLogDir);
-  const { rows } = await sql.query(
-    `SELECT id::text, name, status, attempts, max_attempts, lease_owner, result,
-            (extract(epoch FROM finished_at) * 1000)::float8 AS finished_ms
-     FROM tasks WHERE id = ANY($1::uuid[])`,
-    [[...load.committed.keys()]],
-  );
-  const byId = new Map(rows.map((row) => [row.id as string, row]));
-  const effects = await sql.query("SELECT task_id::text AS id, attempt FROM soak_effects");
+  // Every row of the soak's own table, read through the Prisma model (the same on every dialect).
+  const all = await db.prisma.task.findMany({ select: { id: true, name: true, status: true, attempts: true, maxAttempts: true, result: true, finishedAt: true } });
+  const allIds = new Map(all.map((row) => [row.id, row]));
+  const rows = all.filter((row) => load.committed.has(row.id));
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  const effects = await db.prisma.$queryRaw<Array<{ id: string; attempt: number | bigint }>>`SELECT task_id AS id, attempt FROM soak_effects`;
   const effectAttempts = new Map<string, number[]>();
-  for (const row of effects.rows) effectAttempts.set(row.id, [...(effectAttempts.get(row.id) ?? []), row.attempt]);
+  for (const row of effects) effectAttempts.set(row.id, [...(effectAttempts.get(row.id) ?? []), Number(row.attempt)]);
 
   // 1. Zero lost: every committed task has its row and reached the final state its handler leads to.
   for (const [id, task] of load.committed) {
@@ -75,15 +73,14 @@ export async function checkSoak(sql: pg.Pool, seen: SoakObservations, minimums: 
     }
     const expected = task.name === "soak-doomed" ? "dead" : "succeeded";
     if (row.status !== expected) flag(id, `committed task ${id} (${task.name}) ended ${row.status} after ${row.attempts} attempts, not ${expected}`);
-    else if (expected === "dead" && row.attempts !== row.max_attempts) flag(id, `doomed task ${id} is dead after ${row.attempts} of ${row.max_attempts} attempts`);
-    else if (task.name === "soak-plain" && row.result?.attempt !== row.attempts) {
-      flag(id, `task ${id} succeeded with attempt ${row.attempts} but its stored result is from attempt ${row.result?.attempt}`);
+    else if (expected === "dead" && row.attempts !== row.maxAttempts) flag(id, `doomed task ${id} is dead after ${row.attempts} of ${row.maxAttempts} attempts`);
+    else if (task.name === "soak-plain" && (row.result as { attempt?: number } | null)?.attempt !== row.attempts) {
+      flag(id, `task ${id} succeeded with attempt ${row.attempts} but its stored result is from attempt ${(row.result as { attempt?: number } | null)?.attempt}`);
     }
   }
 
   // 2. No rolled-back task has a row or ever ran; no phantom wake-up ran anything.
-  const ghosts = await sql.query("SELECT id::text FROM tasks WHERE id = ANY($1::uuid[])", [[...load.rolledBack, ...seen.phantomIds]]);
-  for (const row of ghosts.rows) flag(row.id, `rolled-back or phantom task ${row.id} has a row`);
+  for (const id of [...load.rolledBack, ...seen.phantomIds]) if (allIds.has(id)) flag(id, `rolled-back or phantom task ${id} has a row`);
   for (const id of [...load.rolledBack, ...seen.phantomIds]) if (runs.has(id)) flag(id, `rolled-back or phantom task ${id} ran`);
 
   // 3. A task runs again only after a recorded failure, a commit that did not happen, or its worker's SIGKILL; never
@@ -131,14 +128,11 @@ export async function checkSoak(sql: pg.Pool, seen: SoakObservations, minimums: 
   }
 
   // 5. Nothing stuck, the queue empty, no rows leaked.
-  const stuck = await sql.query("SELECT id::text, status FROM tasks WHERE status IN ('pending', 'running')");
-  for (const row of stuck.rows) flag(row.id, `task ${row.id} is still ${row.status}`);
+  for (const row of all) if (row.status === "pending" || row.status === "running") flag(row.id, `task ${row.id} is still ${row.status}`);
   if (seen.queueDepth > 0) violations.push(`${seen.queueDepth} wake-ups left in the broker's queue`);
-  const totals = await sql.query("SELECT (SELECT count(*)::int FROM tasks) AS tasks, (SELECT count(*)::int FROM reports) AS reports");
-  if (totals.rows[0].tasks !== load.committed.size) violations.push(`${totals.rows[0].tasks} task rows for ${load.committed.size} committed tasks`);
-  if (totals.rows[0].reports !== load.committedTransactions) {
-    violations.push(`${totals.rows[0].reports} business rows for ${load.committedTransactions} committed transactions`);
-  }
+  const reports = await db.prisma.report.count();
+  if (all.length !== load.committed.size) violations.push(`${all.length} task rows for ${load.committed.size} committed tasks`);
+  if (reports !== load.committedTransactions) violations.push(`${reports} business rows for ${load.committedTransactions} committed transactions`);
 
   // 6. Coverage: the soak really did what it claims.
   const retries = rows.reduce((sum, row) => sum + Math.max(0, row.attempts - 1), 0);
@@ -155,13 +149,13 @@ export async function checkSoak(sql: pg.Pool, seen: SoakObservations, minimums: 
 
   const latency = (filter: (row: any) => boolean) =>
     rows
-      .filter((row) => row.finished_ms && !load.committed.get(row.id)!.delayed && filter(row))
-      .map((row) => row.finished_ms - load.committed.get(row.id)!.committedAt)
+      .filter((row) => row.finishedAt && !load.committed.get(row.id)!.delayed && filter(row))
+      .map((row) => row.finishedAt!.getTime() - load.committed.get(row.id)!.committedAt)
       .sort((a, b) => a - b);
-  const all = latency(() => true);
+  const everyRun = latency(() => true);
   const first = latency((row) => row.attempts === 1);
   const summary: Array<[string, string]> = [
-    ["transactions", `${load.transactions} (${load.rolledBackTransactions} rolled back on purpose)`],
+    ["transactions", `${load.transactions} (${load.rolledBackTransactions} rolled back on purpose, ${load.failedTransactions} failed by the database)`],
     ["tasks committed", String(load.committed.size)],
     ["tasks rolled back", String(load.rolledBack.size)],
     ["keyed duplicates returned", String(load.duplicates)],
@@ -173,7 +167,7 @@ export async function checkSoak(sql: pg.Pool, seen: SoakObservations, minimums: 
     ["transactional commits that failed (recorded as failures)", String(commitsFailed)],
     ["lease recoveries by the cleaner", String(seen.recoveries)],
     ["re-runs after a SIGKILLed worker", String(rerunsAfterKill.length)],
-    ["commit → finish p50 / p99 / max (ms), all", spread(all)],
+    ["commit → finish p50 / p99 / max (ms), all", spread(everyRun)],
     ["commit → finish p50 / p99 / max (ms), first attempt", spread(first)],
     ["violations", String(violations.length)],
   ];

@@ -1,5 +1,6 @@
 // The soak's worker and cleaner processes: starts them, kills them (a worker preferably while a handler of it runs,
 // the leading cleaner) and starts their replacements in the background, so slow process starts never stall the faults.
+// A process that exits on its own (a crash) is recorded with its stderr: the soak counts it as a violation.
 
 import { WorkerProcess, type LogLine } from "../support/worker-process.js";
 import { openRuns } from "./soak-runlog.js";
@@ -13,6 +14,9 @@ export class SoakChildren {
   readonly killedWorkers = new Map<number, number>();
   killsMidTask = 0;
   readonly startFailures: string[] = [];
+  /** Processes that exited although the soak neither killed nor stopped them: role, pid, exit code and stderr. */
+  readonly crashes: string[] = [];
+  private readonly ending = new Set<WorkerProcess>();
   private readonly live: Record<Role, WorkerProcess[]> = { worker: [], cleaner: [] };
   private readonly starting = new Set<Promise<void>>();
 
@@ -74,6 +78,7 @@ export class SoakChildren {
   /** SIGTERM every live process, SIGKILL what has not exited within 8 s. */
   async stop(): Promise<void> {
     await this.settled().catch(() => {});
+    for (const { process } of this.all) this.ending.add(process);
     await Promise.all(
       this.all.map(async ({ process }) => {
         process.signal("SIGTERM");
@@ -87,6 +92,7 @@ export class SoakChildren {
 
   private async replace(role: Role, victim: WorkerProcess): Promise<void> {
     this.live[role].splice(this.live[role].indexOf(victim), 1);
+    this.ending.add(victim);
     await victim.kill();
     const started = this.spawn(role).catch((error: Error) => void this.startFailures.push(`${role} replacement: ${error.message}`));
     this.starting.add(started);
@@ -97,10 +103,16 @@ export class SoakChildren {
     const process = await WorkerProcess.start(this.env(role), "test/chaos/soak-process.ts", role === "worker" ? "worker started" : "cleaner started");
     this.all.push({ role, process });
     this.live[role].push(process);
+    void process.exited.then((code) => {
+      if (this.ending.has(process)) return;
+      const live = this.live[role];
+      if (live.includes(process)) live.splice(live.indexOf(process), 1);
+      this.crashes.push(`${role} pid ${process.child.pid} exited on its own (code ${code}, signal ${process.child.signalCode}): ${process.stderrTail(1500)}`);
+    });
   }
 }
 
 function leading(child: WorkerProcess): boolean {
-  const last = [...child.lines].reverse().find((line) => /cleaner (is leading|stopped leading|lost its lock)/.test(line.message));
+  const last = [...child.lines].reverse().find((line) => /cleaner (is leading|stopped leading|lost its|could not renew)/.test(line.message));
   return last?.message === "cleaner is leading" && child.child.exitCode === null;
 }

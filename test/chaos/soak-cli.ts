@@ -1,23 +1,56 @@
-// `npm run soak -- --minutes 10 [--seed N] [--workers 3]`: the long soak on the local services, in its own database.
-// Prints the fault log, the summary table and any violation, writes them to .artifacts/soak-latest.md; exits 1 when
-// an invariant broke or the soak did less than its length asks for.
+// `npm run soak -- --minutes 10 [--seed N] [--workers 3] [--dialect postgresql|sqlite|mysql]`: the long soak on the local
+// services, in its own database (PostgreSQL: a fresh database on the server; SQLite: a fresh file; MySQL: a fresh
+// database on MYSQL_URL, else the local MariaDB; all with the local RabbitMQ). Prints the fault log, the summary table
+// and any violation, writes them to .artifacts/soak-<dialect>-latest.md; exits 1 when an invariant broke or the soak did
+// less than its length asks for.
 
-import { writeFileSync, mkdirSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { onServer, databaseUrlFor } from "../support/database.js";
+import { mysqlBusinessSql, mysqlMigrationSql, mysqlServerUrl, runMysqlScripts } from "../support/mysql-database.js";
 import { applySchema } from "../support/schema.js";
 import { resolveServices } from "../support/services.js";
+import { applySqliteSchema } from "../support/sqlite.js";
+import { mysqlSoakUrl } from "./soak-database.js";
 import { runSoak } from "./soak.js";
 
 const { values } = parseArgs({
-  options: { minutes: { type: "string", default: "10" }, seed: { type: "string" }, workers: { type: "string", default: "3" } },
+  options: {
+    minutes: { type: "string", default: "10" },
+    seed: { type: "string" },
+    workers: { type: "string", default: "3" },
+    dialect: { type: "string", default: "postgresql" },
+  },
 });
 const seed = values.seed ? Number(values.seed) : Date.now() % 1_000_000;
+const dialects: Record<string, () => Promise<{ url: string; drop: () => Promise<void> }>> = {
+  async postgresql() {
+    const name = `ptq_soak_${seed}`;
+    await onServer(services.databaseUrl, [`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`, `CREATE DATABASE "${name}"`]);
+    const url = databaseUrlFor(services.databaseUrl, name);
+    await applySchema(url);
+    return { url, drop: () => onServer(services.databaseUrl, [`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`]) };
+  },
+  async sqlite() {
+    const dir = mkdtempSync(join(tmpdir(), "ptq-soak-sqlite-"));
+    applySqliteSchema(join(dir, "soak.db"));
+    return { url: `file:${join(dir, "soak.db")}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  },
+  async mysql() {
+    const name = `ptq_soak_${seed}`;
+    const server = await mysqlServerUrl();
+    await runMysqlScripts(server, undefined, [`DROP DATABASE IF EXISTS \`${name}\``, `CREATE DATABASE \`${name}\``]);
+    await runMysqlScripts(server, name, [...mysqlMigrationSql(), mysqlBusinessSql()]);
+    return { url: mysqlSoakUrl(server, name), drop: () => runMysqlScripts(server, undefined, [`DROP DATABASE IF EXISTS \`${name}\``]) };
+  },
+};
+const create = dialects[values.dialect!];
+if (!create) throw new Error(`--dialect ${values.dialect}: use one of ${Object.keys(dialects).join(", ")}`);
 const services = await resolveServices();
-const name = `ptq_soak_${seed}`;
-await onServer(services.databaseUrl, [`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`, `CREATE DATABASE "${name}"`]);
-const databaseUrl = databaseUrlFor(services.databaseUrl, name);
-await applySchema(databaseUrl);
+const database = await create();
+const databaseUrl = database.url;
 const started = Date.now();
 const minutes = Number(values.minutes);
 // What the soak must at least do, in proportion to its length: 10 minutes ask for 20 of everything.
@@ -44,15 +77,15 @@ const result = await runSoak({
     process.stdout.write(`${line}\n`);
   },
 });
-await onServer(services.databaseUrl, [`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`]);
+await database.drop();
 await services.stop();
 mkdirSync(".artifacts", { recursive: true });
 const reruns = lines.filter((line) => line.startsWith("  re-run after kill:")).map((line) => `- ${line.trim()}`);
 const violations = result.violations.map((violation) => `- ${violation}`);
 writeFileSync(
-  ".artifacts/soak-latest.md",
+  `.artifacts/soak-${values.dialect}-latest.md`,
   [
-    `Soak of ${values.minutes} min, seed ${seed}, ${new Date(started).toISOString()}: ${result.violations.length === 0 ? "PASS" : "FAIL"}`,
+    `Soak of ${values.minutes} min on ${values.dialect}, seed ${seed}, ${new Date(started).toISOString()}: ${result.violations.length === 0 ? "PASS" : "FAIL"}`,
     "",
     result.table,
     "",

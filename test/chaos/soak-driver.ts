@@ -2,10 +2,10 @@
 // starves nor is starved by the orchestrator's TCP proxies. Talks to the orchestrator over IPC (see soak-driver-link.ts).
 
 import amqp from "amqplib";
-import { declareExchanges, declareQueue, topology } from "../../src/broker/topology.js";
-import { encodeWakeup } from "../../src/broker/wakeup-message.js";
-import { silentLogger, taskQueue } from "../../src/index.js";
-import { testPrisma } from "../support/prisma.js";
+import { declareExchanges, declareQueue, topology } from "../../src/wakeups/rabbitmq/topology.js";
+import { encodeWakeup } from "../../src/wakeups/rabbitmq/wakeup-message.js";
+import { openStore, silentLogger, taskQueue } from "../../src/index.js";
+import { soakPrisma } from "./soak-prisma.js";
 import { driveLoad, type LoadDelta } from "./soak-load.js";
 import { SeededRandom } from "./seeded-random.js";
 import { soakTasks } from "./soak-tasks.js";
@@ -29,7 +29,10 @@ const raw = await amqp.connect(env("SOAK_AMQP_DIRECT"));
 const channel = await raw.createConfirmChannel();
 await declareExchanges(channel, names);
 await declareQueue(channel, names, "default");
-const prisma = testPrisma(env("DATABASE_URL")).$extends(
+// Only to classify the database's errors: a transient one (SQLite's lock held past the busy timeout) fails the
+// transaction, which the app would retry; the soak records it as rolled back and checks that it left nothing.
+const store = openStore(env("DATABASE_URL"), { max: 1 });
+const prisma = soakPrisma(env("DATABASE_URL")).$extends(
   taskQueue({ tasks: soakTasks, amqpUrl: env("AMQP_URL"), amqpPrefix: prefix, logger: silentLogger }),
 );
 
@@ -52,6 +55,7 @@ try {
       },
       takeEarlyWakeup: () => (earlyWakeups > 0 ? (earlyWakeups--, true) : false),
       settled: (delta) => send({ type: "tx", delta }),
+      rolledBackByDatabase: (error) => !store.classify(error).lasting && store.classify(error).kind === "unreachable",
     },
     { concurrency: Number(env("SOAK_CONCURRENCY")), perSecond: Number(env("SOAK_RATE")) },
     () => !stopped,
@@ -64,6 +68,7 @@ try {
 } finally {
   await prisma.$taskQueue.close();
   await prisma.$disconnect();
+  await store.close();
   await raw.close();
   process.disconnect();
 }

@@ -1,13 +1,13 @@
 // The soak's fault schedule: seeded, printed, and executed against real processes and the test's own TCP proxies.
 // Never touches the machine's shared PostgreSQL or RabbitMQ.
 
+import type { DatabaseFaultKind } from "./soak-database.js";
 import type { SeededRandom } from "./seeded-random.js";
 
-export const FAULT_KINDS = [
+/** The faults of every soak; each database adds its own (soak-database.ts). */
+export const COMMON_FAULT_KINDS = [
   "kill-worker",
   "kill-leading-cleaner",
-  "cut-database",
-  "stall-database",
   "cut-broker",
   "stall-broker",
   "duplicate-wakeups",
@@ -16,15 +16,15 @@ export const FAULT_KINDS = [
   "publish-failure",
 ] as const;
 
-export type FaultKind = (typeof FAULT_KINDS)[number];
+export type FaultKind = (typeof COMMON_FAULT_KINDS)[number] | DatabaseFaultKind;
 
 /** What the schedule acts on; the orchestrator implements it. */
 export interface FaultTargets {
   /** Return what they killed, for the fault log; undefined when no process was ready to be killed (not counted). */
   killWorker(): Promise<string | undefined>;
   killLeadingCleaner(): Promise<string | undefined>;
-  cutDatabase(): void;
-  stallDatabase(ms: number): Promise<void>;
+  /** Injects a database fault; resolves with what it did. */
+  database(kind: DatabaseFaultKind, random: SeededRandom): Promise<string>;
   cutBroker(): void;
   stallBroker(ms: number): Promise<void>;
   duplicateWakeups(count: number): number;
@@ -33,15 +33,16 @@ export interface FaultTargets {
   failPublishing(ms: number): Promise<void>;
 }
 
-export type FaultCounts = Record<FaultKind, number>;
+export type FaultCounts = Partial<Record<FaultKind, number>>;
 
-export function emptyFaultCounts(): FaultCounts {
-  return Object.fromEntries(FAULT_KINDS.map((kind) => [kind, 0])) as FaultCounts;
+/** Zero of every kind this soak injects. */
+export function emptyFaultCounts(kinds: readonly FaultKind[]): FaultCounts {
+  return Object.fromEntries(kinds.map((kind) => [kind, 0])) as FaultCounts;
 }
 
 /**
- * Injects one fault every `everyMs` until `until()` is false, cycling through the kinds in a seeded order so every
- * kind comes up equally often. Logs each fault through `print`.
+ * Injects one fault every `everyMs` until `until()` is false, cycling through the kinds of `counts` in a seeded order
+ * so every kind comes up equally often. Logs each fault through `print`.
  */
 export async function runFaults(
   random: SeededRandom,
@@ -55,7 +56,7 @@ export async function runFaults(
   while (until()) {
     await new Promise((resolve) => setTimeout(resolve, random.int(Math.round(everyMs * 0.5), Math.round(everyMs * 1.5))));
     if (!until()) break;
-    if (order.length === 0) order = shuffle(random, [...FAULT_KINDS]);
+    if (order.length === 0) order = shuffle(random, Object.keys(counts) as FaultKind[]);
     const kind = order.pop()!;
     const started = Date.now();
     let detail: string | undefined = "";
@@ -67,14 +68,10 @@ export async function runFaults(
         detail = await targets.killLeadingCleaner();
         break;
       case "cut-database":
-        targets.cutDatabase();
+      case "stall-database":
+      case "hold-write-lock":
+        detail = await targets.database(kind, random);
         break;
-      case "stall-database": {
-        const ms = random.int(300, 1500);
-        detail = `${ms} ms`;
-        await targets.stallDatabase(ms);
-        break;
-      }
       case "cut-broker":
         targets.cutBroker();
         break;
@@ -108,7 +105,7 @@ export async function runFaults(
       order.push(kind); // it comes up again next
       continue;
     }
-    counts[kind]++;
+    counts[kind] = (counts[kind] ?? 0) + 1;
     print(`fault ${new Date(started).toISOString()} ${kind} ${detail} (${Date.now() - started} ms)`);
   }
 }

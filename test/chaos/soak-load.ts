@@ -10,6 +10,8 @@ export interface LoadRecord {
   rolledBack: Set<string>;
   transactions: number;
   rolledBackTransactions: number;
+  /** Transactions the database failed (a SQLite write lock held past the busy timeout): rolled back, not planned. */
+  failedTransactions: number;
   committedTransactions: number;
   /** Enqueues that returned an existing task through its key. */
   duplicates: number;
@@ -24,6 +26,11 @@ export interface LoadHooks {
   takeEarlyWakeup(): boolean;
   /** Called after every transaction with what it added to the record. */
   settled(delta: LoadDelta): void;
+  /**
+   * True for an error the database raised that left the transaction rolled back and is worth retrying (SQLite's
+   * write lock held past the busy timeout). Such a transaction counts as failed; any other error stops the load.
+   */
+  rolledBackByDatabase(error: unknown): boolean;
 }
 
 /** What one transaction added to the LoadRecord. */
@@ -31,6 +38,8 @@ export interface LoadDelta {
   committed: Array<{ id: string; name: string; committedAt: number; delayed: boolean }>;
   rolledBack: string[];
   rolledBackTransaction: boolean;
+  /** The database failed it (see LoadHooks.rolledBackByDatabase). */
+  failedTransaction: boolean;
   duplicates: number;
   earlyWakeup: boolean;
 }
@@ -40,7 +49,8 @@ export function applyDelta(record: LoadRecord, delta: LoadDelta): void {
   for (const { id, ...task } of delta.committed) record.committed.set(id, task);
   for (const id of delta.rolledBack) record.rolledBack.add(id);
   record.transactions++;
-  if (delta.rolledBackTransaction) record.rolledBackTransactions++;
+  if (delta.failedTransaction) record.failedTransactions++;
+  else if (delta.rolledBackTransaction) record.rolledBackTransactions++;
   else record.committedTransactions++;
   record.duplicates += delta.duplicates;
   if (delta.earlyWakeup) record.earlyWakeups++;
@@ -49,7 +59,7 @@ export function applyDelta(record: LoadRecord, delta: LoadDelta): void {
 class PlannedRollback extends Error {}
 
 export function emptyLoadRecord(): LoadRecord {
-  return { committed: new Map(), rolledBack: new Set(), transactions: 0, rolledBackTransactions: 0, committedTransactions: 0, duplicates: 0, earlyWakeups: 0 };
+  return { committed: new Map(), rolledBack: new Set(), transactions: 0, rolledBackTransactions: 0, failedTransactions: 0, committedTransactions: 0, duplicates: 0, earlyWakeups: 0 };
 }
 
 /**
@@ -74,7 +84,7 @@ export async function driveLoad(
   const loop = async () => {
     for (await pace(); until(); await pace()) {
       const enqueued: Array<{ task: EnqueuedTask; delayed: boolean }> = [];
-      const delta: LoadDelta = { committed: [], rolledBack: [], rolledBackTransaction: false, duplicates: 0, earlyWakeup: false };
+      const delta: LoadDelta = { committed: [], rolledBack: [], rolledBackTransaction: false, failedTransaction: false, duplicates: 0, earlyWakeup: false };
       const rollback = random.chance(0.15);
       const early = hooks.takeEarlyWakeup();
       const count = random.int(1, 5);
@@ -118,9 +128,11 @@ export async function driveLoad(
           if (task.created) delta.committed.push({ id: task.id, name: task.name, committedAt, delayed });
         }
       } catch (error) {
-        if (!(error instanceof PlannedRollback)) throw error;
+        const planned = error instanceof PlannedRollback;
+        if (!planned && !hooks.rolledBackByDatabase(error)) throw error;
         for (const { task } of enqueued) if (task.created) delta.rolledBack.push(task.id);
-        delta.rolledBackTransaction = true;
+        delta.rolledBackTransaction = planned;
+        delta.failedTransaction = !planned;
       }
       hooks.settled(delta);
       if (recentKeys.length > 200) recentKeys.splice(0, 100);

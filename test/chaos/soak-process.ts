@@ -4,8 +4,8 @@
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { createCleaner } from "../../src/cleaner/create-cleaner.js";
 import { createWorker } from "../../src/worker/create-worker.js";
-import { jsonLogger, taskQueue } from "../../src/index.js";
-import { testPrisma } from "../support/prisma.js";
+import { jsonLogger, openStore, taskQueue } from "../../src/index.js";
+import { SOAK_BUSY_MS, soakPrisma } from "./soak-prisma.js";
 import { soakTasks } from "./soak-tasks.js";
 
 const env = (name: string) => {
@@ -19,8 +19,10 @@ const databaseUrl = env("DATABASE_URL");
 const amqpUrl = env("AMQP_URL");
 const amqpPrefix = env("SOAK_PREFIX");
 const logger = jsonLogger("info", (line) => process.stdout.write(line));
-const prisma = testPrisma(databaseUrl).$extends(taskQueue({ tasks: soakTasks, amqpUrl, amqpPrefix, logger }));
-const common = { tasks: soakTasks, databaseUrl, amqpUrl, amqpPrefix, prisma, logger };
+const prisma = soakPrisma(databaseUrl).$extends(taskQueue({ tasks: soakTasks, amqpUrl, amqpPrefix, logger }));
+// A store of its own, so that on SQLite its busy timeout is the soak's (the hold-write-lock fault outlasts it).
+const store = openStore(databaseUrl, { max: role === "worker" ? 6 : 3, busyTimeoutMs: SOAK_BUSY_MS, applicationName: `soak ${role}` });
+const common = { tasks: soakTasks, store, amqpUrl, amqpPrefix, prisma, logger };
 
 const runner =
   role === "worker"
@@ -39,6 +41,7 @@ const stop = async () => {
   if (stopping) return;
   stopping = true;
   await runner.stop();
+  await store.close();
   await prisma.$taskQueue.close();
   await prisma.$disconnect();
   process.exit(0);

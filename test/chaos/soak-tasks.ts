@@ -6,11 +6,6 @@ import { join } from "node:path";
 import { z } from "zod";
 import { defineTasks, type TaskContext } from "../../src/index.js";
 
-/** The transactional task's business write: one row per committed attempt, so a double commit shows as two rows. */
-export const SOAK_TABLES_SQL = `
-CREATE TABLE IF NOT EXISTS soak_effects (task_id uuid NOT NULL, attempt int NOT NULL, pid int NOT NULL, at timestamptz NOT NULL DEFAULT now());
-CREATE INDEX IF NOT EXISTS soak_effects_task_idx ON soak_effects (task_id);`;
-
 export interface RunEvent {
   /**
    * start; ok = the handler returned (for a transactional task its transaction may still fail to commit: the checker
@@ -87,12 +82,8 @@ export const soakTasks = defineTasks({
     handler: traced<z.infer<typeof work>>(async ({ sleepMs, failTimes }, ctx) => {
       await sleep(sleepMs, ctx.signal);
       if (ctx.attempt <= failTimes) throw new Error(`planned failure ${ctx.attempt} of ${failTimes}`);
-      await ctx.tx.$executeRawUnsafe(
-        "INSERT INTO soak_effects (task_id, attempt, pid) VALUES ($1::uuid, $2::int, $3::int)",
-        ctx.task.id,
-        ctx.attempt,
-        process.pid,
-      );
+      // The business write: one row per committed attempt (soak_effects), so a double commit shows as two rows.
+      await ctx.tx.$executeRaw`INSERT INTO soak_effects (task_id, attempt, pid) VALUES (${ctx.task.id}, ${ctx.attempt}, ${process.pid})`;
       return undefined;
     }),
   },

@@ -1,28 +1,29 @@
-// The chaos soak: app-like load through the extension while 2-3 worker processes and 2 cleaner processes run behind
-// TCP proxies, and a seeded fault schedule kills processes, cuts and stalls connections and misdelivers wake-ups.
-// After the faults stop and the system settles, it checks the guarantees (soak-check.ts) and prints a summary.
+// The chaos soak: app-like load through the extension while 2-3 worker processes and 2 cleaner processes run, and a
+// seeded fault schedule kills processes, cuts and stalls the broker's connections, misdelivers wake-ups and injects
+// the database's own faults (soak-database.ts: cut and stalled connections of a server, a SQLite file's write lock
+// held past the busy timeout). After the faults stop and the system settles, it checks the guarantees (soak-check.ts)
+// and prints a summary.
 
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { join } from "node:path";
 import amqp from "amqplib";
-import pg from "pg";
-import { declareExchanges, declareQueue, topology } from "../../src/broker/topology.js";
-import { encodeWakeup } from "../../src/broker/wakeup-message.js";
+import { declareExchanges, declareQueue, topology } from "../../src/wakeups/rabbitmq/topology.js";
+import { encodeWakeup } from "../../src/wakeups/rabbitmq/wakeup-message.js";
 import { TcpProxy } from "../support/tcp-proxy.js";
 import { waitUntil } from "../support/wait.js";
 import { checkSoak, describeRuns, summaryTable, type SoakFindings, type SoakMinimums } from "./soak-check.js";
 import { SoakChildren, type Role } from "./soak-children.js";
-import { emptyFaultCounts, runFaults, type FaultCounts, type FaultTargets } from "./soak-faults.js";
+import { openSoakDatabase, type SoakDatabase } from "./soak-database.js";
+import { COMMON_FAULT_KINDS, emptyFaultCounts, runFaults, type FaultCounts, type FaultTargets } from "./soak-faults.js";
 import { DriverLink } from "./soak-driver-link.js";
 import { emptyLoadRecord, type LoadRecord } from "./soak-load.js";
 import { readRunLog } from "./soak-runlog.js";
 import { SeededRandom } from "./seeded-random.js";
-import { SOAK_TABLES_SQL } from "./soak-tasks.js";
 
 export interface SoakOptions {
-  /** A migrated database (task table + reports) of its own. */
+  /** A migrated database (task table + reports) of its own: postgresql://, mysql:// (or mariadb://) or a SQLite file: URL. */
   databaseUrl: string;
   amqpUrl: string;
   seed: number;
@@ -59,12 +60,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const prefix = `ptq_soak_${options.seed}_${process.pid}`;
   const names = topology(prefix);
   const runLogDir = mkdtempSync(join(tmpdir(), "ptq-soak-"));
-  const sql = new pg.Pool({ connectionString: options.databaseUrl, max: 3 });
-  await sql.query(SOAK_TABLES_SQL);
+  const db = await openSoakDatabase(options.databaseUrl);
+  print(`soak: ${db.dialect}, database faults: ${db.faultKinds.join(", ")}`);
 
-  const db = new URL(options.databaseUrl);
   const broker = new URL(options.amqpUrl);
-  const databaseProxy = await new TcpProxy(db.hostname, Number(db.port || 5432)).start();
   const brokerProxy = await new TcpProxy(broker.hostname, Number(broker.port || 5672)).start();
   const driverBrokerProxy = await new TcpProxy(broker.hostname, Number(broker.port || 5672)).start();
 
@@ -79,7 +78,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const children = new SoakChildren(
     (role: Role) => ({
       SOAK_ROLE: role,
-      DATABASE_URL: databaseProxy.route(options.databaseUrl),
+      DATABASE_URL: db.childUrl,
       AMQP_URL: brokerProxy.route(options.amqpUrl),
       SOAK_PREFIX: prefix,
       SOAK_RUNLOG_DIR: runLogDir,
@@ -89,7 +88,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   );
   let driver: DriverLink | undefined;
   const loadNow = () => driver?.load ?? emptyLoadRecord();
-  const faults = emptyFaultCounts();
+  const faults = emptyFaultCounts([...COMMON_FAULT_KINDS, ...db.faultKinds]);
   const phantomIds: string[] = [];
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   const targets: FaultTargets = {
@@ -101,12 +100,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       const wasLeader = await children.killLeadingCleaner((items) => faultRandom.pick(items));
       return wasLeader === undefined ? undefined : wasLeader ? "the leader" : "a follower (no leader at that moment)";
     },
-    cutDatabase: () => databaseProxy.cut(),
-    async stallDatabase(ms) {
-      databaseProxy.blackhole();
-      await sleep(ms);
-      databaseProxy.restore();
-    },
+    database: (kind, random) => db.inject(kind, random),
     cutBroker: () => brokerProxy.cut(),
     async stallBroker(ms) {
       brokerProxy.blackhole();
@@ -144,7 +138,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     await children.start("worker", options.workers ?? 3);
     await children.start("cleaner", options.cleaners ?? 2);
     driver = await DriverLink.start({
-      databaseUrl: options.databaseUrl,
+      databaseUrl: db.url,
       amqpUrl: driverBrokerProxy.route(options.amqpUrl),
       amqpDirectUrl: options.amqpUrl,
       prefix,
@@ -154,7 +148,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     });
     const endAt = Date.now() + options.seconds * 1000;
     await runFaults(faultRandom, targets, faults, options.faultEveryMs ?? 1500, () => Date.now() < endAt, print);
-    databaseProxy.restore();
+    db.restore();
     brokerProxy.restore();
     driverBrokerProxy.restore();
     await driver.stop();
@@ -163,7 +157,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     await children.settled();
     const settleStarted = Date.now();
     await waitUntil(
-      async () => (await sql.query("SELECT count(*)::int AS n FROM tasks WHERE status IN ('pending', 'running')")).rows[0].n === 0,
+      async () => (await db.prisma.task.count({ where: { status: { in: ["pending", "running"] } } })) === 0,
       "every task to reach a final state",
       SETTLE_MS,
     ).catch((error: Error) => print(`soak: ${error.message}`));
@@ -172,7 +166,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     await waitUntil(async () => (depth = (await rawChannel.checkQueue(names.queueName("default"))).messageCount) === 0, "the queue to drain", 15_000).catch(() => {});
     const workerLines = children.lines("worker");
     const findings = await checkSoak(
-      sql,
+      db,
       {
         load,
         runLogDir,
@@ -189,6 +183,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       options.minimums,
     );
     for (const failure of children.startFailures) findings.violations.push(`a process did not start: ${failure}`);
+    for (const crash of children.crashes) findings.violations.push(`a process crashed: ${crash}`);
     const workers = children.stats("worker");
     const cleaners = children.stats("cleaner");
     findings.summary.splice(-1, 1,
@@ -197,7 +192,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       ["CPU per process, mean %: workers / cleaners", `${workers.cpuPercent} / ${cleaners.cpuPercent}`],
       ["violations", String(findings.violations.length)],
     );
-    if (process.env.SOAK_CSV) await writeTimeline(process.env.SOAK_CSV, sql, load, workerLines);
+    if (process.env.SOAK_CSV) await writeTimeline(process.env.SOAK_CSV, db, load, workerLines);
     if (process.env.SOAK_LOGS) {
       const all = [...workerLines.map((line) => ({ role: "worker", ...line })), ...children.lines("cleaner").map((line) => ({ role: "cleaner", ...line }))];
       writeFileSync(process.env.SOAK_LOGS, all.map((line) => JSON.stringify(line)).join("\n"));
@@ -208,7 +203,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     for (const rerun of findings.rerunsAfterKill) print(`  re-run after kill: task ${rerun.id}, attempt ${rerun.attempt} was on pid ${rerun.killedPid}`);
     for (const violation of findings.violations.slice(0, 50)) print(`VIOLATION: ${violation}`);
     if (findings.violations.length > 0) {
-      await dump(findings.suspects.slice(0, 8), sql, runLogDir, children, print);
+      await dump(findings.suspects.slice(0, 8), db, runLogDir, children, print);
       print(`soak: ${findings.violations.length} violations; replay with --seed ${options.seed}`);
     }
     return { ...findings, seed: options.seed, faults, table };
@@ -221,40 +216,37 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     await rawChannel.deleteExchange(names.exchange).catch(() => {});
     await rawChannel.deleteExchange(names.deadLetterExchange).catch(() => {});
     await raw.close();
-    await Promise.all([databaseProxy.stop(), brokerProxy.stop(), driverBrokerProxy.stop()]);
-    await sql.end();
+    await Promise.all([brokerProxy.stop(), driverBrokerProxy.stop()]);
+    await db.close();
     rmSync(runLogDir, { recursive: true, force: true });
   }
 }
 
 /** Debugging aid (env SOAK_CSV=path): per task, when it committed, was first claimed and finished, as CSV. */
-async function writeTimeline(path: string, sql: pg.Pool, load: LoadRecord, workerLines: Array<Record<string, any>>): Promise<void> {
+async function writeTimeline(path: string, db: SoakDatabase, load: LoadRecord, workerLines: Array<Record<string, any>>): Promise<void> {
   const claimed = new Map<string, number>();
   for (const line of workerLines) {
     if (line.message === "task claimed" && !claimed.has(line.taskId)) claimed.set(line.taskId, Date.parse(line.time));
   }
-  const { rows } = await sql.query("SELECT id::text, attempts, (extract(epoch FROM finished_at) * 1000)::float8 AS finished FROM tasks");
+  const rows = await db.prisma.task.findMany({ select: { id: true, attempts: true, finishedAt: true } });
   const csv = ["id,name,delayed,committed,claimed,finished,attempts"];
   for (const row of rows) {
     const task = load.committed.get(row.id);
-    if (task) csv.push([row.id, task.name, task.delayed, task.committedAt, claimed.get(row.id) ?? "", Math.round(row.finished ?? 0), row.attempts].join(","));
+    if (task) csv.push([row.id, task.name, task.delayed, task.committedAt, claimed.get(row.id) ?? "", row.finishedAt?.getTime() ?? 0, row.attempts].join(","));
   }
   writeFileSync(path, `${csv.join("\n")}\n`);
 }
 
 /** For each suspect task: its row, its runs and every log line of every process that names it. */
-async function dump(ids: string[], sql: pg.Pool, runLogDir: string, children: SoakChildren, print: (line: string) => void): Promise<void> {
+async function dump(ids: string[], db: SoakDatabase, runLogDir: string, children: SoakChildren, print: (line: string) => void): Promise<void> {
   const runs = readRunLog(runLogDir);
   const lines = [
     ...children.lines("worker").map((line): Record<string, any> => ({ ...line, role: "worker" })),
     ...children.lines("cleaner").map((line): Record<string, any> => ({ ...line, role: "cleaner" })),
   ].sort((a, b) => String(a.time).localeCompare(String(b.time)));
   for (const id of ids) {
-    const { rows } = await sql.query(
-      "SELECT status, attempts, max_attempts, lease_owner, lease_expires_at, run_at, created_at, finished_at, published_at, left(last_error, 300) AS last_error FROM tasks WHERE id = $1",
-      [id],
-    );
-    print(`--- task ${id}: ${JSON.stringify(rows[0] ?? null)}`);
+    const task = await db.store.findTask(id);
+    print(`--- task ${id}: ${JSON.stringify(task && { ...task, payload: undefined, result: undefined, lastError: task.lastError?.slice(0, 300) })}`);
     for (const line of describeRuns(runs.get(id))) print(line);
     const named = lines.filter((line) => line.taskId === id || (Array.isArray(line.taskIds) && line.taskIds.includes(id)) || (Array.isArray(line.tasks) && line.tasks.includes(id)));
     for (const line of named) {

@@ -1,0 +1,127 @@
+// The soak's database, per dialect: how its processes reach it (a server, PostgreSQL or MySQL/MariaDB, through the
+// test's TCP proxy; a SQLite file directly), which database faults it injects (cut and stall the connections of a
+// server; hold a SQLite file's write lock past the busy timeout), its own table, and the reads the checker makes through
+// the queue's store.
+
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { openStore, type Store } from "../../src/index.js";
+import { mysqlDatabaseUrl } from "../support/mysql-database.js";
+import { TcpProxy } from "../support/tcp-proxy.js";
+import type { SeededRandom } from "./seeded-random.js";
+import { SOAK_BUSY_MS, soakPrisma, type SoakPrisma } from "./soak-prisma.js";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+
+export type DatabaseFaultKind = "cut-database" | "stall-database" | "hold-write-lock";
+
+export interface SoakDatabase {
+  readonly dialect: "postgresql" | "mysql" | "sqlite";
+  /** The URL of the orchestrator's own reads (never through a proxy). */
+  readonly url: string;
+  /** The URL workers, cleaners and the driver use. */
+  readonly childUrl: string;
+  readonly faultKinds: readonly DatabaseFaultKind[];
+  /** Injects one database fault; resolves with what it did, for the fault log. */
+  inject(kind: DatabaseFaultKind, random: SeededRandom): Promise<string>;
+  /** Ends every fault in progress. */
+  restore(): void;
+  readonly store: Store;
+  readonly prisma: SoakPrisma;
+  close(): Promise<void>;
+}
+
+/** The soak's database on `url`: PostgreSQL (postgresql://), MySQL/MariaDB (mysql://, mariadb://) or SQLite (file:). */
+export async function openSoakDatabase(url: string): Promise<SoakDatabase> {
+  const store = openStore(url, { max: 3 });
+  const prisma = soakPrisma(url);
+  await createSoakEffects(prisma);
+  const close = async () => {
+    await prisma.$disconnect();
+    await store.close();
+  };
+  if (url.startsWith("file:")) return sqlite(url, store, prisma, close);
+  if (/^(mysql|mariadb):/.test(url)) return server("mysql", 3306, url, store, prisma, close);
+  return server("postgresql", 5432, url, store, prisma, close);
+}
+
+/**
+ * The soak's URL of database `name` on a MySQL/MariaDB server: without the tests' session settings (sessionVariables).
+ * The installed mariadb driver (3.4.5, the version @prisma/adapter-mariadb pins) runs them at connect and, before 3.5.1,
+ * leaves an unhandled rejection that ends the process when the connection breaks during them, which the cut and stall
+ * faults make happen (docs/databases-mysql.md, "Server requirements"). The soak would only find that driver bug again.
+ */
+export function mysqlSoakUrl(serverUrl: string, name: string): string {
+  return mysqlDatabaseUrl(serverUrl, name, {});
+}
+
+/**
+ * The transactional task's business table: one row per committed attempt, so a double commit shows as two rows.
+ * Standard SQL, the same on PostgreSQL, SQLite and MySQL/MariaDB; no key on purpose, so a second row cannot be refused.
+ */
+export async function createSoakEffects(prisma: SoakPrisma): Promise<void> {
+  await prisma.$executeRawUnsafe("CREATE TABLE IF NOT EXISTS soak_effects (task_id VARCHAR(36) NOT NULL, attempt INTEGER NOT NULL, pid INTEGER NOT NULL)");
+}
+
+/** A database server reached through a TCP proxy of the soak's own, whose connections the faults cut and stall. */
+async function server(
+  dialect: "postgresql" | "mysql",
+  defaultPort: number,
+  url: string,
+  store: Store,
+  prisma: SoakPrisma,
+  close: () => Promise<void>,
+): Promise<SoakDatabase> {
+  const target = new URL(url);
+  const proxy = await new TcpProxy(target.hostname, Number(target.port || defaultPort)).start();
+  return {
+    dialect,
+    url,
+    childUrl: proxy.route(url),
+    faultKinds: ["cut-database", "stall-database"],
+    async inject(kind, random) {
+      if (kind === "cut-database") {
+        proxy.cut();
+        return "";
+      }
+      const ms = random.int(300, 1500);
+      proxy.blackhole();
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      proxy.restore();
+      return `${ms} ms`;
+    },
+    restore: () => proxy.restore(),
+    store,
+    prisma,
+    close: async () => {
+      await proxy.stop();
+      await close();
+    },
+  };
+}
+
+function sqlite(url: string, store: Store, prisma: SoakPrisma, close: () => Promise<void>): SoakDatabase {
+  const file = url.replace(/^file:/, "");
+  return {
+    dialect: "sqlite",
+    url,
+    childUrl: url,
+    faultKinds: ["hold-write-lock"],
+    async inject(_kind, random) {
+      // Another process takes the write lock and keeps it past every soak process's busy timeout.
+      const ms = random.int(SOAK_BUSY_MS + 200, SOAK_BUSY_MS * 2 + 500);
+      const child = spawn(process.execPath, ["--import", "tsx", "test/sqlite/fixtures/lock-holder.ts"], {
+        cwd: root,
+        env: { ...process.env, FILE: file, LOCK: "write", HOLD_MS: String(ms), ONCE: "1" },
+        stdio: ["ignore", "pipe", "inherit"],
+      });
+      const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+      if ((await exited) !== 0) throw new Error("the write-lock holder failed");
+      return `${ms} ms`;
+    },
+    restore: () => {},
+    store,
+    prisma,
+    close,
+  };
+}
