@@ -1,8 +1,12 @@
 // The benchmark's sizes and switches, read once from the command line and the environment.
 // `--quick` shrinks every scenario for a smoke run; `--only=a,b` and `--peers=x,y` narrow a run while profiling.
 
-/** The three queues measured side by side. */
-export const PEERS = ["ours", "graphile-worker", "pg-boss"] as const;
+/**
+ * The queues measured side by side: ours, graphile-worker and pg-boss on PostgreSQL, and ours on the other dialects
+ * (ours-sqlite: a SQLite file with the library's default options, so no broker; ours-mysql: MariaDB or MySQL with the
+ * library's default options and RabbitMQ wake-ups, as ours on PostgreSQL).
+ */
+export const PEERS = ["ours", "graphile-worker", "pg-boss", "ours-sqlite", "ours-mysql"] as const;
 export type PeerName = (typeof PEERS)[number];
 
 /** The scenarios of issue 5, in the order they run. */

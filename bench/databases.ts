@@ -16,8 +16,16 @@ export interface BenchDatabase {
   url: string;
 }
 
-/** Creates and drops the bench's databases on one server. */
-export class Databases {
+/** Where a peer's databases come from: a template made once per run, a fresh clone of it per measurement. */
+export interface BenchDatabases {
+  template(label: string, setup: (url: string) => Promise<void>): Promise<BenchDatabase>;
+  clone(template: BenchDatabase): Promise<BenchDatabase>;
+  drop(database: BenchDatabase): Promise<void>;
+  dropAll(): Promise<void>;
+}
+
+/** Creates and drops the bench's databases on one PostgreSQL server. */
+export class Databases implements BenchDatabases {
   private readonly created: string[] = [];
 
   constructor(readonly serverUrl: string) {}
@@ -43,6 +51,11 @@ export class Databases {
   /** Drops every database made here. */
   async dropAll(): Promise<void> {
     for (const name of this.created.splice(0).reverse()) await this.run(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  }
+
+  /** Sets a server parameter for every new session of one database made here (e.g. synchronous_commit = off). */
+  async setting(database: BenchDatabase, name: "synchronous_commit", value: "on" | "off"): Promise<void> {
+    await this.run(`ALTER DATABASE "${database.name}" SET ${name} = ${value}`);
   }
 
   urlOf(name: string): string {

@@ -1,9 +1,11 @@
-// What the numbers were measured on: cores, memory, load, and the versions of Node, PostgreSQL, RabbitMQ and the peers.
+// What the numbers were measured on: cores, memory, load, and the versions of Node, PostgreSQL, RabbitMQ, MySQL/MariaDB
+// (when a peer ran on it) and the peers.
 // The load average is read before and after, since other work on a shared machine moves every figure.
 
 import { readFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import amqp from "amqplib";
+import * as mariadb from "mariadb";
 import pg from "pg";
 
 function packageVersion(name: string): string {
@@ -11,7 +13,7 @@ function packageVersion(name: string): string {
   return (JSON.parse(readFileSync(url, "utf8")) as { version: string }).version;
 }
 
-export async function describeMachine(databaseUrl: string, amqpUrl: string): Promise<Record<string, unknown>> {
+export async function describeMachine(databaseUrl: string, amqpUrl: string, mysqlUrl?: string): Promise<Record<string, unknown>> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   const postgres = (await client.query<{ server_version: string }>("SHOW server_version")).rows[0]!.server_version;
@@ -25,9 +27,27 @@ export async function describeMachine(databaseUrl: string, amqpUrl: string): Pro
     memoryGiB: Math.round((totalmem() / 2 ** 30) * 10) / 10,
     node: process.version,
     postgres,
+    ...(mysqlUrl ? { mysql: await mysqlVersion(mysqlUrl) } : {}),
     rabbitmq: String(properties.version ?? "unknown"),
     graphileWorker: packageVersion("graphile-worker"),
     pgBoss: packageVersion("pg-boss"),
     loadAverageAtStart: loadavg().map((l) => Math.round(l * 100) / 100),
   };
+}
+
+/** The version a MySQL/MariaDB server reports, e.g. "10.11.19-MariaDB-0+deb12u1". */
+async function mysqlVersion(serverUrl: string): Promise<string> {
+  const url = new URL(serverUrl);
+  const connection = await mariadb.createConnection({
+    host: url.hostname,
+    port: Number(url.port || 3306),
+    user: decodeURIComponent(url.username) || "root",
+    password: decodeURIComponent(url.password) || undefined,
+  });
+  try {
+    const rows = (await connection.query("SELECT VERSION() AS version")) as Array<{ version: string }>;
+    return rows[0]!.version;
+  } finally {
+    await connection.end();
+  }
 }

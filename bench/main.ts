@@ -1,26 +1,32 @@
 // `npm run bench`: runs every scenario of issue 5 for prisma-task-queue, graphile-worker and pg-boss on the local
-// PostgreSQL and RabbitMQ, each run on a fresh database, then prints one markdown table and writes the JSON.
-// Usage: tsx bench/main.ts [--quick] [--only=enqueue,bulk,drain,latency] [--peers=ours,graphile-worker,pg-boss] [--profile]
+// PostgreSQL and RabbitMQ, and for prisma-task-queue on the other dialects (a SQLite file, the local MariaDB or
+// MYSQL_URL), each run on a fresh database, then prints one markdown table and writes the JSON.
+// Usage: tsx bench/main.ts [--quick] [--only=enqueue,bulk,drain,latency] [--peers=ours,graphile-worker,pg-boss,ours-sqlite,ours-mysql] [--profile]
 
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
+import { mysqlServerUrl } from "../test/support/mysql-database.js";
 import { resolveServices } from "../test/support/services.js";
 import { buildChildren } from "./build-children.js";
-import { readConfig, type PeerName } from "./config.js";
-import { Databases, type BenchDatabase } from "./databases.js";
+import { PEERS, readConfig, SCENARIOS, type PeerName } from "./config.js";
+import { Databases, type BenchDatabase, type BenchDatabases } from "./databases.js";
 import { describeMachine } from "./machine.js";
+import { MysqlDatabases } from "./mysql-databases.js";
 import { graphileWorker } from "./peers/graphile-worker.js";
 import { ours } from "./peers/ours.js";
+import { oursMysql } from "./peers/ours-mysql.js";
+import { oursSqlite } from "./peers/ours-sqlite.js";
 import type { Peer, RunTarget } from "./peers/peer.js";
 import { pgBoss } from "./peers/pg-boss.js";
 import { jsonReport, markdownTable } from "./report.js";
 import type { Results } from "./results.js";
 import { runs } from "./runs.js";
+import { SqliteFiles } from "./sqlite-files.js";
 import { judgeTargets } from "./targets.js";
 
-const ALL_PEERS: Record<PeerName, Peer> = { ours, "graphile-worker": graphileWorker, "pg-boss": pgBoss };
+const ALL_PEERS: Record<PeerName, Peer> = { ours, "graphile-worker": graphileWorker, "pg-boss": pgBoss, "ours-sqlite": oursSqlite, "ours-mysql": oursMysql };
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
@@ -29,26 +35,36 @@ async function main(): Promise<void> {
   const config = readConfig();
   await buildChildren();
   const services = await resolveServices();
-  const machine = await describeMachine(services.databaseUrl, services.amqpUrl);
-  log(`machine: ${JSON.stringify(machine)}`);
-  const databases = new Databases(services.databaseUrl);
-  // Ctrl-C: drop what this run created (the worker children exit when the harness goes).
-  process.once("SIGINT", () => void databases.dropAll().finally(() => process.exit(130)));
   const peers = config.peers.map((name) => ALL_PEERS[name]);
+  const onMysql = peers.some((peer) => peer.database === "mysql");
+  const machine = await describeMachine(services.databaseUrl, services.amqpUrl, onMysql ? await mysqlServerUrl() : undefined);
+  log(`machine: ${JSON.stringify(machine)}`);
+  const places: Record<Peer["database"], BenchDatabases> = {
+    postgresql: new Databases(services.databaseUrl),
+    sqlite: new SqliteFiles(),
+    mysql: new MysqlDatabases(),
+  };
+  const dropAll = () => Promise.all(Object.values(places).map((place) => place.dropAll()));
+  // Ctrl-C: drop what this run created (the worker children exit when the harness goes).
+  process.once("SIGINT", () => void dropAll().finally(() => process.exit(130)));
   const results: Results = {};
   const failures: Array<{ run: string; peer: PeerName; error: string }> = [];
-  const target = (database: BenchDatabase): RunTarget => ({
+  const target = (peer: Peer, database: BenchDatabase): RunTarget => ({
     databaseUrl: database.url,
-    amqpUrl: services.amqpUrl,
+    amqpUrl: peer.broker ? services.amqpUrl : "",
     prefix: `ptq_benchrun_${randomBytes(4).toString("hex")}`,
   });
   try {
     const templates = new Map<PeerName, BenchDatabase>();
-    for (const peer of peers) templates.set(peer.name, await databases.template(peer.name, (url) => peer.install({ ...target({ name: "", url }) })));
+    for (const peer of peers) {
+      templates.set(peer.name, await places[peer.database].template(peer.name, (url) => peer.install(target(peer, { name: "", url }))));
+    }
     for (const run of runs(config)) {
       for (const peer of peers) {
+        if (run.applies && !run.applies(peer)) continue;
+        const databases = places[peer.database];
         const database = await databases.clone(templates.get(peer.name)!);
-        const where = target(database);
+        const where = target(peer, database);
         const producer = await peer.open(where);
         try {
           const summary = await run.measure(peer, producer, where, (results[peer.name] ??= {}));
@@ -65,14 +81,14 @@ async function main(): Promise<void> {
       }
     }
   } finally {
-    await databases.dropAll();
+    await dropAll();
     await services.stop();
   }
   const verdicts = judgeTargets(results);
   const table = markdownTable(results, verdicts);
   process.stdout.write(`${table}\n`);
   const durationS = (Date.now() - startedAt.getTime()) / 1000;
-  const full = !config.quick && config.only.length === 4 && config.peers.length === 3;
+  const full = !config.quick && config.only.length === SCENARIOS.length && config.peers.length === PEERS.length;
   const file = fileURLToPath(new URL(`./results/${config.quick ? "quick" : full ? "latest" : "partial"}.json`, import.meta.url));
   mkdirSync(fileURLToPath(new URL("./results", import.meta.url)), { recursive: true });
   const settings = Object.fromEntries(peers.map((peer) => [peer.name, peer.settings]));

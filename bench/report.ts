@@ -1,5 +1,5 @@
-// Turns a run into the printed markdown table (every figure beside graphile-worker's and pg-boss's, with
-// ours ÷ theirs) and the JSON written to bench/results/latest.json.
+// Turns a run into the printed markdown table (every figure of ours on PostgreSQL beside graphile-worker's and
+// pg-boss's, with ours ÷ theirs, and ours on each other dialect measured) and the JSON written to bench/results/.
 
 import { PEERS, type PeerName } from "./config.js";
 import { ratio, ROWS, type Results, type Row } from "./results.js";
@@ -20,15 +20,20 @@ function formatRatio(value: number | undefined): string {
 
 /** The markdown table. Ratios are ours ÷ peer: above 1 is better for rates, below 1 for latency and memory. */
 export function markdownTable(results: Results, verdicts: TargetVerdict[]): string {
+  // The three PostgreSQL columns always (the ratios read them); another dialect's only when it was measured.
+  const columns = PEERS.filter((peer) => peer === "ours" || peer === "graphile-worker" || peer === "pg-boss" || results[peer] !== undefined);
+  const others = columns.slice(3);
   const lines = [
-    "| Figure | Unit | ours | graphile-worker | pg-boss | ours ÷ graphile-worker | ours ÷ pg-boss | Target (issue 5) |",
-    "|---|---|--:|--:|--:|--:|--:|---|",
+    `| Figure | Unit | ${columns.join(" | ")} | ours ÷ graphile-worker | ours ÷ pg-boss | Targets |`,
+    `|---|---|${columns.map(() => "--:|").join("")}--:|--:|---|`,
   ];
   for (const row of ROWS) {
-    const cells = PEERS.map((peer) => format(results[peer] && row.value(results[peer]!), row.unit));
+    const measured = (peer: PeerName) => results[peer] && row.value(results[peer]!);
+    if (others.length > 0 && columns.every((peer) => measured(peer) === undefined)) continue;
+    const cells = columns.map((peer) => format(measured(peer), row.unit));
     const targets = verdicts
       .filter((v) => v.row === row.key)
-      .map((v) => `${v.target}: ${v.met === undefined ? "not measured" : v.met ? "**met**" : "**missed**"} (${v.measured})`)
+      .map((v) => `${v.peer === "ours" ? "" : `${v.peer}: `}${v.target}: ${v.met === undefined ? "not measured" : v.met ? "**met**" : "**missed**"} (${v.measured})`)
       .join("; ");
     lines.push(
       `| ${row.label} | ${row.unit} | ${cells.join(" | ")} | ${formatRatio(ratio(row, results, "graphile-worker"))} | ` +

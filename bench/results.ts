@@ -15,6 +15,8 @@ export interface PeerResults {
   /** Every run of each layout. */
   drainRuns?: Partial<Record<"1x10" | "2x5", DrainResult[]>>;
   latency?: LatencyResult;
+  /** The same with the worker inside the app's process (peers with an in-process worker). */
+  latencyInProcess?: LatencyResult;
 }
 
 export type Results = Partial<Record<PeerName, PeerResults>>;
@@ -39,6 +41,9 @@ export const ROWS: Row[] = [
   { key: "latency.p90", label: "4. commit → handler start at 200/s, p90", unit: "ms", better: "lower", value: (r) => r.latency?.p90 },
   { key: "latency.p99", label: "4. commit → handler start at 200/s, p99", unit: "ms", better: "lower", value: (r) => r.latency?.p99 },
   { key: "latency.max", label: "4. commit → handler start at 200/s, max", unit: "ms", better: "lower", value: (r) => r.latency?.max },
+  { key: "latency.inProcess.p50", label: "4. same, worker in the app's process, p50", unit: "ms", better: "lower", value: (r) => r.latencyInProcess?.p50 },
+  { key: "latency.inProcess.p99", label: "4. same, worker in the app's process, p99", unit: "ms", better: "lower", value: (r) => r.latencyInProcess?.p99 },
+  { key: "latency.inProcess.max", label: "4. same, worker in the app's process, max", unit: "ms", better: "lower", value: (r) => r.latencyInProcess?.max },
   { key: "rss.1x10", label: "5. worker peak RSS, drain 1 × 10 (highest run)", unit: "MB", better: "lower", value: (r) => peakRss(r, "1x10") },
   { key: "rss.2x5", label: "5. worker peak RSS, drain 2 × 5 (highest process and run)", unit: "MB", better: "lower", value: (r) => peakRss(r, "2x5") },
 ];

@@ -13,6 +13,8 @@ import { latency } from "./scenarios/latency.js";
 export interface Run {
   name: string;
   scenario: BenchConfig["only"][number];
+  /** Whether it measures `peer` (default: every peer). */
+  applies?(peer: Peer): boolean;
   measure(peer: Peer, producer: Producer, target: RunTarget, into: PeerResults): Promise<string>;
 }
 
@@ -38,6 +40,24 @@ export function runs(config: BenchConfig): Run[] {
       return `${Math.round(result.tasksPerSecond)} tasks/s (${(result.durationMs / 1000).toFixed(2)} s, handled ${result.handled}), peak RSS ${result.peakRssMb.toFixed(0)} MB (${result.startedRssMb.toFixed(0)} MB once started; heap ${result.peakHeapTotalMb.toFixed(0)} MB, external ${result.peakExternalMb.toFixed(0)} MB)`;
     },
   });
+  const latencyRun = (inProcess: boolean): Run => ({
+    name: `latency at ${config.latencyRate}/s${inProcess ? ", worker in the app's process" : ""}`,
+    scenario: "latency",
+    applies: (peer) => !inProcess || peer.startInProcess !== undefined,
+    async measure(peer, producer, target, into) {
+      const result = await latency(peer, producer, target, {
+        rate: config.latencyRate,
+        seconds: config.latencySeconds,
+        timeoutMs,
+        profileName: inProcess ? undefined : profileName(peer, "latency"),
+        inProcess,
+      });
+      if (inProcess) into.latencyInProcess = result;
+      else into.latency = result;
+      const ms = (v: number) => v.toFixed(2);
+      return `p50 ${ms(result.p50)} p90 ${ms(result.p90)} p99 ${ms(result.p99)} max ${ms(result.max)} ms (${result.samples} samples, ${result.missing} missing, ${Math.round(result.achievedRate)}/s; harness loop delay p50 ${ms(result.harnessLoopDelayMs.p50)} p99 ${ms(result.harnessLoopDelayMs.p99)} ms)`;
+    },
+  });
   const drains = Array.from({ length: config.drainRepeats }, (_, i) => [drainRun(1, 10, i + 1), drainRun(2, 5, i + 1)]).flat();
   const all: Run[] = [
     {
@@ -60,21 +80,8 @@ export function runs(config: BenchConfig): Run[] {
       },
     },
     ...drains,
-    {
-      name: `latency at ${config.latencyRate}/s`,
-      scenario: "latency",
-      async measure(peer, producer, target, into) {
-        const result = await latency(peer, producer, target, {
-          rate: config.latencyRate,
-          seconds: config.latencySeconds,
-          timeoutMs,
-          profileName: profileName(peer, "latency"),
-        });
-        into.latency = result;
-        const ms = (v: number) => v.toFixed(2);
-        return `p50 ${ms(result.p50)} p90 ${ms(result.p90)} p99 ${ms(result.p99)} max ${ms(result.max)} ms (${result.samples} samples, ${result.missing} missing, ${Math.round(result.achievedRate)}/s; harness loop delay p50 ${ms(result.harnessLoopDelayMs.p50)} p99 ${ms(result.harnessLoopDelayMs.p99)} ms)`;
-      },
-    },
+    latencyRun(false),
+    latencyRun(true),
   ];
   return all.filter((run) => config.only.includes(run.scenario));
 }

@@ -1,17 +1,20 @@
-// Drains tasks with one in-process worker of ours and prints where its statements went: how many of each kind, how
-// many rows each carried, how long they took, and how long start() took. For tuning the worker, not for the table.
-// Usage: npx tsx bench/trace-drain.ts [--count=20000] [--concurrency=10] [--options='{"claimAhead":100}'] [--allocations]
+// Drains tasks with one in-process worker of ours and prints where its store operations went: how many of each kind,
+// how many rows each carried, how long they took, and how long start() took. For tuning the worker, not for the table.
+// Usage: npx tsx bench/trace-drain.ts [--peer=ours|ours-sqlite|ours-mysql] [--count=20000] [--concurrency=10] [--options='{"claimAhead":100}'] [--allocations]
 // --allocations samples every allocation during the drain (collected ones included) and prints the largest sites.
 
 import { Session } from "node:inspector/promises";
 import { execSync } from "node:child_process";
 import { performance } from "node:perf_hooks";
-import { pgDb } from "../src/db/pg-db.js";
-import type { TransactionalDb } from "../src/db/driver.js";
-import { silentLogger } from "../src/index.js";
+import { openStore, silentLogger, type Store } from "../src/index.js";
 import { createWorker, type WorkerOptions } from "../src/worker/create-worker.js";
-import { Databases } from "./databases.js";
+import { Databases, type BenchDatabases } from "./databases.js";
+import { MysqlDatabases } from "./mysql-databases.js";
 import { ours } from "./peers/ours.js";
+import { oursMysql } from "./peers/ours-mysql.js";
+import { oursSqlite } from "./peers/ours-sqlite.js";
+import type { Peer } from "./peers/peer.js";
+import { SqliteFiles } from "./sqlite-files.js";
 import { benchTasks } from "./peers/ours-tasks.js";
 import { sleep } from "./clock.js";
 import { resolveServices } from "../test/support/services.js";
@@ -27,43 +30,47 @@ interface Kind {
   ms: number;
 }
 
-/** Names a statement by its first words, so claims, completions and the rest are counted apart. */
-function kindOf(text: string): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  if (/^WITH locked AS/.test(flat)) return "claim by id";
-  if (/SET status = 'succeeded'/.test(flat)) return "complete";
-  if (/lease_expires_at = now\(\) \+/.test(flat) && /^UPDATE/.test(flat)) return "extend leases";
-  return flat.slice(0, 50);
-}
 
+const peers: Record<string, Peer> = { ours, "ours-sqlite": oursSqlite, "ours-mysql": oursMysql };
+const peer = peers[arg("peer", "ours")];
+if (!peer) throw new Error(`--peer=${arg("peer", "ours")}: use one of ${Object.keys(peers).join(", ")}`);
 const services = await resolveServices();
-const databases = new Databases(services.databaseUrl);
-const template = await databases.template("trace", (url) => ours.install({ databaseUrl: url, amqpUrl: "", prefix: "" }));
+const databases: BenchDatabases =
+  peer.database === "sqlite" ? new SqliteFiles() : peer.database === "mysql" ? new MysqlDatabases() : new Databases(services.databaseUrl);
+/** The database server's processes (by command line) and its name, for the CPU line; SQLite has none. */
+const server = { postgresql: { name: "PostgreSQL", pattern: "postgres" }, mysql: { name: "MySQL", pattern: "mariadbd|mysqld" }, sqlite: undefined }[peer.database];
+const template = await databases.template("trace", (url) => peer.install({ databaseUrl: url, amqpUrl: "", prefix: "" }));
 const database = await databases.clone(template);
-const target = { databaseUrl: database.url, amqpUrl: services.amqpUrl, prefix: `ptq_trace_${process.pid}` };
-const producer = await ours.open(target);
-const pool = pgDb(target.databaseUrl, { max: 6 });
-if (process.argv.includes("--async-commit")) await pool.query(`ALTER DATABASE "${database.name}" SET synchronous_commit = off`, []);
+const target = { databaseUrl: database.url, amqpUrl: peer.broker ? services.amqpUrl : "", prefix: `ptq_trace_${process.pid}` };
+const producer = await peer.open(target);
+const pool = openStore(target.databaseUrl, { max: 6 });
+if (process.argv.includes("--async-commit") && databases instanceof Databases) await databases.setting(database, "synchronous_commit", "off");
 const kinds = new Map<string, Kind>();
-const db: TransactionalDb = {
-  async query<Row>(text: string, values: readonly unknown[], name?: string) {
-    const began = performance.now();
-    const rows = await pool.query<Row>(text, values, name);
-    const kind = kinds.get(kindOf(text)) ?? { calls: 0, rows: 0, ms: 0 };
-    kind.calls += 1;
-    kind.rows += rows.length;
-    kind.ms += performance.now() - began;
-    kinds.set(kindOf(text), kind);
-    return rows;
+/** The worker's operations on the store, timed, with the rows they returned. */
+const TRACED = new Set(["claimByIds", "claimDue", "complete", "fail", "extendLeases", "release"]);
+const store = new Proxy(pool, {
+  get(inner, property) {
+    const value = Reflect.get(inner, property) as unknown;
+    if (typeof value !== "function" || typeof property !== "string") return value;
+    if (!TRACED.has(property)) return value.bind(inner);
+    return async (...args: unknown[]) => {
+      const began = performance.now();
+      const result = await (value as (...a: unknown[]) => unknown).apply(inner, args);
+      const kind = kinds.get(property) ?? { calls: 0, rows: 0, ms: 0 };
+      kind.calls += 1;
+      kind.rows += Array.isArray(result) ? result.length : 0;
+      kind.ms += performance.now() - began;
+      kinds.set(property, kind);
+      return result;
+    };
   },
-  transaction: (fn) => pool.transaction(fn),
-};
+}) as Store;
 try {
   await producer.seed(count);
   let handled = 0;
   const worker = createWorker({
     tasks: benchTasks(() => void (handled += 1)),
-    db,
+    store,
     amqpUrl: target.amqpUrl,
     amqpPrefix: target.prefix,
     concurrency,
@@ -79,7 +86,7 @@ try {
       includeObjectsCollectedByMinorGC: true,
     } as object);
   }
-  const pgBefore = cpuTicks("postgres");
+  const serverBefore = server ? cpuTicks(server.pattern) : 0;
   const rabbitBefore = cpuTicks("beam.smp");
   const nodeBefore = process.cpuUsage();
   const t0 = performance.now();
@@ -89,7 +96,8 @@ try {
   const total = performance.now() - t0;
   const nodeCpu = process.cpuUsage(nodeBefore);
   console.log(
-    `CPU during the drain: this process ${((nodeCpu.user + nodeCpu.system) / 1000).toFixed(0)} ms, PostgreSQL ${(cpuTicks("postgres") - pgBefore) * 10} ms, RabbitMQ ${(cpuTicks("beam.smp") - rabbitBefore) * 10} ms`,
+    `CPU during the drain: this process ${((nodeCpu.user + nodeCpu.system) / 1000).toFixed(0)} ms, ` +
+      `${server ? `${server.name} ${(cpuTicks(server.pattern) - serverBefore) * 10} ms, ` : ""}RabbitMQ ${(cpuTicks("beam.smp") - rabbitBefore) * 10} ms`,
   );
   if (session) {
     const { profile } = (await session.post("HeapProfiler.stopSampling")) as { profile: { head: AllocationNode } };
@@ -104,8 +112,9 @@ try {
 } finally {
   await producer.close();
   await pool.close();
-  await ours.cleanup(target);
+  await peer.cleanup(target);
   await databases.dropAll();
+  await services.stop();
 }
 
 interface AllocationNode {
@@ -136,9 +145,9 @@ function printAllocations(head: AllocationNode, tasks: number): void {
   }
 }
 
-/** CPU time (user + system, in clock ticks of 10 ms) of every process whose command line contains `pattern`. */
+/** CPU time (user + system, in clock ticks of 10 ms) of every process whose command line matches `pattern` (pgrep -f). */
 function cpuTicks(pattern: string): number {
-  const out = execSync(`for p in $(pgrep -f ${pattern}); do cat /proc/$p/stat 2>/dev/null; echo; done`, { encoding: "utf8" });
+  const out = execSync(`for p in $(pgrep -f '${pattern}'); do cat /proc/$p/stat 2>/dev/null; echo; done`, { encoding: "utf8" });
   let ticks = 0;
   for (const line of out.split("\n")) {
     const fields = line.slice(line.lastIndexOf(")") + 2).split(" ");

@@ -9,6 +9,8 @@ import { GRAPHILE_TASK, graphileWorkerOptions, silentGraphileLogger } from "./gr
 import type { Peer, Producer } from "./peer.js";
 
 export const graphileWorker: Peer = {
+  database: "postgresql",
+  broker: false,
   name: "graphile-worker",
   workerModule: "../peers/graphile-worker-worker.js",
   settings: {

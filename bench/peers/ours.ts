@@ -4,8 +4,8 @@
 import amqp from "amqplib";
 import pg from "pg";
 import { silentLogger, taskQueue } from "../../src/index.js";
-import { topology } from "../../src/broker/topology.js";
-import { benchPrisma, BUSINESS_TRANSACTION } from "../prisma.js";
+import { topology } from "../../src/wakeups/rabbitmq/topology.js";
+import { benchPrisma, BUSINESS_TRANSACTION, type BenchPrisma } from "../prisma.js";
 import { applySchema } from "../../test/support/schema.js";
 import { BENCH_TASK, benchTasks } from "./ours-tasks.js";
 import type { Peer, Producer, RunTarget } from "./peer.js";
@@ -15,6 +15,8 @@ const LONG_TRANSACTION = { timeout: 120_000, maxWait: 10_000 };
 
 export const ours: Peer = {
   name: "ours",
+  database: "postgresql",
+  broker: true,
   workerModule: "../peers/ours-worker.js",
   settings: {
     concurrency: "10 (1 process) or 5 (2 processes): the worker's `concurrency`, also its RabbitMQ prefetch",
@@ -29,62 +31,73 @@ export const ours: Peer = {
   },
 
   async open(target) {
-    const base = benchPrisma(target.databaseUrl);
-    const client = base.$extends(taskQueue({ tasks: benchTasks(), amqpUrl: target.amqpUrl, amqpPrefix: target.prefix, logger: silentLogger }));
     const pool = new pg.Pool({ connectionString: target.databaseUrl, max: 2 });
     pool.on("error", () => {}); // the scenario's database is dropped WITH (FORCE) after close()
-    const addMany = (count: number) =>
-      client.$transaction(
-        (tx) => tx.task.enqueueMany(Array.from({ length: count }, (_, n) => ({ name: BENCH_TASK, payload: { n } }))),
-        LONG_TRANSACTION,
-      );
-    const producer: Producer = {
-      async transaction(n, enqueue) {
-        if (!enqueue) {
-          await base.$transaction(async (tx) => {
-            await tx.report.create({ data: {} });
-          }, BUSINESS_TRANSACTION);
-          return;
-        }
-        await client.$transaction(async (tx) => {
-          await tx.report.create({ data: {} });
-          await tx.task.enqueue(BENCH_TASK, { n });
-        }, BUSINESS_TRANSACTION);
-      },
-      async bulkAdd(count) {
-        await addMany(count);
-      },
-      async seed(count) {
-        await addMany(count);
-        await client.$taskQueue.flush();
-      },
+    return oursProducer(benchPrisma(target.databaseUrl), target, {
       async remaining() {
         const { rows } = await pool.query<{ left: number }>(
           `SELECT (EXISTS (SELECT 1 FROM tasks WHERE status = 'pending') OR EXISTS (SELECT 1 FROM tasks WHERE status = 'running'))::int AS left`,
         );
         return rows[0]!.left;
       },
-      flush: () => client.$taskQueue.flush(),
-      async close() {
-        await client.$taskQueue.close();
-        await base.$disconnect();
-        await pool.end();
-      },
-    };
-    return producer;
+      close: () => pool.end(),
+    });
   },
 
   async cleanup(target: RunTarget) {
-    const names = topology(target.prefix);
-    const model = await amqp.connect(target.amqpUrl);
-    try {
-      const channel = await model.createChannel();
-      await channel.deleteQueue(names.queueName("default"));
-      await channel.deleteQueue(names.deadLetterQueue);
-      await channel.deleteExchange(names.exchange);
-      await channel.deleteExchange(names.deadLetterExchange);
-    } finally {
-      await model.close();
-    }
+    await deleteTopology(target);
   },
 };
+
+/**
+ * Ours as the app sees it on any dialect: the extension on the app's Prisma client `base`, enqueue inside its
+ * transactions. `remaining` and `close` come from the dialect's peer (a cheap query of its own).
+ */
+export function oursProducer(base: BenchPrisma, target: RunTarget, own: { remaining(): Promise<number>; close(): Promise<void> }): Producer {
+  const client = base.$extends(taskQueue({ tasks: benchTasks(), amqpUrl: target.amqpUrl, amqpPrefix: target.prefix, logger: silentLogger }));
+  const addMany = (count: number) =>
+    client.$transaction((tx) => tx.task.enqueueMany(Array.from({ length: count }, (_, n) => ({ name: BENCH_TASK, payload: { n } }))), LONG_TRANSACTION);
+  return {
+    async transaction(n, enqueue) {
+      if (!enqueue) {
+        await base.$transaction(async (tx) => {
+          await tx.report.create({ data: {} });
+        }, BUSINESS_TRANSACTION);
+        return;
+      }
+      await client.$transaction(async (tx) => {
+        await tx.report.create({ data: {} });
+        await tx.task.enqueue(BENCH_TASK, { n });
+      }, BUSINESS_TRANSACTION);
+    },
+    async bulkAdd(count) {
+      await addMany(count);
+    },
+    async seed(count) {
+      await addMany(count);
+      await client.$taskQueue.flush();
+    },
+    remaining: () => own.remaining(),
+    flush: () => client.$taskQueue.flush(),
+    async close() {
+      await client.$taskQueue.close();
+      await base.$disconnect();
+      await own.close();
+    },
+  };
+}
+
+/** Deletes the RabbitMQ queues and exchanges of a run's prefix. */
+export async function deleteTopology(target: RunTarget): Promise<void> {
+  const names = topology(target.prefix);
+  const model = await amqp.connect(target.amqpUrl);
+  try {
+    const channel = await model.createChannel();
+    await channel.deleteQueue(names.queueName("default"));
+    await channel.deleteQueue(names.deadLetterQueue);
+    await channel.deleteExchange(names.exchange);
+    await channel.deleteExchange(names.deadLetterExchange);
+  } finally {
+    await model.close();
+  }
+}

@@ -6,6 +6,7 @@ import type { PeerName } from "../config.js";
 /** Where one scenario runs: its own database, and for ours its own RabbitMQ prefix. */
 export interface RunTarget {
   databaseUrl: string;
+  /** The broker, or "" for none. */
   amqpUrl: string;
   /** Unique per scenario, so wake-ups of one run never reach another's workers. */
   prefix: string;
@@ -43,6 +44,15 @@ export interface WorkerStart {
 
 export interface Peer {
   name: PeerName;
+  /** Which database it runs on: the harness makes its databases there (databases.ts, sqlite-files.ts, mysql-databases.ts). */
+  database: "postgresql" | "sqlite" | "mysql";
+  /** Whether its target gets the local RabbitMQ (`amqpUrl` is "" otherwise: the library's default of no broker). */
+  broker: boolean;
+  /**
+   * Starts its worker inside the harness process, beside the app's client, for the in-process latency row. Only a
+   * peer whose wake-ups can travel inside one process has it (ours on SQLite).
+   */
+  startInProcess?(start: WorkerStart): Promise<WorkerHandle>;
   /** Installs the peer's schema (and the business table) into an empty database, which becomes the template. */
   install(target: RunTarget): Promise<void>;
   open(target: RunTarget): Promise<Producer>;

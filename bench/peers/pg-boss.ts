@@ -14,6 +14,8 @@ function producerBoss(connectionString: string): PgBoss {
 }
 
 export const pgBoss: Peer = {
+  database: "postgresql",
+  broker: false,
   name: "pg-boss",
   workerModule: "../peers/pg-boss-worker.js",
   settings: {

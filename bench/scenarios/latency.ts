@@ -1,11 +1,11 @@
-// Scenario 4: idle workers (1 process × 10), then one enqueue per transaction at `rate` per second for `seconds`;
-// for each task, the handler's start minus the moment its transaction's commit returned, on one wall clock.
-// A one-second warm-up at the same rate comes first and is not counted.
+// Scenario 4: idle workers (1 process × 10, or a worker of 10 inside the harness, the app's process), then one
+// enqueue per transaction at `rate` per second for `seconds`; for each task, the handler's start minus the moment its
+// transaction's commit returned, on one wall clock. A one-second warm-up at the same rate comes first and is not counted.
 
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { sleep, wallMs } from "../clock.js";
 import { WorkerProcesses } from "../child/worker-processes.js";
-import type { Peer, Producer, RunTarget } from "../peers/peer.js";
+import type { Peer, Producer, RunTarget, WorkerHandle } from "../peers/peer.js";
 import { percentile } from "../stats.js";
 
 export interface LatencyResult {
@@ -33,12 +33,9 @@ export async function latency(
   peer: Peer,
   producer: Producer,
   target: RunTarget,
-  options: { rate: number; seconds: number; timeoutMs: number; profileName?: string },
+  options: { rate: number; seconds: number; timeoutMs: number; profileName?: string; inProcess?: boolean },
 ): Promise<LatencyResult> {
-  const workers = await WorkerProcesses.spawn(
-    { workerModule: peer.workerModule, target, concurrency: 10, record: true },
-    { processes: 1, profileName: options.profileName, timeoutMs: options.timeoutMs },
-  );
+  const workers = options.inProcess ? await InProcessWorker.start(peer, target) : await childWorker(peer, target, options);
   try {
     const crashed = workers.crashed();
     await Promise.race([workers.start(), crashed]);
@@ -74,8 +71,7 @@ export async function latency(
       if (wallMs() > deadline) throw new Error(`${peer.name}: latency tasks still unfinished after ${options.timeoutMs} ms`);
       await sleep(20);
     }
-    const [report] = await workers.stop();
-    const startOf = new Map(report!.starts);
+    const startOf = new Map(await workers.stop());
     const samples: number[] = [];
     for (let n = warmup; n < total; n++) {
       const start = startOf.get(n);
@@ -96,5 +92,60 @@ export async function latency(
   } catch (error) {
     workers.kill();
     throw error;
+  }
+}
+
+/** The worker side of a latency run: started, watched for a crash, stopped with the handler starts it recorded. */
+interface LatencyWorkers {
+  start(): Promise<unknown>;
+  crashed(): Promise<never>;
+  /** Resolves with [payload n, handler start (wall ms)] of every run. */
+  stop(): Promise<Array<[number, number]>>;
+  kill(): void;
+}
+
+async function childWorker(peer: Peer, target: RunTarget, options: { timeoutMs: number; profileName?: string }): Promise<LatencyWorkers> {
+  const workers = await WorkerProcesses.spawn(
+    { workerModule: peer.workerModule, target, concurrency: 10, record: true },
+    { processes: 1, profileName: options.profileName, timeoutMs: options.timeoutMs },
+  );
+  return {
+    start: () => workers.start(),
+    crashed: () => workers.crashed(),
+    stop: async () => (await workers.stop())[0]!.starts,
+    kill: () => workers.kill(),
+  };
+}
+
+/** The peer's worker inside this process, beside the app's client (see Peer.startInProcess). */
+class InProcessWorker implements LatencyWorkers {
+  private handle: WorkerHandle | undefined;
+  private readonly starts: Array<[number, number]> = [];
+
+  private constructor(
+    private readonly peer: Peer,
+    private readonly target: RunTarget,
+  ) {}
+
+  static async start(peer: Peer, target: RunTarget): Promise<InProcessWorker> {
+    if (!peer.startInProcess) throw new Error(`${peer.name} has no in-process worker`);
+    return new InProcessWorker(peer, target);
+  }
+
+  async start(): Promise<void> {
+    this.handle = await this.peer.startInProcess!({ target: this.target, concurrency: 10, onRun: (n) => void this.starts.push([n, wallMs()]) });
+  }
+
+  crashed(): Promise<never> {
+    return new Promise<never>(() => {}); // a crash in this process ends the harness itself
+  }
+
+  async stop(): Promise<Array<[number, number]>> {
+    await this.handle?.stop();
+    return this.starts;
+  }
+
+  kill(): void {
+    void this.handle?.stop();
   }
 }
