@@ -1,7 +1,7 @@
 // Live view of the demo in the terminal: counts by status and throughput, redrawn in place on a TTY,
-// one line per second otherwise.
+// one line per second otherwise. Read through the queue's store and the app's client, so it reads either database.
 
-import type pg from "pg";
+import type { Store } from "../src/index.js";
 
 export interface Snapshot {
   counts: Record<string, number>;
@@ -9,12 +9,17 @@ export interface Snapshot {
   elapsedMs: number;
 }
 
-export async function snapshot(pool: pg.Pool, startedAt: number): Promise<Snapshot> {
-  const [{ rows }, runs] = await Promise.all([
-    pool.query("SELECT status, count(*)::int AS n FROM tasks GROUP BY status"),
-    pool.query("SELECT count(*)::int AS n FROM demo_runs WHERE outcome = 'succeeded'"),
-  ]);
-  return { counts: Object.fromEntries(rows.map((r) => [r.status, r.n])), runs: runs.rows[0].n, elapsedMs: Date.now() - startedAt };
+/** What the demo reads: the store's counts and the number of successful runs in demo_runs. */
+export interface DemoReader {
+  store: Store;
+  successfulRuns(): Promise<number>;
+}
+
+export async function snapshot(reader: DemoReader, startedAt: number): Promise<Snapshot> {
+  const [counts, runs] = await Promise.all([reader.store.countTasks(), reader.successfulRuns()]);
+  const byStatus: Record<string, number> = {};
+  for (const row of counts) byStatus[row.status] = (byStatus[row.status] ?? 0) + row.count;
+  return { counts: byStatus, runs, elapsedMs: Date.now() - startedAt };
 }
 
 export function render(s: Snapshot, phase: string): string {

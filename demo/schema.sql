@@ -1,6 +1,6 @@
 -- Demo tables: one row per handler run, so the verdict can prove "committed → ran once" from the database.
 CREATE TABLE "demo_runs" (
-    "task_id" UUID NOT NULL,
+    "task_id" TEXT NOT NULL,
     "attempt" INTEGER NOT NULL,
     "outcome" TEXT NOT NULL,
     "at" TIMESTAMPTZ(6) NOT NULL DEFAULT now()
