@@ -1,4 +1,4 @@
-// `npm run soak -- --minutes 10 [--seed N] [--workers 3] [--dialect postgresql|sqlite|mysql]`: the long soak on the local
+// `npm run soak -- --minutes 10 [--seed N] [--workers 3] [--dialect postgresql|sqlite|mysql|mariadb]`: the long soak on the local
 // services, in its own database (PostgreSQL: a fresh database on the server; SQLite: a fresh file; MySQL: a fresh
 // database on MYSQL_URL, else the local MariaDB; all with the local RabbitMQ). Prints the fault log, the summary table
 // and any violation, writes them to .artifacts/soak-<dialect>-latest.md; exits 1 when an invariant broke or the soak did
@@ -46,6 +46,8 @@ const dialects: Record<string, () => Promise<{ url: string; drop: () => Promise<
     return { url: mysqlSoakUrl(server, name), drop: () => runMysqlScripts(server, undefined, [`DROP DATABASE IF EXISTS \`${name}\``]) };
   },
 };
+// MariaDB is served by the mysql dialect; `--dialect mariadb` names the server this machine runs.
+if (values.dialect === "mariadb") values.dialect = "mysql";
 const create = dialects[values.dialect!];
 if (!create) throw new Error(`--dialect ${values.dialect}: use one of ${Object.keys(dialects).join(", ")}`);
 const services = await resolveServices();
