@@ -98,7 +98,14 @@ export async function initCommand(argv: string[], io: CommandIo): Promise<number
   const clash = existing.find(({ text }) => new RegExp(`^\\s*model\\s+${model}\\s*\\{`, "m").test(text));
   if (clash) {
     if (clash.text.includes(MARKER)) {
-      io.out(`Nothing to do: ${relative(io.cwd, clash.file)} already has the prisma-task-queue model ${model}.\n`);
+      const missing = missingFields(taskModelSource(dialect.schemaFiles), clash.text, model);
+      io.out(
+        missing.length === 0
+          ? `Nothing to do: ${relative(io.cwd, clash.file)} already has the prisma-task-queue model ${model}.\n`
+          : `${relative(io.cwd, clash.file)} already has the prisma-task-queue model ${model}, from an earlier version: it lacks ` +
+              `${missing.join(", ")}. Add them from the package's model and copy its newer migrations into your migrations ` +
+              `folder (see docs/prisma-migrate.md in prisma-task-queue); init writes nothing over an existing model.\n`,
+      );
       return 0;
     }
     io.err(
@@ -181,6 +188,16 @@ function datasourceProvider(texts: readonly string[]): string | undefined {
     if (provider) return provider[1];
   }
   return undefined;
+}
+
+/** Fields of the shipped Task model that the app's copy of it (model `model` in `text`) does not have. */
+function missingFields(shipped: string, text: string, model: string): string[] {
+  const fieldsOf = (source: string, name: string) => {
+    const block = new RegExp(`^\\s*model\\s+${name}\\s*\\{([^}]*)\\}`, "m").exec(source)?.[1] ?? "";
+    return [...block.matchAll(/^\s*([a-z]\w*)\s+[A-Z]/gm)].map((match) => match[1]!);
+  };
+  const present = new Set(fieldsOf(text, model));
+  return fieldsOf(shipped, "Task").filter((field) => !present.has(field));
 }
 
 function snakeCase(name: string): string {

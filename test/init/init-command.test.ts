@@ -102,6 +102,24 @@ describe("task-runner init", () => {
     expect(readdirSync(join(cwd, "prisma/migrations"))).toHaveLength(1);
   });
 
+  it("names the fields an earlier version's model lacks, and writes nothing over it", async () => {
+    const cwd = project({ "prisma/schema.prisma": BASE });
+    await run(cwd);
+    const current = readFileSync(join(cwd, "prisma/schema.prisma"), "utf8");
+    const older = current.replace(/^ {2}finishedBy .*\n/m, "").replace(/^ {2}errors .*\n/m, "");
+    expect(older).not.toBe(current);
+    writeFileSync(join(cwd, "prisma/schema.prisma"), older);
+    const again = await run(cwd);
+    expect(again.code).toBe(0);
+    expect(again.out).toBe(
+      "prisma/schema.prisma already has the prisma-task-queue model Task, from an earlier version: it lacks finishedBy, errors. " +
+        "Add them from the package's model and copy its newer migrations into your migrations folder " +
+        "(see docs/prisma-migrate.md in prisma-task-queue); init writes nothing over an existing model.\n",
+    );
+    expect(readFileSync(join(cwd, "prisma/schema.prisma"), "utf8")).toBe(older);
+    expect(readdirSync(join(cwd, "prisma/migrations"))).toHaveLength(1);
+  });
+
   it("adds a file to a multi-file schema folder", async () => {
     const cwd = project({ "prisma/schema/base.prisma": BASE, "prisma/schema/user.prisma": "model User {\n  id Int @id\n}\n" });
     const result = await run(cwd);
