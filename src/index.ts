@@ -34,6 +34,7 @@ export type { Worker, WorkerOptions } from "./worker/create-worker.js";
 export { openStore } from "./open-store.js";
 export type { StoreOptions } from "./open-store.js";
 export type { Store } from "./store/store.js";
+export type { TaskErrorEntry } from "./store/error-history.js";
 export type { DeadTaskNotification } from "./wakeups/dead-task-notification.js";
 export { createCleaner } from "./cleaner/create-cleaner.js";
 export type { Cleaner, CleanerOptions, CleanerPass } from "./cleaner/create-cleaner.js";

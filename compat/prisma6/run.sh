@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the Prisma 6.19 compat check: packs this repository, installs it beside Prisma 6.19, generates the client
-# (PRISMA_*_BINARY point at any file: generate runs no engine), applies the SQL migration to a fresh database, runs check.ts.
+# (PRISMA_*_BINARY point at any file: generate runs no engine), applies the SQL migrations to a fresh database, runs check.ts.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -16,5 +16,8 @@ PRISMA_SCHEMA_ENGINE_BINARY="$(command -v node)" PRISMA_QUERY_ENGINE_LIBRARY="$(
 url="$(node -e 'const u=new URL(process.argv[1]); u.pathname="/"+process.argv[2]; console.log(u.toString())' "$server" "$db")"
 psql "$server" -q -c "CREATE DATABASE \"$db\""
 trap 'psql "$server" -q -c "DROP DATABASE IF EXISTS \"$db\" WITH (FORCE)"' EXIT
-psql "$url" -q -f "$root/prisma/migrations/20261121000000_task_queue/migration.sql" -f "$root/test/sql/business.sql"
+# Every shipped migration, oldest first (the glob sorts by the timestamp that starts each folder's name).
+migrations=()
+for dir in "$root"/prisma/migrations/[0-9]*_*/; do migrations+=(-f "${dir}migration.sql"); done
+psql "$url" -q -v ON_ERROR_STOP=1 "${migrations[@]}" -f "$root/test/sql/business.sql"
 DATABASE_URL="$url" npx tsx check.ts

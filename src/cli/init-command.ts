@@ -7,6 +7,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { dialectForProvider, supportedProviders } from "../dialects/index.js";
 import { taskMigrationSources, taskModelSource } from "../package-files.js";
+import { appPrefix } from "./app-prefix.js";
 
 export interface CommandIo {
   cwd: string;
@@ -24,6 +25,9 @@ Options:
   --model <Name>       model name, when your app already has a model named Task (default: Task)
   --table <name>       table name (default: tasks, or the model name in snake_case plural when --model is given)
   --migrations <dir>   migrations folder (default: "migrations" beside the schema)
+  --prefix <name>      RabbitMQ prefix of this app's exchanges and queues for the printed setup (default: from
+                       package.json's name, so apps sharing a broker do not collide; the library's default is
+                       "task_queue")
   --dry-run            print what would change, write nothing
   -h, --help           show this help
 `;
@@ -41,6 +45,7 @@ export async function initCommand(argv: string[], io: CommandIo): Promise<number
         model: { type: "string" },
         table: { type: "string" },
         migrations: { type: "string" },
+        prefix: { type: "string" },
         "dry-run": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
@@ -62,6 +67,12 @@ export async function initCommand(argv: string[], io: CommandIo): Promise<number
   const table = values.table ?? (values.model ? `${snakeCase(model)}s` : "tasks");
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(table)) {
     io.err(`task-runner init: --table ${JSON.stringify(table)} is not a plain lower-case identifier, e.g. queue_tasks.\n`);
+    return 2;
+  }
+
+  const broker = appPrefix(io.cwd, values.prefix);
+  if (!broker) {
+    io.err(`task-runner init: --prefix ${JSON.stringify(values.prefix)} cannot name RabbitMQ exchanges and queues; use 1-100 letters, digits, "_", "." or "-", starting with a letter or digit, e.g. shop_tasks.\n`);
     return 2;
   }
 
@@ -87,7 +98,14 @@ export async function initCommand(argv: string[], io: CommandIo): Promise<number
   const clash = existing.find(({ text }) => new RegExp(`^\\s*model\\s+${model}\\s*\\{`, "m").test(text));
   if (clash) {
     if (clash.text.includes(MARKER)) {
-      io.out(`Nothing to do: ${relative(io.cwd, clash.file)} already has the prisma-task-queue model ${model}.\n`);
+      const missing = missingFields(taskModelSource(dialect.schemaFiles), clash.text, model);
+      io.out(
+        missing.length === 0
+          ? `Nothing to do: ${relative(io.cwd, clash.file)} already has the prisma-task-queue model ${model}.\n`
+          : `${relative(io.cwd, clash.file)} already has the prisma-task-queue model ${model}, from an earlier version: it lacks ` +
+              `${missing.join(", ")}. Add them from the package's model and copy its newer migrations into your migrations ` +
+              `folder (see docs/prisma-migrate.md in prisma-task-queue); init writes nothing over an existing model.\n`,
+      );
       return 0;
     }
     io.err(
@@ -112,13 +130,22 @@ export async function initCommand(argv: string[], io: CommandIo): Promise<number
     writeFileSync(join(migrationDir, "migration.sql"), sql);
   }
   const verb = dryRun ? "Would" : "Did";
+  const names = `${model === "Task" ? "" : `, model: "${model}"`}${table === "tasks" ? "" : `, table: "${table}"`}`;
+  const shared = `amqpUrl: process.env.AMQP_URL, amqpPrefix: "${broker.prefix}"${names}`;
   io.out(
     `${verb} add model ${model} (table "${table}") to ${relative(io.cwd, modelTarget)}\n` +
       `${verb} write the migration ${relative(io.cwd, join(migrationDir, "migration.sql"))}\n\n` +
       `Next:\n` +
       `  1. apply it: npx prisma migrate deploy   (or run the SQL file with your database's client)\n` +
       `  2. regenerate the client: npx prisma generate\n` +
-      `  3. extend your client: prisma.$extends(taskQueue({ tasks${model === "Task" ? "" : `, model: "${model}"`}${table === "tasks" ? "" : `, table: "${table}"`} }))\n`,
+      `  3. extend your client:\n` +
+      `       const prisma = new PrismaClient({ adapter }).$extends(taskQueue({ tasks, ${shared} }));\n` +
+      `  4. configure the worker and cleaner the same way, in task-runner.config.ts:\n` +
+      `       export default defineConfig({ tasks, databaseUrl: process.env.DATABASE_URL, ${shared} });\n` +
+      `     then run them: npx task-runner start\n\n` +
+      `amqpPrefix "${broker.prefix}" comes from ${broker.source}: it names this app's RabbitMQ exchanges and queues, so\n` +
+      `apps sharing a broker do not collide. Every process of the app must use the same one (pass --prefix to choose).\n` +
+      (dialect.name === "sqlite" ? `Without AMQP_URL, SQLite workers are woken in-process or poll; the prefix then does nothing.\n` : `Without AMQP_URL, workers poll the table instead of being woken.\n`),
   );
   return 0;
 }
@@ -161,6 +188,16 @@ function datasourceProvider(texts: readonly string[]): string | undefined {
     if (provider) return provider[1];
   }
   return undefined;
+}
+
+/** Fields of the shipped Task model that the app's copy of it (model `model` in `text`) does not have. */
+function missingFields(shipped: string, text: string, model: string): string[] {
+  const fieldsOf = (source: string, name: string) => {
+    const block = new RegExp(`^\\s*model\\s+${name}\\s*\\{([^}]*)\\}`, "m").exec(source)?.[1] ?? "";
+    return [...block.matchAll(/^\s*([a-z]\w*)\s+[A-Z]/gm)].map((match) => match[1]!);
+  };
+  const present = new Set(fieldsOf(text, model));
+  return fieldsOf(shipped, "Task").filter((field) => !present.has(field));
 }
 
 function snakeCase(name: string): string {

@@ -9,6 +9,7 @@ import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "./exit-codes.js";
 import { retryCommand } from "./retry-command.js";
 import { runCommand } from "./run-command.js";
 import { runNowCommand } from "./run-now-command.js";
+import { showCommand } from "./show-command.js";
 import { statusCommand } from "./status-command.js";
 
 type Command = { summary: string; run: (argv: string[], io: CliIo) => Promise<number> };
@@ -19,6 +20,7 @@ const COMMANDS: Record<string, Command> = {
   worker: { summary: "run task handlers", run: (argv, io) => runCommand("worker", argv, io) },
   cleaner: { summary: "wake delayed and forgotten tasks, recover expired leases, prune", run: (argv, io) => runCommand("cleaner", argv, io) },
   status: { summary: "task counts by queue, name and status; oldest due task; cleaner leader", run: statusCommand },
+  show: { summary: "one task: status, who finished it, current error and error history", run: showCommand },
   retry: { summary: "retry a dead or cancelled task (or every dead task with --dead)", run: retryCommand },
   cancel: { summary: "cancel a pending task", run: cancelCommand },
   run: { summary: "make a delayed pending task due now", run: runNowCommand },

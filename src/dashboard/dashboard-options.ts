@@ -58,7 +58,11 @@ export interface DashboardOptions extends NamingOptions {
    * sample, shown with "≈") above it. Default 10,000. Higher is more exact and slower on large tables.
    */
   exactCountLimit?: number;
-  /** A worker counts as "seen recently" if it held or finished a task within this many seconds. Default 600. */
+  /**
+   * A worker counts as "seen recently" if it holds a running task now, or finished one (succeeded, or failed for good)
+   * within this many seconds, as the task's finished_by says. Default 600. A failure that will retry leaves the task
+   * pending without a finish time, so a worker whose every run failed and retries shows up only while it runs one.
+   */
   workerWindowSeconds?: number;
   /**
    * Due tasks never published for longer than this are flagged: no wake-up was sent (is a cleaner running?).

@@ -1,5 +1,6 @@
 // A task row as the store returns it and a handler receives it: camelCase fields, Dates, JSON already parsed.
 
+import type { TaskErrorEntry } from "./error-history.js";
 import type { TaskStatus } from "./task-status.js";
 
 /** A task row as the worker hands it to a handler. */
@@ -15,11 +16,16 @@ export interface TaskRecord {
   maxAttempts: number;
   leaseOwner: string | null;
   leaseExpiresAt: Date | null;
+  /** The error of the latest failed attempt while the task may still run again or is dead; null once it succeeds. */
   lastError: string | null;
+  /** The last failed attempts (at most 10), oldest first; kept after a success, as history. */
+  errors: TaskErrorEntry[];
   result: unknown;
   key: string | null;
   createdAt: Date;
   updatedAt: Date;
   finishedAt: Date | null;
   publishedAt: Date | null;
+  /** The worker that last completed or failed the task (lease_owner is cleared on every way out of running). */
+  finishedBy: string | null;
 }

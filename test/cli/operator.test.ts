@@ -61,6 +61,33 @@ describe("status", () => {
   });
 });
 
+describe("show", () => {
+  it("prints a task that succeeded after failures: no current error, who finished it, and its error history", async () => {
+    const [id] = await insertRows(sql, [{ name: "finish-report", status: "succeeded", attempts: 3, finishedAgoMs: 1000 }]);
+    const history = [
+      { attempt: 1, error: "Error: smtp down\n    at send (mail.ts:1)", at: "2026-11-24T01:00:00.000Z" },
+      { attempt: 2, error: "Error: smtp still down", at: "2026-11-24T01:00:05.000Z" },
+    ];
+    await sql.query("UPDATE tasks SET errors = $2::jsonb, finished_by = 'host:42:w1', last_error = NULL WHERE id = $1::uuid", [id, JSON.stringify(history)]);
+    const result = await runCli(["show", id!], { cwd: app, env });
+    expect(result).toMatchObject({ code: 0, stderr: "" });
+    expect(result.stdout).toMatch(new RegExp(`^Task ${id} \\(finish-report\\) on queue "default": succeeded, attempt 3 of 5$`, "m"));
+    expect(result.stdout).toContain("Last finished or failed by: host:42:w1\n");
+    expect(result.stdout).toContain("Current error: none\n");
+    expect(result.stdout).toContain(
+      "Error history (2, oldest first):\n  attempt 1 · 2026-11-24T01:00:00.000Z\n    Error: smtp down\n        at send (mail.ts:1)\n" +
+        "  attempt 2 · 2026-11-24T01:00:05.000Z\n    Error: smtp still down\n",
+    );
+    const json = await runCli(["show", id!, "--json"], { cwd: app, env });
+    expect(JSON.parse(json.stdout)).toMatchObject({ id, status: "succeeded", lastError: null, finishedBy: "host:42:w1", errors: history });
+  });
+
+  it("exits 3 for a task that does not exist", async () => {
+    const result = await runCli(["show", missing], { cwd: app, env });
+    expect(result).toMatchObject({ code: 3, stderr: `task-runner show: task ${missing} not found in "tasks".\n` });
+  });
+});
+
 describe("retry", () => {
   it("puts a dead task back to pending, wakes it, and exits 0", async () => {
     const [id] = await insertRows(sql, [{ name: "finish-report", status: "dead", attempts: 5, finishedAgoMs: 1000 }]);

@@ -45,6 +45,8 @@ it("writes and reads every field of Task through the generated client", async ()
     updatedAt: when(4),
     finishedAt: when(5),
     publishedAt: when(6),
+    finishedBy: "host:1:abc",
+    errors: [{ attempt: 1, error: "Error: boom", at: "2030-01-01T00:00:01.123Z" }],
   };
   const fields = Object.keys(Prisma.TaskScalarFieldEnum).sort();
   expect(Object.keys(data).sort()).toEqual(fields);
@@ -95,9 +97,11 @@ it("accepts null in every optional field", async () => {
       key: null,
       finishedAt: null,
       publishedAt: null,
+      finishedBy: null,
+      errors: Prisma.DbNull,
     },
   });
-  expect(row).toMatchObject({ leaseOwner: null, leaseExpiresAt: null, lastError: null, result: null, key: null, finishedAt: null, publishedAt: null });
+  expect(row).toMatchObject({ leaseOwner: null, leaseExpiresAt: null, lastError: null, result: null, key: null, finishedAt: null, publishedAt: null, finishedBy: null, errors: null });
 });
 
 it("rejects a status outside the lifecycle", async () => {

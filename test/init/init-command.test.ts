@@ -54,6 +54,43 @@ describe("task-runner init", () => {
     expect(migrationOf(join(cwd, "prisma/migrations"))).toContain('CREATE TABLE "tasks"');
   });
 
+  it("prints the whole next step with an explicit broker prefix from package.json's name, and amqpUrl", async () => {
+    const cwd = project({ "prisma/schema.prisma": BASE, "package.json": JSON.stringify({ name: "@acme/shop web" }) });
+    const result = await run(cwd);
+    expect(result.code).toBe(0);
+    const shared = 'amqpUrl: process.env.AMQP_URL, amqpPrefix: "acme.shop_web"';
+    expect(result.out).toContain(
+      "Next:\n" +
+        "  1. apply it: npx prisma migrate deploy   (or run the SQL file with your database's client)\n" +
+        "  2. regenerate the client: npx prisma generate\n" +
+        "  3. extend your client:\n" +
+        `       const prisma = new PrismaClient({ adapter }).$extends(taskQueue({ tasks, ${shared} }));\n` +
+        "  4. configure the worker and cleaner the same way, in task-runner.config.ts:\n" +
+        `       export default defineConfig({ tasks, databaseUrl: process.env.DATABASE_URL, ${shared} });\n` +
+        "     then run them: npx task-runner start\n\n" +
+        'amqpPrefix "acme.shop_web" comes from the name in package.json ("@acme/shop web"): it names this app\'s RabbitMQ',
+    );
+  });
+
+  it("takes --prefix, carries --model and --table into both snippets, and refuses an unusable prefix naming the fix", async () => {
+    const cwd = project({ "prisma/schema.prisma": BASE });
+    const chosen = await run(cwd, "--prefix", "billing", "--model", "QueueTask");
+    expect(chosen.out).toContain('taskQueue({ tasks, amqpUrl: process.env.AMQP_URL, amqpPrefix: "billing", model: "QueueTask", table: "queue_tasks" })');
+    expect(chosen.out).toContain('amqpPrefix "billing" comes from --prefix');
+    const bad = await run(project({ "prisma/schema.prisma": BASE }), "--prefix", "shop tasks!");
+    expect(bad.code).toBe(2);
+    expect(bad.err).toBe(
+      'task-runner init: --prefix "shop tasks!" cannot name RabbitMQ exchanges and queues; use 1-100 letters, digits, "_", "." or "-", starting with a letter or digit, e.g. shop_tasks.\n',
+    );
+  });
+
+  it("derives the prefix from the folder when there is no package.json name", async () => {
+    const cwd = project({ "prisma/schema.prisma": BASE });
+    const result = await run(cwd);
+    const folder = cwd.split("/").at(-1)!;
+    expect(result.out).toContain(`amqpPrefix "${folder.replace(/[^A-Za-z0-9_.-]/g, "_")}" comes from the folder name ("${folder}")`);
+  });
+
   it("is a no-op on a second run", async () => {
     const cwd = project({ "prisma/schema.prisma": BASE });
     await run(cwd);
@@ -62,6 +99,24 @@ describe("task-runner init", () => {
     expect(again).toMatchObject({ code: 0 });
     expect(again.out).toMatch(/Nothing to do: prisma\/schema.prisma already has the prisma-task-queue model Task/);
     expect(readFileSync(join(cwd, "prisma/schema.prisma"), "utf8")).toBe(before);
+    expect(readdirSync(join(cwd, "prisma/migrations"))).toHaveLength(1);
+  });
+
+  it("names the fields an earlier version's model lacks, and writes nothing over it", async () => {
+    const cwd = project({ "prisma/schema.prisma": BASE });
+    await run(cwd);
+    const current = readFileSync(join(cwd, "prisma/schema.prisma"), "utf8");
+    const older = current.replace(/^ {2}finishedBy .*\n/m, "").replace(/^ {2}errors .*\n/m, "");
+    expect(older).not.toBe(current);
+    writeFileSync(join(cwd, "prisma/schema.prisma"), older);
+    const again = await run(cwd);
+    expect(again.code).toBe(0);
+    expect(again.out).toBe(
+      "prisma/schema.prisma already has the prisma-task-queue model Task, from an earlier version: it lacks finishedBy, errors. " +
+        "Add them from the package's model and copy its newer migrations into your migrations folder " +
+        "(see docs/prisma-migrate.md in prisma-task-queue); init writes nothing over an existing model.\n",
+    );
+    expect(readFileSync(join(cwd, "prisma/schema.prisma"), "utf8")).toBe(older);
     expect(readdirSync(join(cwd, "prisma/migrations"))).toHaveLength(1);
   });
 

@@ -87,6 +87,8 @@ it("writes and reads every field of Task through the generated client", async ()
     updatedAt: when(4),
     finishedAt: when(5),
     publishedAt: when(6),
+    finishedBy: "host:1:abc",
+    errors: [{ attempt: 1, error: "Error: boom", at: "2030-01-01T00:00:01.123Z" }],
   };
   expect(Object.keys(data).sort()).toEqual(Object.keys(Prisma.TaskScalarFieldEnum).sort());
   await prisma.task.create({ data });
@@ -94,7 +96,7 @@ it("writes and reads every field of Task through the generated client", async ()
   expect({ ...read, updatedAt: data.updatedAt }).toEqual(data); // @updatedAt is the client's to set
   // The store reads what Prisma wrote as the same instants and values, whatever the session's time zone (+05:30 here).
   const seen = await store.findTask(data.id);
-  expect(seen).toMatchObject({ ...data, updatedAt: read.updatedAt });
+  expect(seen).toMatchObject({ ...data, updatedAt: read.updatedAt, errors: [{ attempt: 1, error: "Error: boom", at: new Date("2030-01-01T00:00:01.123Z") }] });
   const updated = await prisma.task.update({ where: { key: "report:r1" }, data: { status: "succeeded", result: Prisma.DbNull } });
   expect(updated.result).toBeNull();
 });
@@ -170,9 +172,11 @@ it("accepts null in every optional field", async () => {
       key: null,
       finishedAt: null,
       publishedAt: null,
+      finishedBy: null,
+      errors: Prisma.DbNull,
     },
   });
-  expect(row).toMatchObject({ leaseOwner: null, leaseExpiresAt: null, lastError: null, result: null, key: null, finishedAt: null, publishedAt: null });
+  expect(row).toMatchObject({ leaseOwner: null, leaseExpiresAt: null, lastError: null, result: null, key: null, finishedAt: null, publishedAt: null, finishedBy: null, errors: null });
 });
 
 it("rejects a status outside the lifecycle", async () => {

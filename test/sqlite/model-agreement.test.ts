@@ -46,6 +46,8 @@ it("writes and reads every field of Task through the generated client", async ()
     updatedAt: when(4),
     finishedAt: when(5),
     publishedAt: when(6),
+    finishedBy: "host:1:abc",
+    errors: [{ attempt: 1, error: "Error: boom", at: "2030-01-01T00:00:01.123Z" }],
   };
   expect(Object.keys(data).sort()).toEqual(Object.keys(Prisma.TaskScalarFieldEnum).sort());
   await prisma.task.create({ data });
@@ -53,7 +55,7 @@ it("writes and reads every field of Task through the generated client", async ()
   expect({ ...read, updatedAt: data.updatedAt }).toEqual(data);
   // The queue's own SQL reads the row Prisma wrote, field for field.
   const seen = await store.findTask(data.id);
-  expect(seen).toMatchObject({ ...data, status: "running", leaseExpiresAt: data.leaseExpiresAt });
+  expect(seen).toMatchObject({ ...data, status: "running", leaseExpiresAt: data.leaseExpiresAt, errors: [{ attempt: 1, error: "Error: boom", at: new Date("2030-01-01T00:00:01.123Z") }] });
 });
 
 it("claims a task Prisma wrote: its times compare with the queue's clock", async () => {
@@ -93,8 +95,8 @@ it("has a column of the matching type for every field of Task and TaskLeader, an
 
 it("accepts null in every optional field, and rejects a status outside the lifecycle", async () => {
   const row = await prisma.task.create({
-    data: { id: "01a1fcb3-0624-7000-85e2-d8cd4c4ef8cd", name: "n", payload: {}, leaseOwner: null, leaseExpiresAt: null, lastError: null, result: Prisma.DbNull, key: null, finishedAt: null, publishedAt: null },
+    data: { id: "01a1fcb3-0624-7000-85e2-d8cd4c4ef8cd", name: "n", payload: {}, leaseOwner: null, leaseExpiresAt: null, lastError: null, result: Prisma.DbNull, key: null, finishedAt: null, publishedAt: null, finishedBy: null, errors: Prisma.DbNull },
   });
-  expect(row).toMatchObject({ leaseOwner: null, leaseExpiresAt: null, lastError: null, result: null, key: null, finishedAt: null, publishedAt: null });
+  expect(row).toMatchObject({ leaseOwner: null, leaseExpiresAt: null, lastError: null, result: null, key: null, finishedAt: null, publishedAt: null, finishedBy: null, errors: null });
   await expect(prisma.task.create({ data: { id: "01a1fcb3-0624-7000-85e2-d8cd4c4ef8ce", name: "n", payload: {}, status: "paused" } })).rejects.toThrow(/CHECK constraint/i);
 });

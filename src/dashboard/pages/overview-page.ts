@@ -165,7 +165,7 @@ function workersPanel(data: OverviewData): Html {
   <h2>Workers seen recently</h2>
   ${data.workers.length === 0
     ? html`<div class="empty">No worker held or finished a task recently.</div>`
-    : html`<table><thead><tr><th>Worker (lease owner)</th><th class="num">Running</th><th class="num">Lease expired</th><th class="num">Finished</th><th>Last seen</th></tr></thead><tbody>
+    : html`<table><thead><tr><th>Worker</th><th class="num">Running</th><th class="num">Lease expired</th><th class="num">Finished</th><th>Last seen</th></tr></thead><tbody>
       ${data.workers.map((w) => html`<tr><td class="mono">${w.worker}</td><td class="num">${formatCount(w.running)}</td>
         <td class="num ${w.expired ? "alert" : ""}">${w.expired ? formatCount(w.expired) : zero()}</td>
         <td class="num">${formatCount(w.finished)}</td><td class="${w.idleSeconds > 120 ? "warn" : ""}">${timeTag(w.lastSeen, data.now)}</td></tr>`)}

@@ -1,5 +1,5 @@
 // One task: a diagnosis line (what is wrong and since when), its actions, every field and timestamp, the payload and
-// result as pretty JSON and the last error with its stack. Every value is escaped: payloads are user data.
+// result as pretty JSON, the current error and the history of earlier errors. Every value is escaped: user data.
 
 import type { TaskDetail } from "../../store/views.js";
 import { formatCount, formatDuration, formatUtc, prettyJson, relative, toDate } from "./format.js";
@@ -35,6 +35,7 @@ ${diagnosis(task, now)}
       <dt>Priority</dt><dd>${task.priority}</dd>
       <dt>Key</dt><dd>${task.key === null ? html`<span class="muted">none</span>` : html`<span class="mono">${task.key}</span>`}</dd>
       <dt>Lease owner</dt><dd>${task.leaseOwner === null ? html`<span class="muted">none</span>` : html`<span class="mono">${task.leaseOwner}</span>`}</dd>
+      <dt>Finished by</dt><dd data-testid="finished-by">${task.finishedBy === null ? html`<span class="muted">none</span>` : html`<span class="mono">${task.finishedBy}</span>`}</dd>
     </dl>
   </section>
   <section class="panel">
@@ -51,8 +52,18 @@ ${diagnosis(task, now)}
 </div>
 <section class="panel"><h2>Payload</h2><pre data-testid="payload">${prettyJson(task.payload)}</pre></section>
 ${task.lastError !== null ? html`<section class="panel"><h2>Last error${task.status === "succeeded" ? html` <span class="heading-note">(from an earlier attempt)</span>` : ""}</h2><pre class="error" data-testid="last-error">${task.lastError}</pre></section>` : ""}
+${errorHistory(task, now)}
 ${task.status === "succeeded" || task.result !== null ? html`<section class="panel"><h2>Result</h2><pre data-testid="result">${prettyJson(task.result)}</pre></section>` : ""}
 <p><a href="${base}/tasks">← All tasks</a></p>`;
+}
+
+/** The earlier failed attempts (at most 10, oldest first): history, shown after a success too. */
+function errorHistory(task: TaskDetail, now: Date): Html | string {
+  if (task.errors.length === 0) return "";
+  const entries = task.errors.map(
+    (entry) => html`<li><div><strong>Attempt ${entry.attempt}</strong> <span class="muted">· ${formatUtc(entry.at)} · ${relative(entry.at, now)}</span></div><pre class="error">${entry.error}</pre></li>`,
+  );
+  return html`<section class="panel"><h2>Error history <span class="heading-note">(last ${task.errors.length} failed attempts, oldest first)</span></h2><ol class="error-history" data-testid="error-history">${entries}</ol></section>`;
 }
 
 function stamp(label: string, value: Date | string | null, now: Date): Html {

@@ -6,6 +6,11 @@ import { TaskQueueConfigError } from "../../errors.js";
 
 const PREFIX = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
 
+/** Whether `prefix` can name the broker's exchanges and queues: 1-100 letters, digits, "_", "." or "-", first alphanumeric. */
+export function isUsablePrefix(prefix: string): boolean {
+  return PREFIX.test(prefix);
+}
+
 /** The broker names derived from one prefix. */
 export interface Topology {
   /** Direct exchange that wake-ups are published to; the routing key is the task queue's name. */
@@ -22,7 +27,7 @@ export interface Topology {
 
 /** Builds the names. `prefix` defaults to "task_queue"; use another to run two apps on one broker. */
 export function topology(prefix = "task_queue", quorum = false): Topology {
-  if (!PREFIX.test(prefix)) {
+  if (!isUsablePrefix(prefix)) {
     throw new TaskQueueConfigError("amqpPrefix", `${JSON.stringify(prefix)} is not usable; use 1-100 letters, digits, "_", "." or "-".`);
   }
   return {

@@ -8,6 +8,7 @@ import { delayedTasks } from "./delayed.js";
 import { leaderLock } from "./leader-lock.js";
 import { leaseGuard } from "./lease-guard.js";
 import { operatorActions } from "./operator-actions.js";
+import { outcomeHistory } from "./outcome-history.js";
 import { prune } from "./prune.js";
 import { retriesThenDead } from "./retries.js";
 import { transactionalOnce } from "./transactional.js";
@@ -17,6 +18,7 @@ export const CASES: readonly ConformanceCase[] = [
   claimExclusivity,
   transactionalOnce,
   retriesThenDead,
+  outcomeHistory,
   crashRecovery,
   delayedTasks,
   dedupeRace,

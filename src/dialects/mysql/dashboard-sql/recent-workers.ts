@@ -1,4 +1,5 @@
-// SQL unit: the workers seen recently, as lease owners of running tasks and of tasks finished within a window.
+// SQL unit: the workers seen recently: lease owners of running tasks, and the workers that finished tasks within a
+// window (finished_by: completion clears lease_owner).
 // Reads the lease and finished_at indexes only, so the table's size does not matter.
 
 import type { RecentWorker } from "../../../store/views.js";
@@ -6,23 +7,23 @@ import type { Db } from "../db.js";
 import type { MysqlTable } from "../table.js";
 import { fromTimeText, NOW, nowMinusMs, num, timeText } from "../sql/values.js";
 
-/** Lease owners of running tasks and of tasks finished in the last `windowSeconds`, most recently seen first. */
+/** Lease owners of running tasks and finishers of tasks finished in the last `windowSeconds`, most recently seen first. */
 export async function recentWorkers(db: Db, table: MysqlTable, windowSeconds: number, limit = 50): Promise<RecentWorker[]> {
   const rows = await db.query<{ worker: string; running: unknown; expired: unknown; finished: unknown; last_seen: string; idle_us: unknown }>(
-    `SELECT lease_owner AS worker,
+    `SELECT worker,
             SUM(status = 'running') AS running,
             SUM(status = 'running' AND lease_expires_at < ${NOW}) AS expired,
             SUM(status <> 'running') AS finished,
             ${timeText("MAX(seen)")} AS last_seen,
             TIMESTAMPDIFF(MICROSECOND, MAX(seen), ${NOW}) AS idle_us
      FROM (
-       SELECT lease_owner, status, lease_expires_at, updated_at AS seen FROM ${table.sql} WHERE status = 'running'
+       SELECT lease_owner AS worker, status, lease_expires_at, updated_at AS seen FROM ${table.sql} WHERE status = 'running'
        UNION ALL
-       SELECT lease_owner, status, NULL, finished_at FROM ${table.sql}
+       SELECT finished_by, status, NULL, finished_at FROM ${table.sql}
        WHERE finished_at > ${nowMinusMs("? * 1000")} AND status IN ('succeeded', 'dead', 'cancelled')
      ) AS seen
-     WHERE lease_owner IS NOT NULL
-     GROUP BY lease_owner
+     WHERE worker IS NOT NULL
+     GROUP BY worker
      ORDER BY MAX(seen) DESC
      LIMIT ?`,
     [windowSeconds, Math.floor(limit)],

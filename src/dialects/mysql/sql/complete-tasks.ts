@@ -1,6 +1,7 @@
 // SQL unit: mark tasks succeeded with their results, a batch per transaction. Guarded by the lease: a task whose lease
 // this worker lost is left alone (and not reported back). The times are UTC_TIMESTAMP(6) of each statement, so inside a
 // transactional handler's transaction they are the completion's time, not the transaction's start.
+// finished_by keeps the worker's id; last_error is cleared (the failed attempts stay in `errors`, as history).
 
 import type { Completion } from "../../../store/task-writes.js";
 import { atomically, type Db } from "../db.js";
@@ -32,9 +33,10 @@ export async function completeTasks(db: Db, table: MysqlTable, owner: string, co
     );
     await tx.write(
       `UPDATE ${table.sql} FORCE INDEX (PRIMARY)
-       SET status = 'succeeded', result = ${result}, finished_at = ${NOW}, lease_owner = NULL, lease_expires_at = NULL, updated_at = ${NOW}
+       SET status = 'succeeded', result = ${result}, finished_at = ${NOW}, lease_owner = NULL, lease_expires_at = NULL, updated_at = ${NOW},
+           finished_by = ?, last_error = NULL
        WHERE id IN (${placeholders(held.length)}) AND lease_owner = ?`,
-      [...params, ...held.map((row) => row.id), owner],
+      [...params, owner, ...held.map((row) => row.id), owner],
     );
     return held.map((row) => row.id);
   });

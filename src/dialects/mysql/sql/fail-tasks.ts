@@ -1,10 +1,12 @@
 // SQL unit: record failed runs, a batch per transaction. Each goes back to pending with run_at pushed out by its
-// backoff, or to dead when its attempts are used up or the failure is final. Guarded by the lease.
+// backoff, or to dead when its attempts are used up or the failure is final. Guarded by the lease. The error becomes
+// last_error and joins the bounded `errors` history; finished_by keeps the worker's id.
 
 import type { FailedTask, Failure } from "../../../store/task-writes.js";
 import { atomically, type Db } from "../db.js";
 import type { MysqlTable } from "../table.js";
 import { caseById } from "./case-by-id.js";
+import { appendError } from "./error-history.js";
 import { NOW, nowPlusMs, num, placeholders } from "./values.js";
 
 interface HeldRow {
@@ -40,12 +42,13 @@ export async function failTasks(db: Db, table: MysqlTable, owner: string, failur
     const dead = decided.filter((d) => d.reason !== null);
     const finishedAt = caseById(dead.map(({ row }) => ({ id: row.id, sql: NOW })), "NULL", params);
     const lastError = caseById(decided.map(({ row, failure }) => ({ id: row.id, sql: "?", values: [failure.error] })), "last_error", params);
+    const errors = appendError(caseById(decided.map(({ row, failure }) => ({ id: row.id, sql: "?", values: [failure.error] })), "NULL", params));
     await tx.write(
       `UPDATE ${table.sql} FORCE INDEX (PRIMARY)
-       SET status = ${status}, run_at = ${runAt}, finished_at = ${finishedAt}, last_error = ${lastError},
-           lease_owner = NULL, lease_expires_at = NULL, published_at = NULL, updated_at = ${NOW}
+       SET status = ${status}, run_at = ${runAt}, finished_at = ${finishedAt}, last_error = ${lastError}, errors = ${errors},
+           finished_by = ?, lease_owner = NULL, lease_expires_at = NULL, published_at = NULL, updated_at = ${NOW}
        WHERE id IN (${placeholders(held.length)}) AND lease_owner = ? AND status = 'running'`,
-      [...params, ...held.map((row) => row.id), owner],
+      [...params, owner, ...held.map((row) => row.id), owner],
     );
     return decided.map(({ row, failure, reason }) => ({
       id: row.id,

@@ -46,7 +46,7 @@ export function cancelTask(db: Db, table: MysqlTable, id: string): Promise<Wakeu
     table,
     `SELECT id, queue FROM ${table.sql} WHERE id = ? AND status = 'pending' FOR UPDATE`,
     [id],
-    `status = 'cancelled', finished_at = ${NOW}, updated_at = ${NOW}`,
+    `status = 'cancelled', finished_at = ${NOW}, finished_by = NULL, updated_at = ${NOW}`,
   );
 }
 

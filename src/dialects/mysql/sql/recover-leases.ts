@@ -8,6 +8,7 @@ import type { HeldLease, RecoveredTask } from "../../../store/task-writes.js";
 import { atomically, type Db } from "../db.js";
 import type { MysqlTable } from "../table.js";
 import { caseById } from "./case-by-id.js";
+import { appendError } from "./error-history.js";
 import { taskColumns, toTaskRecord, type TaskRow } from "./task-row.js";
 import { NOW, nowPlusMs, num, placeholders } from "./values.js";
 
@@ -95,9 +96,10 @@ export function requeueExpired(db: Db, table: MysqlTable, ids: readonly string[]
     const status = caseById(changed.map(({ row, dead }) => ({ id: row.id, sql: dead ? "'dead'" : "'pending'" })), "status", params);
     const finishedAt = caseById(changed.filter((c) => c.dead).map(({ row }) => ({ id: row.id, sql: NOW })), "NULL", params);
     const lastError = caseById(changed.map(({ row, lastError }) => ({ id: row.id, sql: "?", values: [lastError] })), "last_error", params);
+    const errors = appendError(caseById(changed.map(({ row, lastError }) => ({ id: row.id, sql: "?", values: [lastError] })), "NULL", params));
     await tx.write(
       `UPDATE ${table.sql} FORCE INDEX (PRIMARY)
-       SET status = ${status}, finished_at = ${finishedAt}, last_error = ${lastError}, run_at = ${NOW},
+       SET status = ${status}, finished_at = ${finishedAt}, last_error = ${lastError}, errors = ${errors}, finished_by = NULL, run_at = ${NOW},
            lease_owner = NULL, lease_expires_at = NULL, published_at = NULL, updated_at = ${NOW}
        WHERE id IN (${placeholders(rows.length)})`,
       [...params, ...rows.map((row) => row.id)],
@@ -116,9 +118,10 @@ export function abandonExpired(db: Db, table: MysqlTable, ids: readonly string[]
     const changed = rows.map((row) => ({ row, lastError: expiredText(row) + suffix }));
     const params: unknown[] = [];
     const lastError = caseById(changed.map(({ row, lastError }) => ({ id: row.id, sql: "?", values: [lastError] })), "last_error", params);
+    const errors = appendError(caseById(changed.map(({ row, lastError }) => ({ id: row.id, sql: "?", values: [lastError] })), "NULL", params));
     await tx.write(
       `UPDATE ${table.sql} FORCE INDEX (PRIMARY)
-       SET status = 'dead', finished_at = ${NOW}, last_error = ${lastError}, lease_owner = NULL, lease_expires_at = NULL,
+       SET status = 'dead', finished_at = ${NOW}, last_error = ${lastError}, errors = ${errors}, finished_by = NULL, lease_owner = NULL, lease_expires_at = NULL,
            updated_at = ${NOW}
        WHERE id IN (${placeholders(rows.length)})`,
       [...params, ...rows.map((row) => row.id)],

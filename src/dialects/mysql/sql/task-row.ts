@@ -2,6 +2,7 @@
 // TaskRecord handlers see.
 
 import type { TaskRecord } from "../../../store/task-record.js";
+import { toErrorHistory } from "../../../store/error-history.js";
 import type { TaskStatus } from "../../../store/task-status.js";
 import { fromNullableTimeText, fromTimeText, jsonText, num, parseJson, timeText } from "./values.js";
 
@@ -27,6 +28,8 @@ export function taskColumns(alias?: string): string {
     `${timeText(`${a}updated_at`)} AS updated_at`,
     `${timeText(`${a}finished_at`)} AS finished_at`,
     `${timeText(`${a}published_at`)} AS published_at`,
+    `${a}finished_by`,
+    `${jsonText(`${a}errors`)} AS errors`,
   ].join(", ");
 }
 
@@ -50,6 +53,8 @@ export interface TaskRow {
   updated_at: string;
   finished_at: string | null;
   published_at: string | null;
+  finished_by: string | null;
+  errors: string | null;
 }
 
 export function toTaskRecord(row: TaskRow): TaskRecord {
@@ -72,5 +77,7 @@ export function toTaskRecord(row: TaskRow): TaskRecord {
     updatedAt: fromTimeText(row.updated_at),
     finishedAt: fromNullableTimeText(row.finished_at),
     publishedAt: fromNullableTimeText(row.published_at),
+    finishedBy: row.finished_by,
+    errors: toErrorHistory(row.errors),
   };
 }

@@ -1,27 +1,27 @@
-// SQL unit: the workers seen recently, as lease owners of running tasks and of tasks finished within a window.
-// Reads the running-lease and finished-tasks indexes only, so the table's size does not matter.
+// SQL unit: the workers seen recently: lease owners of running tasks, and the workers that finished tasks within a
+// window (finished_by: completion clears lease_owner). Reads the running-lease and finished-tasks indexes only.
 
 import type { Db } from "../db.js";
 import type { PgTable } from "../table.js";
 import type { RecentWorker } from "../../../store/views.js";
 
-/** Lease owners of running tasks and of tasks finished in the last `windowSeconds`, most recently seen first. */
+/** Lease owners of running tasks and finishers of tasks finished in the last `windowSeconds`, most recently seen first. */
 export function recentWorkers(db: Db, table: PgTable, windowSeconds: number, limit = 50): Promise<RecentWorker[]> {
   return db.query<RecentWorker>(
-    `SELECT lease_owner AS worker,
+    `SELECT worker,
             count(*) FILTER (WHERE status = 'running')::int AS running,
             count(*) FILTER (WHERE status = 'running' AND lease_expires_at < now())::int AS expired,
             count(*) FILTER (WHERE status <> 'running')::int AS finished,
             max(seen) AS "lastSeen",
             extract(epoch FROM now() - max(seen))::float8 AS "idleSeconds"
      FROM (
-       SELECT lease_owner, status, lease_expires_at, updated_at AS seen FROM ${table.sql} WHERE status = 'running'
+       SELECT lease_owner AS worker, status, lease_expires_at, updated_at AS seen FROM ${table.sql} WHERE status = 'running'
        UNION ALL
-       SELECT lease_owner, status, NULL, finished_at FROM ${table.sql}
+       SELECT finished_by, status, NULL, finished_at FROM ${table.sql}
        WHERE status IN ('succeeded', 'dead', 'cancelled') AND finished_at > now() - $1 * interval '1 second'
      ) AS seen
-     WHERE lease_owner IS NOT NULL
-     GROUP BY lease_owner
+     WHERE worker IS NOT NULL
+     GROUP BY worker
      ORDER BY max(seen) DESC
      LIMIT $2`,
     [windowSeconds, limit],

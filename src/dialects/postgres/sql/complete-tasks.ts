@@ -1,6 +1,7 @@
 // SQL unit: mark tasks succeeded with their results, many in one statement.
 // Guarded by the lease: a task whose lease this worker lost is left alone (and not reported back). The times are the
 // database's clock_timestamp(), not now(): inside a transactional handler's transaction now() is when it began.
+// finished_by keeps the worker's id; last_error is cleared (the failed attempts stay in `errors`, as history).
 
 import type { Db } from "../db.js";
 import type { PgTable } from "../table.js";
@@ -19,6 +20,7 @@ export async function completeTasks(db: Db, table: PgTable, owner: string, compl
   const rows = await db.query<{ id: string }>(
     `UPDATE ${table.sql} t
      SET status = 'succeeded', result = r.result, finished_at = clock_timestamp(), lease_owner = NULL, lease_expires_at = NULL,
+         finished_by = $2, last_error = NULL,
          updated_at = clock_timestamp()
      FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, result jsonb)
      WHERE t.id = ANY($3::uuid[]) AND t.id = r.id AND t.lease_owner = $2

@@ -1,9 +1,11 @@
 // SQL unit: record failed runs, many in one statement. Each goes back to pending with run_at pushed out by its
-// backoff, or to dead when its attempts are used up or the failure is final. Guarded by the lease.
+// backoff, or to dead when its attempts are used up or the failure is final. Guarded by the lease. The error becomes
+// last_error and joins the bounded `errors` history; finished_by keeps the worker's id.
 
 import type { Db } from "../db.js";
 import type { PgTable } from "../table.js";
 import type { FailedTask, Failure } from "../../../store/task-writes.js";
+import { appendError } from "./error-history.js";
 
 /** Records the failures where `owner` still holds the lease; returns the tasks it changed. */
 export function failTasks(db: Db, table: PgTable, owner: string, failures: readonly Failure[]): Promise<FailedTask[]> {
@@ -21,7 +23,8 @@ export function failTasks(db: Db, table: PgTable, owner: string, failures: reado
      SET status = CASE WHEN d.dead_reason IS NULL THEN 'pending' ELSE 'dead' END,
          run_at = CASE WHEN d.dead_reason IS NULL THEN now() + d.delay_ms * interval '1 millisecond' ELSE t.run_at END,
          finished_at = CASE WHEN d.dead_reason IS NULL THEN NULL ELSE now() END,
-         last_error = d.error, lease_owner = NULL, lease_expires_at = NULL, published_at = NULL, updated_at = now()
+         last_error = d.error, errors = ${appendError("d.error")}, finished_by = $2,
+         lease_owner = NULL, lease_expires_at = NULL, published_at = NULL, updated_at = now()
      FROM decided d
      WHERE t.id = d.id AND t.lease_owner = $2 AND t.status = 'running'
      RETURNING t.id::text AS id, t.name, t.queue, t.status, t.attempts, t.last_error AS "lastError", d.dead_reason AS reason`,

@@ -35,7 +35,7 @@ export function retryDeadTasks(db: Db, table: PgTable, options: { name?: string;
 /** Cancels a pending task so it never runs. Empty when the task is missing or not pending (a running task cannot be cancelled). */
 export function cancelTask(db: Db, table: PgTable, id: string): Promise<WakeupTarget[]> {
   return db.query<WakeupTarget>(
-    `UPDATE ${table.sql} SET status = 'cancelled', finished_at = now(), updated_at = now()
+    `UPDATE ${table.sql} SET status = 'cancelled', finished_at = now(), finished_by = NULL, updated_at = now()
      WHERE id = $1::uuid AND status = 'pending'
      RETURNING id::text AS id, queue`,
     [id],

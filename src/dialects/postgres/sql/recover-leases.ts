@@ -7,6 +7,7 @@ import type { PgTable } from "../table.js";
 import type { TaskRecord } from "../../../store/task-record.js";
 import type { HeldLease, RecoveredTask } from "../../../store/task-writes.js";
 import { taskColumns, toTaskRecord, type TaskRow } from "./task-row.js";
+import { appendError } from "./error-history.js";
 
 const EXPIRED = `status = 'running' AND lease_expires_at < now()`;
 
@@ -51,6 +52,8 @@ const TARGETS = `SELECT id, lease_owner FROM PLACEHOLDER
 const LOST_BY = `'lease expired: worker ' || COALESCE($3::text, t.lease_owner, '(unknown)') || ' stopped renewing it during attempt '
   || t.attempts || ' of ' || t.max_attempts`;
 
+const ABANDONED = `${LOST_BY} || '; abandoned by the recovery policy' || COALESCE('; ' || $4::text, '')`;
+
 /**
  * "retry": tasks among `ids` (expired, or held by `held.holder`) go back to pending, due now, with their attempts kept
  * (the lost run counted); those that already used all their attempts go to dead instead.
@@ -61,7 +64,7 @@ export function requeueExpired(db: Db, table: PgTable, ids: readonly string[], h
      UPDATE ${table.sql} t SET
        status = CASE WHEN t.attempts >= t.max_attempts THEN 'dead' ELSE 'pending' END,
        finished_at = CASE WHEN t.attempts >= t.max_attempts THEN now() END,
-       last_error = ${LOST_BY},
+       last_error = ${LOST_BY}, errors = ${appendError(LOST_BY)}, finished_by = NULL,
        run_at = now(), lease_owner = NULL, lease_expires_at = NULL, published_at = NULL, updated_at = now()
      FROM old WHERE t.id = old.id
      ${RETURNING}`,
@@ -78,7 +81,7 @@ export function abandonExpired(db: Db, table: PgTable, ids: readonly string[], d
     `WITH old AS (${TARGETS.replace("PLACEHOLDER", table.sql)})
      UPDATE ${table.sql} t SET
        status = 'dead', finished_at = now(),
-       last_error = ${LOST_BY} || '; abandoned by the recovery policy' || COALESCE('; ' || $4::text, ''),
+       last_error = ${ABANDONED}, errors = ${appendError(ABANDONED)}, finished_by = NULL,
        lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
      FROM old WHERE t.id = old.id
      ${RETURNING}`,

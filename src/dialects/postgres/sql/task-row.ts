@@ -1,6 +1,7 @@
 // The task table's columns as every SQL unit selects them, and their mapping to the TaskRecord handlers see.
 
 import type { TaskRecord } from "../../../store/task-record.js";
+import { toErrorHistory } from "../../../store/error-history.js";
 import type { TaskStatus } from "../../../store/task-status.js";
 
 /** Select list for a full task row; splice after `SELECT` (prefix with an alias via taskColumns("t")). */
@@ -25,6 +26,8 @@ export function taskColumns(alias?: string): string {
     `${a}updated_at`,
     `${a}finished_at`,
     `${a}published_at`,
+    `${a}finished_by`,
+    `${a}errors`,
   ].join(", ");
 }
 
@@ -48,6 +51,8 @@ export interface TaskRow {
   updated_at: Date | string;
   finished_at: Date | string | null;
   published_at: Date | string | null;
+  finished_by: string | null;
+  errors: unknown;
 }
 
 export function toTaskRecord(row: TaskRow): TaskRecord {
@@ -70,6 +75,8 @@ export function toTaskRecord(row: TaskRow): TaskRecord {
     updatedAt: toDate(row.updated_at),
     finishedAt: toNullableDate(row.finished_at),
     publishedAt: toNullableDate(row.published_at),
+    finishedBy: row.finished_by,
+    errors: toErrorHistory(row.errors),
   };
 }
 

@@ -8,22 +8,23 @@ import { bind } from "../bind.js";
 import type { SqliteTable } from "../table.js";
 import { secondsBetween } from "./views.js";
 
+/** Lease owners of running tasks and finishers (finished_by) of tasks finished in the last `windowSeconds`. */
 export async function recentWorkers(db: SqliteDb, table: SqliteTable, windowSeconds: number, limit = 50): Promise<RecentWorker[]> {
   const rows = await db.query<{ worker: string; running: number; expired: number; finished: number; last_seen: unknown; now: unknown }>(
     ...bind(
-    `SELECT lease_owner AS worker,
+    `SELECT worker,
             sum(status = 'running') AS running,
             sum(status = 'running' AND lease_expires_at < ${NOW}) AS expired,
             sum(status <> 'running') AS finished,
             max(seen) AS last_seen, ${NOW} AS now
      FROM (
-       SELECT lease_owner, status, lease_expires_at, updated_at AS seen FROM ${table.sql} WHERE status = 'running'
+       SELECT lease_owner AS worker, status, lease_expires_at, updated_at AS seen FROM ${table.sql} WHERE status = 'running'
        UNION ALL
-       SELECT lease_owner, status, NULL, finished_at FROM ${table.sql}
+       SELECT finished_by, status, NULL, finished_at FROM ${table.sql}
        WHERE status IN ('succeeded', 'dead', 'cancelled') AND finished_at > ${nowPlus("-{windowSeconds} * 1000")}
      )
-     WHERE lease_owner IS NOT NULL
-     GROUP BY lease_owner ORDER BY max(seen) DESC LIMIT {limit}`,
+     WHERE worker IS NOT NULL
+     GROUP BY worker ORDER BY max(seen) DESC LIMIT {limit}`,
     { windowSeconds, limit },
     ),
   );

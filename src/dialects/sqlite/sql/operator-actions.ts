@@ -27,7 +27,7 @@ export function retryDeadTasks(db: SqliteDb, table: SqliteTable, options: { name
 
 export function cancelTask(db: SqliteDb, table: SqliteTable, id: string): Promise<WakeupTarget[]> {
   return db.query<WakeupTarget>(
-    ...bind(`UPDATE ${table.sql} SET status = 'cancelled', finished_at = ${NOW}, updated_at = ${NOW} WHERE id = {id} AND status = 'pending' RETURNING id, queue`, { id }),
+    ...bind(`UPDATE ${table.sql} SET status = 'cancelled', finished_at = ${NOW}, finished_by = NULL, updated_at = ${NOW} WHERE id = {id} AND status = 'pending' RETURNING id, queue`, { id }),
   );
 }
 

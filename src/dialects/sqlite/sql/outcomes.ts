@@ -1,11 +1,13 @@
 // SQL units: record how runs ended, many in one statement each, guarded by the lease (`lease_owner = ?`): a
-// success, a failure (pending again after its backoff, or dead), a heartbeat, a release at shutdown.
+// success, a failure (pending again after its backoff, or dead), a heartbeat, a release at shutdown. Outcomes keep the
+// worker's id in finished_by; a failure joins the bounded `errors` history, a success clears last_error.
 
 import type { Completion, FailedTask, Failure, LeaseState, WakeupTarget } from "../../../store/task-writes.js";
 import { NOW, nowPlus } from "../clock.js";
 import type { SqliteDb } from "../db.js";
 import { bind } from "../bind.js";
 import type { SqliteTable } from "../table.js";
+import { appendError } from "./error-history.js";
 import { jsonList } from "./task-row.js";
 
 /** Marks the tasks succeeded where `owner` still holds the lease; returns the ids it marked. */
@@ -14,7 +16,8 @@ export async function completeTasks(db: SqliteDb, table: SqliteTable, owner: str
   const rows = await db.query<{ id: string }>(
     ...bind(
       `UPDATE ${table.sql} AS t
-       SET status = 'succeeded', result = r.result, finished_at = ${NOW}, lease_owner = NULL, lease_expires_at = NULL, updated_at = ${NOW}
+       SET status = 'succeeded', result = r.result, finished_at = ${NOW}, lease_owner = NULL, lease_expires_at = NULL, updated_at = ${NOW},
+           finished_by = {owner}, last_error = NULL
        FROM (SELECT value ->> '$.id' AS id, value -> '$.result' AS result FROM json_each({completions})) AS r
        WHERE t.id = r.id AND t.lease_owner = {owner} AND t.status = 'running'
        RETURNING id`,
@@ -33,7 +36,8 @@ export async function failTasks(db: SqliteDb, table: SqliteTable, owner: string,
      SET status = CASE WHEN ${deadReason} IS NULL THEN 'pending' ELSE 'dead' END,
          run_at = CASE WHEN ${deadReason} IS NULL THEN ${nowPlus("r.delay_ms")} ELSE t.run_at END,
          finished_at = CASE WHEN ${deadReason} IS NULL THEN NULL ELSE ${NOW} END,
-         last_error = r.error, lease_owner = NULL, lease_expires_at = NULL, published_at = NULL, updated_at = ${NOW}
+         last_error = r.error, errors = ${appendError("r.error")}, finished_by = {owner},
+         lease_owner = NULL, lease_expires_at = NULL, published_at = NULL, updated_at = ${NOW}
      FROM (SELECT value ->> '$.id' AS id, value ->> '$.error' AS error, value ->> '$.delay_ms' AS delay_ms,
                   value ->> '$.final_reason' AS final_reason FROM json_each({failures})) AS r
      WHERE t.id = r.id AND t.lease_owner = {owner} AND t.status = 'running'

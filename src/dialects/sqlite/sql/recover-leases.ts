@@ -9,6 +9,7 @@ import type { SqliteDb } from "../db.js";
 import { bind } from "../bind.js";
 import type { SqliteTable } from "../table.js";
 import { jsonList, taskColumns, toTaskRecord, type SqliteTaskRow } from "./task-row.js";
+import { appendError } from "./error-history.js";
 
 const EXPIRED = `status = 'running' AND lease_expires_at < ${NOW}`;
 
@@ -36,6 +37,7 @@ export async function holdExpiredLease(db: SqliteDb, table: SqliteTable, id: str
 /** Tasks among {ids} that the recovery may change: expired ones, or those {holder} holds. */
 const TARGET = `id IN ${jsonList("{ids}")} AND status = 'running' AND (CASE WHEN {holder} IS NULL THEN lease_expires_at < ${NOW} ELSE lease_owner = {holder} END)`;
 const LOST_BY = `'lease expired: worker ' || COALESCE({formerOwner}, lease_owner, '(unknown)') || ' stopped renewing it during attempt ' || attempts || ' of ' || max_attempts`;
+const ABANDONED = `${LOST_BY} || '; abandoned by the recovery policy' || COALESCE('; ' || {detail}, '')`;
 
 const targetParams = (ids: readonly string[], held: HeldLease | undefined) => ({
   ids: JSON.stringify(ids),
@@ -52,7 +54,7 @@ export async function requeueExpired(db: SqliteDb, table: SqliteTable, ids: read
     `UPDATE ${table.sql} SET
        status = CASE WHEN attempts >= max_attempts THEN 'dead' ELSE 'pending' END,
        finished_at = CASE WHEN attempts >= max_attempts THEN ${NOW} END,
-       last_error = ${LOST_BY},
+       last_error = ${LOST_BY}, errors = ${appendError(LOST_BY)}, finished_by = NULL,
        run_at = ${NOW}, lease_owner = NULL, lease_expires_at = NULL, published_at = NULL, updated_at = ${NOW}
      WHERE ${TARGET}
      ${RETURNING}`,
@@ -69,7 +71,7 @@ export async function abandonExpired(db: SqliteDb, table: SqliteTable, ids: read
     ...bind(
     `UPDATE ${table.sql} SET
        status = 'dead', finished_at = ${NOW},
-       last_error = ${LOST_BY} || '; abandoned by the recovery policy' || COALESCE('; ' || {detail}, ''),
+       last_error = ${ABANDONED}, errors = ${appendError(ABANDONED)}, finished_by = NULL,
        lease_owner = NULL, lease_expires_at = NULL, updated_at = ${NOW}
      WHERE ${TARGET}
      ${RETURNING}`,

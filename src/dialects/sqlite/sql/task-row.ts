@@ -3,6 +3,7 @@
 // a JSONB column itself); times arrive as text or, through Prisma, as Dates.
 
 import type { TaskRecord } from "../../../store/task-record.js";
+import { toErrorHistory } from "../../../store/error-history.js";
 import type { TaskStatus } from "../../../store/task-status.js";
 import { toDate, toNullableDate } from "../clock.js";
 
@@ -28,6 +29,8 @@ export function taskColumns(alias?: string): string {
     `${a}updated_at AS updated_at`,
     `${a}finished_at AS finished_at`,
     `${a}published_at AS published_at`,
+    `${a}finished_by AS finished_by`,
+    `CAST(${a}errors AS TEXT) AS errors`,
   ].join(", ");
 }
 
@@ -51,6 +54,8 @@ export interface SqliteTaskRow {
   updated_at: unknown;
   finished_at: unknown;
   published_at: unknown;
+  finished_by: string | null;
+  errors: string | null;
 }
 
 /** JSON text as its value (SQL NULL stays null). */
@@ -78,6 +83,8 @@ export function toTaskRecord(row: SqliteTaskRow): TaskRecord {
     updatedAt: toDate(row.updated_at),
     finishedAt: toNullableDate(row.finished_at),
     publishedAt: toNullableDate(row.published_at),
+    finishedBy: row.finished_by,
+    errors: toErrorHistory(row.errors),
   };
 }
 

@@ -1,0 +1,60 @@
+// `task-runner show <id>`: one task as an operator reads it: status, attempts, who finished it, the current error and
+// the history of earlier errors (the last 10 failed attempts). `--json` prints the row for scripts.
+
+import type { TaskDetail } from "../store/views.js";
+import { COMMON_HELP, commandConfig, commandTable, parseCommand, type CliIo } from "./command-context.js";
+import { withStore } from "./database-session.js";
+import { CliError, EXIT_NOT_FOUND, EXIT_OK } from "./exit-codes.js";
+import { taskIdArgument } from "./task-lookup.js";
+
+export const showHelp = `Usage: task-runner show <id> [--json]
+
+Shows one task: status, attempts, the worker that finished it, its current error (none once it succeeded) and its
+error history (the last 10 failed attempts, oldest first). Exit code 3 says the task does not exist.
+
+Options:
+      --json               print the task as one JSON object
+
+${COMMON_HELP}`;
+
+export async function showCommand(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommand("show", argv, { json: { type: "boolean" } });
+  if (values.help) {
+    io.out(showHelp);
+    return EXIT_OK;
+  }
+  const id = taskIdArgument("show", positionals);
+  const config = await commandConfig(values, io, { database: true });
+  const table = commandTable(config);
+  return withStore(config.databaseUrl!, table, async (store) => {
+    const task = await store.findTask(id);
+    if (!task) throw new CliError(`task ${id} not found in ${JSON.stringify(table.schema ? `${table.schema}.${table.name}` : table.name)}.`, EXIT_NOT_FOUND);
+    const { now: _now, ...row } = task;
+    io.out(values.json ? `${JSON.stringify(row, null, 2)}\n` : renderTask(task));
+    return EXIT_OK;
+  });
+}
+
+function renderTask(task: TaskDetail): string {
+  const lines = [
+    `Task ${task.id} (${task.name}) on queue "${task.queue}": ${task.status}, attempt ${task.attempts} of ${task.maxAttempts}`,
+    `Run at: ${task.runAt.toISOString()}`,
+  ];
+  if (task.leaseOwner !== null) lines.push(`Running on: ${task.leaseOwner} (lease until ${task.leaseExpiresAt?.toISOString() ?? "?"})`);
+  if (task.finishedAt !== null) lines.push(`Finished: ${task.finishedAt.toISOString()}`);
+  if (task.finishedBy !== null) lines.push(`Last finished or failed by: ${task.finishedBy}`);
+  lines.push(task.lastError === null ? "Current error: none" : `Current error:\n${indent(task.lastError, "  ")}`);
+  if (task.errors.length === 0) lines.push("Error history: none");
+  else {
+    lines.push(`Error history (${task.errors.length}, oldest first):`);
+    for (const entry of task.errors) lines.push(`  attempt ${entry.attempt} · ${entry.at.toISOString()}`, indent(entry.error, "    "));
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+function indent(text: string, prefix: string): string {
+  return text
+    .split("\n")
+    .map((line) => prefix + line)
+    .join("\n");
+}
