@@ -25,7 +25,8 @@ export interface BrokerConnectionOptions {
 }
 
 /**
- * Emits 'connected' (model) after every successful (re)connect and 'disconnected' (error) when it drops.
+ * Emits 'connected' (model) after every successful (re)connect, 'disconnected' (error) when it drops, and 'refused'
+ * (BrokerFailure) after an attempt the broker refused.
  * `model` is the live connection or undefined while down.
  */
 export class BrokerConnection extends EventEmitter {
@@ -73,11 +74,14 @@ export class BrokerConnection extends EventEmitter {
       const done = (model: ChannelModel | undefined) => {
         clearTimeout(timer);
         this.off("connected", onConnected);
+        this.off("refused", onRefused);
         resolve(model);
       };
       const onConnected = (model: ChannelModel) => done(model);
+      const onRefused = () => done(undefined); // waiting longer will not help
       const timer = setTimeout(() => done(this.model), timeoutMs);
       this.on("connected", onConnected);
+      this.on("refused", onRefused);
     });
   }
 
@@ -149,6 +153,7 @@ export class BrokerConnection extends EventEmitter {
     } else if (this.attempt === 1 || this.attempt % 10 === 0) {
       this.options.logger.warn("broker unreachable, retrying", { attempt: this.attempt, delayMs: delay, error: error.message });
     }
+    if (failure.state === "refused") this.emit("refused", failure);
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.start();
