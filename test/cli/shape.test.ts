@@ -4,7 +4,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { uniquePrefix } from "../support/broker.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { waitUntil } from "../support/wait.js";
 import { fixtureDir, runCli, startCli, type CliRun } from "./cli-process.js";
@@ -90,6 +91,16 @@ describe("a bad value names where it came from", () => {
     const overridden = await runCli(["status", "--amqp-url", ""], { cwd: fileValues, env: { PTQ_FILE_DATABASE_URL: db.url, PTQ_FILE_AMQP_URL: "http://broker" } });
     expect(overridden.stderr).toBe("");
     expect(overridden.code).toBe(0);
+  });
+
+  it("a broker that refuses the worker's login: exit 2, naming the fix and where the URL came from", async () => {
+    const url = new URL(inject("amqpUrl"));
+    url.password = "wrong";
+    const result = await runCli(["worker", "--amqp-url", url.toString()], { cwd: app, env: { DATABASE_URL: db.url, PTQ_PREFIX: uniquePrefix() } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^task-runner worker: could not start: Invalid option "amqpUrl": RabbitMQ at amqp:\/\/guest:\*\*\*@127\.0\.0\.1:5672 refused the user name or password \(ACCESS_REFUSED\): check the credentials in amqpUrl/m);
+    expect(result.stderr).toContain("(amqpUrl came from --amqp-url)\n");
+    expect(result.stderr).not.toContain("wrong");
   });
 
   it("a database failure names the source of the URL in its advice", async () => {
