@@ -143,3 +143,18 @@ it("the right URL reads connected; without a URL the state is none", async () =>
   const polling = openTransport({ amqpPrefix: prefix, logger });
   expect(polling.broker).toEqual({ transport: "polling", state: "none" });
 });
+
+it("an unknown host is logged once as an error naming the host, keeps the normal backoff, and reads unreachable", async () => {
+  const logger = recordingLogger();
+  const unknown = openTransport({ amqpUrl: "amqp://guest:guest@no-such-host.invalid:5672", amqpPrefix: prefix, logger, maxReconnectDelayMs: 50 });
+  opened.push(unknown);
+  unknown.start();
+  await waitUntil(() => unknown.broker.state === "unreachable", "the unreachable state", 10_000);
+  await new Promise((resolve) => setTimeout(resolve, 500)); // several more attempts at the 50 ms backoff
+  const errors = logger.lines.filter((line) => line.level === "error");
+  expect(errors).toHaveLength(1);
+  expect(errors[0]!.message).toMatch(
+    /^broker connection failed and retrying will not fix it: the host name of amqp:\/\/guest:\*\*\*@no-such-host\.invalid:5672 is not known \(ENOTFOUND\): check the host in amqpUrl .* Retrying with backoff without logging this again$/,
+  );
+  expect(unknown.broker.fix).toContain("(in a container network: is the broker's service up?)");
+});
