@@ -36,6 +36,7 @@ export type { StoreOptions } from "./open-store.js";
 export type { Store } from "./store/store.js";
 export type { TaskErrorEntry } from "./store/error-history.js";
 export type { DeadTaskNotification } from "./wakeups/dead-task-notification.js";
+export type { BrokerState } from "./wakeups/transport.js";
 export { createCleaner } from "./cleaner/create-cleaner.js";
 export type { Cleaner, CleanerOptions, CleanerPass } from "./cleaner/create-cleaner.js";
 export { defineConfig } from "./runner/config.js";

@@ -17,7 +17,7 @@ import type { NamingOptions } from "./naming-options.js";
 import type { PrepareReport } from "./store/store.js";
 import { InProcessTransport } from "./wakeups/in-process-transport.js";
 import { checkTransportOptions, openTransport } from "./wakeups/open-transport.js";
-import type { WakeupTransport } from "./wakeups/transport.js";
+import type { BrokerState, WakeupTransport } from "./wakeups/transport.js";
 import { WakeupSender } from "./wakeups/wakeup-sender.js";
 
 /** Options of taskQueue(). */
@@ -45,6 +45,14 @@ export interface TaskQueueHandle {
   flush(): Promise<void>;
   /** Flushes, then closes the broker connection. Call it before your process exits. */
   close(): Promise<void>;
+  /**
+   * The broker as this client last saw it, e.g. `{ transport: "rabbitmq", state: "refused", url, error, fix, since }`:
+   * "connected", "connecting", "unreachable" (retried with backoff), "refused" (wrong credentials or virtual host:
+   * `fix` says what to change; retried every 30 s), or "none" without amqpUrl. A health check can report it. Reading it
+   * starts the connection when nothing was published yet (the client connects lazily, at the first wake-up), so the
+   * first read after start says "connecting". Enqueue succeeds in every state; only wake-ups wait.
+   */
+  readonly broker: BrokerState;
 }
 
 /** The methods added to the task model. */
@@ -117,6 +125,7 @@ export function taskQueue<const Tasks extends TaskRegistry, const Model extends 
       onFailed: options.onPublishError,
     });
     let warnedUntracked = false;
+    let closed = false;
     const core: EnqueueCore = {
       store,
       ready,
@@ -140,8 +149,13 @@ export function taskQueue<const Tasks extends TaskRegistry, const Model extends 
         await sender.flush();
       },
       async close() {
+        closed = true;
         await sender.close();
         await transport.close();
+      },
+      get broker() {
+        if (!closed) transport.start();
+        return transport.broker;
       },
       [ENQUEUE_HOOK]: enqueueHook({ tasks, table, store, ready, report, listen: (listener) => listeners.listen(listener) }),
     };

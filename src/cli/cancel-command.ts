@@ -21,7 +21,7 @@ export async function cancelCommand(argv: string[], io: CliIo): Promise<number> 
   const id = taskIdArgument("cancel", positionals);
   const config = await commandConfig(values, io, { database: true });
   const table = commandTable(config);
-  return withStore(config.databaseUrl!, table, async (store) => {
+  return withStore(config.databaseUrl!, table, config.sources.databaseUrl, async (store) => {
     const changed = await store.cancelTask(id);
     if (changed.length === 0) throw await notActionable(store, table, id, "cancelled", "pending");
     io.out(`Cancelled task ${id}.\n`);

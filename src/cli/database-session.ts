@@ -11,24 +11,24 @@ import { CliError } from "./exit-codes.js";
 const CONNECT_TIMEOUT_MS = 10_000;
 
 /**
- * Opens a store on `url`, checks it, runs `work`, closes it. A database that cannot serve the queue, or an error of
+ * Opens a store on `url` (set by `source`, e.g. "--database-url", named in the advice), checks it, runs `work`, closes it. A database that cannot serve the queue, or an error of
  * `work` from the database, becomes an exit-1 CliError naming the problem and the fix.
  */
-export async function withStore<T>(url: string, table: TaskTable, work: (store: Store) => Promise<T>): Promise<T> {
+export async function withStore<T>(url: string, table: TaskTable, source: string | undefined, work: (store: Store) => Promise<T>): Promise<T> {
   const store = openStore(url, { table, max: 2, applicationName: "task-runner", connectTimeoutMs: CONNECT_TIMEOUT_MS });
   try {
     const problem = await store.check();
-    if (problem) throw problemFailure(problem, url, table, store.displayName);
+    if (problem) throw problemFailure(problem, url, table, store.displayName, source);
     return await work(store);
   } catch (error) {
     if (error instanceof CliError) throw error;
-    throw databaseFailure(store, error, url, table);
+    throw databaseFailure(store, error, url, table, source);
   } finally {
     await store.close();
   }
 }
 
 /** Throws a CliError (exit 1) naming the problem when the database cannot be reached or has no task table. */
-export function checkDatabase(url: string, table: TaskTable): Promise<void> {
-  return withStore(url, table, async () => undefined);
+export function checkDatabase(url: string, table: TaskTable, source?: string): Promise<void> {
+  return withStore(url, table, source, async () => undefined);
 }

@@ -34,7 +34,7 @@ export async function retryCommand(argv: string[], io: CliIo): Promise<number> {
   const config = await commandConfig(values, io, { database: true });
   const table = commandTable(config);
   const logger = commandLogger(values, config, io, "warn");
-  return withStore(config.databaseUrl!, table, async (store) => {
+  return withStore(config.databaseUrl!, table, config.sources.databaseUrl, async (store) => {
     let changed: WakeupTarget[] = [];
     if (id) {
       changed = await store.retryTask(id);

@@ -38,8 +38,9 @@ export function mainHelp(): string {
 Commands:
 ${list}
 
-Run \`task-runner <command> --help\` for a command's options. The config comes from ./task-runner.config.ts
-(export default defineConfig({ tasks, ... })); DATABASE_URL and AMQP_URL override it, flags override those.
+Run \`task-runner <command> --help\` for a command's options. Every command but init reads ./task-runner.config.ts
+(export default defineConfig({ tasks, ... }); optional for status, retry, cancel, run and dashboard) and takes the
+same common flags. Precedence: --database-url/--amqp-url, then DATABASE_URL/AMQP_URL, then the file.
 `;
 }
 

@@ -56,10 +56,10 @@ export async function runCommand(role: Role, argv: string[], io: CliIo): Promise
   if (concurrency !== undefined && !(Number.isSafeInteger(concurrency) && concurrency > 0)) {
     throw new CliError(`--concurrency must be a positive integer, got ${JSON.stringify(values.concurrency)}.`, EXIT_USAGE);
   }
-  const config = await commandConfig(values, io, { database: true });
+  const config = await commandConfig(values, io, { database: true, file: true });
   const table = commandTable(config);
   const logger = commandLogger(values, config, io);
-  await checkDatabase(config.databaseUrl!, table);
+  await checkDatabase(config.databaseUrl!, table, config.sources.databaseUrl);
   if (!config.amqpUrl) logger.warn("no amqpUrl (AMQP_URL): workers poll the database and the cleaner publishes nothing", {});
 
   const prisma = await resolvePrisma(config);
@@ -69,7 +69,11 @@ export async function runCommand(role: Role, argv: string[], io: CliIo): Promise
     await parts.worker?.start();
   } catch (error) {
     await stopParts(parts, prisma);
-    throw new CliError(`could not start: ${(error as Error).message}`, EXIT_FAILURE, { cause: error });
+    // A refused broker or database fails start for good: name where its URL came from (flag, environment or file).
+    const option = (error as { option?: unknown }).option;
+    const source = option === "amqpUrl" || option === "databaseUrl" ? config.sources[option] : undefined;
+    const code = error instanceof TaskQueueError && error.code === "TASK_QUEUE_CONFIG_INVALID" ? EXIT_USAGE : EXIT_FAILURE;
+    throw new CliError(`could not start: ${(error as Error).message}${source ? ` (${option} came from ${source})` : ""}`, code, { cause: error });
   }
   await waitForSignals({
     logger,

@@ -24,7 +24,7 @@ export async function runNowCommand(argv: string[], io: CliIo): Promise<number> 
   const config = await commandConfig(values, io, { database: true });
   const table = commandTable(config);
   const logger = commandLogger(values, config, io, "warn");
-  return withStore(config.databaseUrl!, table, async (store) => {
+  return withStore(config.databaseUrl!, table, config.sources.databaseUrl, async (store) => {
     const changed = await store.runTaskNow(id);
     if (changed.length === 0) throw await notActionable(store, table, id, "run now", "pending");
     const woken = await wakeTasks(config, store, changed, logger);

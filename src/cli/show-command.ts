@@ -26,7 +26,7 @@ export async function showCommand(argv: string[], io: CliIo): Promise<number> {
   const id = taskIdArgument("show", positionals);
   const config = await commandConfig(values, io, { database: true });
   const table = commandTable(config);
-  return withStore(config.databaseUrl!, table, async (store) => {
+  return withStore(config.databaseUrl!, table, config.sources.databaseUrl, async (store) => {
     const task = await store.findTask(id);
     if (!task) throw new CliError(`task ${id} not found in ${JSON.stringify(table.schema ? `${table.schema}.${table.name}` : table.name)}.`, EXIT_NOT_FOUND);
     const { now: _now, ...row } = task;

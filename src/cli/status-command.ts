@@ -1,17 +1,19 @@
 // `task-runner status`: task counts by queue, name and status, how long the oldest due task has waited per queue,
-// and whether a cleaner leads. `--json` prints the same as one JSON object for scripts.
+// whether a cleaner leads, and the broker's state with its consumers per queue. `--json` prints the same as one object.
 
 import type { LeaderInfo } from "../store/leader-lock.js";
 import { TASK_STATUSES, type TaskStatus } from "../store/task-status.js";
 import type { PendingAge, StatusCount } from "../store/views.js";
 import { COMMON_HELP, commandConfig, commandTable, parseCommand, type CliIo } from "./command-context.js";
+import { brokerReport, renderBroker, type BrokerReport } from "./broker-report.js";
 import { withStore } from "./database-session.js";
 import { EXIT_OK } from "./exit-codes.js";
 
 export const statusHelp = `Usage: task-runner status [--json]
 
-Shows task counts by queue, task name and status, the oldest due pending task per queue, and whether a cleaner
-leads (without one, delayed tasks, retries and lost wake-ups wait).
+Shows task counts by queue, task name and status, the oldest due pending task per queue, whether a cleaner leads
+(without one, delayed tasks, retries and lost wake-ups wait), and the broker: connected (with the consumers and
+waiting wake-ups of each queue), refused (with what to fix), unreachable, or none configured.
 
 Options:
       --json               print one JSON object instead of tables
@@ -24,6 +26,7 @@ export interface StatusReport {
   tasks: Array<{ queue: string; name: string } & Record<TaskStatus, number>>;
   due: Array<{ queue: string; due: number; oldestDueSeconds: number }>;
   cleaner: { leading: boolean; pid: number | null; since: string | null };
+  broker: BrokerReport;
 }
 
 export async function statusCommand(argv: string[], io: CliIo): Promise<number> {
@@ -34,16 +37,17 @@ export async function statusCommand(argv: string[], io: CliIo): Promise<number> 
   }
   const config = await commandConfig(values, io, { database: true });
   const table = commandTable(config);
-  const report = await withStore(config.databaseUrl!, table, async (store) => {
+  const report = await withStore(config.databaseUrl!, table, config.sources.databaseUrl, async (store) => {
     const lockKey = config.cleaner?.lockKey ?? store.defaultLockKey();
     const [counts, ages, holder] = await Promise.all([store.countTasks(), store.pendingAges(), store.leaderHolder(lockKey)]);
-    return buildReport(counts, ages, holder);
+    const queues = new Set([...Object.values(config.tasks ?? {}).map((task) => task.queue ?? "default"), ...counts.map((row) => row.queue)]);
+    return buildReport(counts, ages, holder, await brokerReport(config, [...queues].sort()));
   });
   io.out(values.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report));
   return EXIT_OK;
 }
 
-function buildReport(counts: StatusCount[], ages: PendingAge[], holder: LeaderInfo | undefined): StatusReport {
+function buildReport(counts: StatusCount[], ages: PendingAge[], holder: LeaderInfo | undefined, broker: BrokerReport): StatusReport {
   const rows = new Map<string, StatusReport["tasks"][number]>();
   for (const { queue, name, status, count } of counts) {
     const key = `${queue}\u0000${name}`;
@@ -55,6 +59,7 @@ function buildReport(counts: StatusCount[], ages: PendingAge[], holder: LeaderIn
     tasks: [...rows.values()],
     due: ages.map((age) => ({ queue: age.queue, due: age.due, oldestDueSeconds: Math.round(age.oldestDueSeconds * 10) / 10 })),
     cleaner: { leading: holder !== undefined, pid: holder?.pid ?? null, since: holder?.since?.toISOString() ?? null },
+    broker,
   };
 }
 
@@ -77,6 +82,7 @@ function renderReport(report: StatusReport): string {
       ? `Cleaner: leading (database backend pid ${report.cleaner.pid}).`
       : "Cleaner: none leads. Delayed tasks, retries, expired leases and lost wake-ups wait until one runs (task-runner cleaner).",
   );
+  lines.push(...renderBroker(report.broker));
   return `${lines.join("\n")}\n`;
 }
 

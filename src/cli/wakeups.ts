@@ -2,14 +2,14 @@
 // Without a broker (or when it is down) the rows stay unpublished and the cleaner wakes them at its next sweep.
 
 import type { Logger } from "../logger.js";
-import type { LoadedConfig } from "../runner/load-config.js";
+import type { CommandConfig } from "./command-context.js";
 import type { Store } from "../store/store.js";
 import type { WakeupTarget } from "../store/task-writes.js";
 import { openTransport } from "../wakeups/open-transport.js";
 import { WakeupSender } from "../wakeups/wakeup-sender.js";
 
 /** Publishes wake-ups for `tasks`; returns how many the broker confirmed (0 without amqpUrl). Never throws. */
-export async function wakeTasks(config: LoadedConfig, store: Store, tasks: readonly WakeupTarget[], logger: Logger): Promise<number> {
+export async function wakeTasks(config: CommandConfig, store: Store, tasks: readonly WakeupTarget[], logger: Logger): Promise<number> {
   if (tasks.length === 0) return 0;
   const transport = openTransport({ ...config, logger, maxReconnectDelayMs: 1000 });
   if (!transport.publishes) return 0;

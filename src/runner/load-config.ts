@@ -2,7 +2,7 @@
 // DATABASE_URL / AMQP_URL environment and flag overrides. Every problem names the file and the fix.
 
 import { existsSync } from "node:fs";
-import { resolve } from "node:path";
+import { isAbsolute, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { topology } from "../wakeups/rabbitmq/topology.js";
 import { taskTable } from "../store/task-table.js";
@@ -16,10 +16,31 @@ export const CONFIG_FILE_NAMES = ["task-runner.config.ts", "task-runner.config.m
 
 export { ConfigFileError };
 
+/** The settings a flag or the environment can override, in the order the CLI documents them. */
+export const OVERRIDABLE = ["databaseUrl", "amqpUrl", "table", "schema", "amqpPrefix"] as const;
+export type Overridable = (typeof OVERRIDABLE)[number];
+
+/** The flag and the environment variable of each overridable setting (no variable: only the flag and the file). */
+export const OVERRIDE_NAMES: Record<Overridable, { flag: string; env?: string }> = {
+  databaseUrl: { flag: "--database-url", env: "DATABASE_URL" },
+  amqpUrl: { flag: "--amqp-url", env: "AMQP_URL" },
+  table: { flag: "--table" },
+  schema: { flag: "--schema" },
+  amqpPrefix: { flag: "--amqp-prefix" },
+};
+
+/**
+ * Where each overridable setting that has a value came from, for error messages: "--amqp-url", "the environment
+ * variable AMQP_URL", or "amqpUrl in ./task-runner.config.ts".
+ */
+export type ValueSources = Partial<Record<Overridable, string>>;
+
 /** A loaded, checked config with the overrides applied. */
 export interface LoadedConfig extends RunnerConfig<TaskRegistry> {
   /** Absolute path of the file it came from. */
   file: string;
+  /** Where databaseUrl, amqpUrl, table, schema and amqpPrefix came from. */
+  sources: ValueSources;
 }
 
 export interface LoadConfigOptions {
@@ -28,7 +49,7 @@ export interface LoadConfigOptions {
   /** Environment to read DATABASE_URL and AMQP_URL from. Default process.env. */
   env?: NodeJS.ProcessEnv;
   /** Values from flags; they win over the environment and the file. */
-  overrides?: { databaseUrl?: string; amqpUrl?: string };
+  overrides?: Partial<Record<Overridable, string>>;
 }
 
 const KNOWN_KEYS = new Set(["tasks", "databaseUrl", "amqpUrl", "prisma", "table", "schema", "amqpPrefix", "quorumQueues", "worker", "cleaner", "logger"]);
@@ -67,9 +88,40 @@ export async function loadConfig(path?: string, options: LoadConfigOptions = {})
     throw new ConfigFileError(file, "has no default export. End it with `export default defineConfig({ tasks, databaseUrl, amqpUrl })`.");
   }
   const checked = check(file, config);
-  checked.databaseUrl = options.overrides?.databaseUrl ?? nonEmpty(env.DATABASE_URL) ?? checked.databaseUrl;
-  checked.amqpUrl = options.overrides?.amqpUrl ?? nonEmpty(env.AMQP_URL) ?? checked.amqpUrl;
-  return checked;
+  const { values, sources } = applyOverrides(checked, { file, cwd, env, overrides: options.overrides });
+  return { ...checked, ...values, sources };
+}
+
+/** The first of CONFIG_FILE_NAMES in `cwd`, or undefined when there is none. */
+export function findConfigFile(cwd: string): string | undefined {
+  return CONFIG_FILE_NAMES.map((name) => resolve(cwd, name)).find((file) => existsSync(file));
+}
+
+/**
+ * The overridable settings after precedence (flag, then environment variable, then the file's value) and where each
+ * came from. `file` is undefined when there is no config file (operator commands and the dashboard run without one).
+ */
+export function applyOverrides(
+  fromFile: Partial<Record<Overridable, string | undefined>>,
+  context: { file?: string; cwd: string; env: NodeJS.ProcessEnv; overrides?: Partial<Record<Overridable, string>> },
+): { values: Partial<Record<Overridable, string>>; sources: ValueSources } {
+  const values: Partial<Record<Overridable, string>> = {};
+  const sources: ValueSources = {};
+  const shownFile = context.file ? relativeFile(context.cwd, context.file) : undefined;
+  for (const key of OVERRIDABLE) {
+    const { flag, env } = OVERRIDE_NAMES[key];
+    const flagValue = context.overrides?.[key];
+    const envValue = env ? nonEmpty(context.env[env]) : undefined;
+    if (flagValue !== undefined) [values[key], sources[key]] = [flagValue, flag];
+    else if (envValue !== undefined) [values[key], sources[key]] = [envValue, `the environment variable ${env}`];
+    else if (fromFile[key] !== undefined) [values[key], sources[key]] = [fromFile[key], `${key} in ${shownFile}`];
+  }
+  return { values, sources };
+}
+
+function relativeFile(cwd: string, file: string): string {
+  const shown = relative(cwd, file);
+  return shown.startsWith("..") || isAbsolute(shown) ? file : `./${shown}`;
 }
 
 function locate(cwd: string, path: string | undefined): string {
@@ -78,10 +130,8 @@ function locate(cwd: string, path: string | undefined): string {
     if (!existsSync(file)) throw new ConfigFileError(file, "no such file. Fix the --config path, or create the file with `export default defineConfig({ tasks })`.");
     return file;
   }
-  for (const name of CONFIG_FILE_NAMES) {
-    const file = resolve(cwd, name);
-    if (existsSync(file)) return file;
-  }
+  const found = findConfigFile(cwd);
+  if (found) return found;
   throw new ConfigFileError(
     resolve(cwd, CONFIG_FILE_NAMES[0]!),
     `no config file found in ${cwd} (looked for ${CONFIG_FILE_NAMES.join(", ")}). ` +
@@ -127,7 +177,7 @@ function check(file: string, config: unknown): LoadedConfig {
   if (logger !== undefined && !["debug", "info", "warn", "error"].every((level) => typeof logger?.[level] === "function")) {
     throw new ConfigFileError(file, "logger must have debug, info, warn and error methods (or leave it out for the default).");
   }
-  return { ...(raw as unknown as RunnerConfig), file };
+  return { ...(raw as unknown as RunnerConfig), file, sources: {} };
 }
 
 function optional(raw: Record<string, unknown>, key: string, file?: string): string | undefined {

@@ -4,7 +4,7 @@
 // (another process, the CLI, the cleaner's delayed tasks) are found by polling: an in-process listener never stops it.
 
 import type { DeadTaskNotification } from "./dead-task-notification.js";
-import type { ListenOptions, PublishHooks, WakeupListener, WakeupPublisher, WakeupTransport } from "./transport.js";
+import type { BrokerState, ListenOptions, PublishHooks, WakeupListener, WakeupPublisher, WakeupTransport } from "./transport.js";
 
 type Deliver = ListenOptions["deliver"];
 
@@ -26,6 +26,14 @@ export class InProcessTransport implements WakeupTransport {
   readonly name = "in-process";
   readonly notifiesDead = false;
   readonly reachable = true;
+
+  get broker(): BrokerState {
+    return { transport: "in-process", state: "none" };
+  }
+
+  async queueState(): Promise<undefined> {
+    return undefined;
+  }
   private turn = 0;
 
   /** `identity`: the database the wake-ups belong to; undefined until known (the app's client learns it at its first query). */

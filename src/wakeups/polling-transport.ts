@@ -2,13 +2,21 @@
 // the table every pollIntervalMs, so tasks run, only up to one interval later.
 
 import type { DeadTaskNotification } from "./dead-task-notification.js";
-import type { ListenOptions, PublishHooks, WakeupListener, WakeupPublisher, WakeupTransport } from "./transport.js";
+import type { BrokerState, ListenOptions, PublishHooks, WakeupListener, WakeupPublisher, WakeupTransport } from "./transport.js";
 
 export class PollingTransport implements WakeupTransport {
   readonly name = "polling";
   readonly publishes = false;
   readonly notifiesDead = false;
   readonly reachable = true;
+
+  get broker(): BrokerState {
+    return { transport: "polling", state: "none" };
+  }
+
+  async queueState(): Promise<undefined> {
+    return undefined;
+  }
 
   start(): void {}
 

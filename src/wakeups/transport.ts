@@ -51,6 +51,30 @@ export interface WakeupListener {
   queueState(queue: string): Promise<{ consumers: number; ready: number } | undefined>;
 }
 
+/**
+ * The broker as a transport last saw it: `prisma.$taskQueue.broker`, `task-runner status`. A snapshot, not live.
+ * - "connected": wake-ups flow.
+ * - "connecting": the first attempt is under way (or nothing was published yet, so none was made).
+ * - "unreachable": no broker answered (refused connection, reset, timeout, unknown host); retried with backoff.
+ * - "refused": the broker answered and said no (credentials, virtual host, TLS) or the URL cannot be used; retrying
+ *   will not help until the URL or the broker changes, so it is retried slowly (every 30 s).
+ * - "none": no broker is configured (polling or in-process transport): nothing to connect to.
+ * In every state but "connected" tasks still run: workers poll and the cleaner publishes due tasks, only later.
+ */
+export interface BrokerState {
+  /** The transport: "rabbitmq", "polling" or "in-process". */
+  transport: string;
+  state: "connected" | "connecting" | "unreachable" | "refused" | "none";
+  /** The broker's URL with the password shown as ***; absent without a broker. */
+  url?: string;
+  /** The last connection error, as the client library gave it; absent while connected. */
+  error?: string;
+  /** What to check or change, for a failure that retrying will not heal (refused credentials, missing vhost, unknown host). */
+  fix?: string;
+  /** When the transport entered this state (a retry that fails the same way does not move it). */
+  since?: Date;
+}
+
 /** One transport, shared by everything of one process that sends or receives wake-ups. */
 export interface WakeupTransport {
   /** "rabbitmq" or "polling". */
@@ -61,6 +85,13 @@ export interface WakeupTransport {
   readonly notifiesDead: boolean;
   /** False while the last connection attempt failed and a reconnect is scheduled. */
   readonly reachable: boolean;
+  /** The broker's state now (a copy). */
+  readonly broker: BrokerState;
+  /**
+   * How many listeners the task queue `queue` has and how many wake-ups wait in it; undefined when the transport cannot
+   * tell (no broker, not connected, no such queue).
+   */
+  queueState(queue: string): Promise<{ consumers: number; ready: number } | undefined>;
   /** Starts connecting in the background (idempotent). */
   start(): void;
   /** Waits until the first connection attempt succeeded (true) or failed (false), at most `timeoutMs`. */

@@ -168,10 +168,10 @@ describe("failures", () => {
     url.pathname = `/${db.name}_nope`;
     const result = await runCli(["status"], { cwd: app, env: { ...env, DATABASE_URL: url.toString() } });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`Unknown database '${db.name}_nope'; that database does not exist: check the database name in DATABASE_URL`);
+    expect(result.stderr).toContain(`Unknown database '${db.name}_nope'; that database does not exist: check the database name in the environment variable DATABASE_URL`);
     const fromFile = await runCli(["status"], { cwd: app, env: { ...env, DATABASE_URL: undefined } });
     expect(fromFile.code).toBe(1);
     expect(fromFile.stderr).toContain("cannot use the database at mysql://nobody@127.0.0.1:1/not_this_one");
-    expect(fromFile.stderr).toContain("is MySQL running and reachable there? Check the host and port in DATABASE_URL");
+    expect(fromFile.stderr).toContain("is MySQL running and reachable there? Check the host and port in databaseUrl in ./task-runner.config.ts.");
   });
 });

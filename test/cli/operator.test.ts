@@ -156,7 +156,7 @@ describe("database URL precedence and failures", () => {
     expect(fromFile.stderr).toContain("cannot use the database at postgresql://nobody@127.0.0.1:1/not-this-one: connect ECONNREFUSED");
     const wrongFlag = await runCli(["status", "--database-url", `${db.url}_nope`], { cwd: app, env });
     expect(wrongFlag.code).toBe(1);
-    expect(wrongFlag.stderr).toContain(`database "${db.name}_nope" does not exist; that database does not exist: check the database name in DATABASE_URL`);
+    expect(wrongFlag.stderr).toContain(`database "${db.name}_nope" does not exist; that database does not exist: check the database name in --database-url`);
   });
 
   it("wrong credentials exit 1 with the password hidden, no stack, and change nothing", async () => {
@@ -167,7 +167,7 @@ describe("database URL precedence and failures", () => {
     const result = await runCli(["retry", id!], { cwd: app, env: { ...env, DATABASE_URL: url.toString() } });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^task-runner retry: cannot use the database at postgresql:\/\/no_such_user:\*\*\*@/);
-    expect(result.stderr).toContain("the credentials were refused: check the user and password in DATABASE_URL");
+    expect(result.stderr).toContain("the credentials were refused: check the user and password in the environment variable DATABASE_URL");
     expect(result.stderr).not.toContain("s3cret");
     expect(result.stderr).not.toMatch(/\n\s+at /);
     expect((await rowOf(sql, id!))?.status).toBe("dead");

@@ -60,11 +60,16 @@ describe("usage errors exit 2", () => {
 });
 
 describe("bad config exits 2 and says what is wrong in which file", () => {
-  it("when there is no config file", async () => {
-    const result = await runCli(["status"], { cwd: empty });
+  it("when there is no config file: required to run tasks, optional for the rest (then it asks for a database URL)", async () => {
+    const result = await runCli(["worker"], { cwd: empty });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`no config file found in ${empty} (looked for task-runner.config.ts, task-runner.config.mts`);
     expect(result.stderr).toContain("or pass --config <path>");
+    const status = await runCli(["status"], { cwd: empty });
+    expect(status.code).toBe(2);
+    expect(status.stderr).toBe(
+      `task-runner status: no database URL: set DATABASE_URL, pass --database-url, or set databaseUrl in a task-runner.config.ts (none found in ${empty}).\n`,
+    );
   });
 
   it("when --config points nowhere", async () => {

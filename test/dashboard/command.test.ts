@@ -1,5 +1,6 @@
 // `task-runner dashboard` as a child process: serves until SIGTERM and exits 0, refuses a public bind without a token
-// (exit 2), refuses to start on a database it cannot read (exit 1), and prints its help.
+// (exit 2), refuses to start on a database it cannot read (exit 1), and prints its help. test/cli/shape.test.ts covers
+// the config file and the common flags.
 
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -72,7 +73,9 @@ describe("task-runner dashboard", () => {
   it("exits 2 without DATABASE_URL or with a bad flag, and prints help with --help", async () => {
     const noUrl = run(["--port", "0"], {});
     expect(await noUrl.exit).toBe(2);
-    expect(noUrl.stderr()).toContain("DATABASE_URL is not set");
+    expect(noUrl.stderr()).toContain(
+      `task-runner dashboard: no database URL: set DATABASE_URL, pass --database-url, or set databaseUrl in a task-runner.config.ts (none found in ${ROOT.replace(/\/$/, "")}).`,
+    );
     const badPort = run(["--port", "http"], { DATABASE_URL: db.url });
     expect(await badPort.exit).toBe(2);
     expect(badPort.stderr()).toContain('--port "http" is not a TCP port');

@@ -88,10 +88,12 @@ it("a missing database or table says what to fix", async () => {
 it("a refused broker login or virtual host fails start, hides the password and claims nothing", async () => {
   const wrongPassword = withUrl(bed.amqpUrl, (u) => (u.password = "not-the-password"));
   const login = await failedStart({ amqpUrl: wrongPassword });
-  expect(login.message).toMatch(/^Invalid option "amqpUrl": RabbitMQ at amqp:\/\/[^:]+:\*\*\*@.* refused the worker: .*ACCESS_REFUSED.*; the credentials were refused: check the user and password in amqpUrl\.$/);
+  expect(login.message).toMatch(
+    /^Invalid option "amqpUrl": RabbitMQ at amqp:\/\/[^:]+:\*\*\*@\S+ refused the user name or password \(ACCESS_REFUSED\): check the credentials in amqpUrl \(the AMQP_URL environment variable, or --amqp-url for task-runner\), or create that user on the broker \(rabbitmqctl add_user\)\. \(.*ACCESS_REFUSED.*\)$/,
+  );
   expect(login.message).not.toContain("not-the-password");
   const vhost = await failedStart({ amqpUrl: withUrl(bed.amqpUrl, (u) => (u.pathname = "/no_such_vhost")) });
-  expect(vhost.message).toContain("check that the virtual host in amqpUrl exists");
+  expect(vhost.message).toContain('refused to open the virtual host "no_such_vhost" (NOT_ALLOWED): check the path of amqpUrl');
   // The due task was there all along: a worker that failed to start did not claim it.
   expect(await bed.row(pendingId)).toMatchObject({ status: "pending", attempts: 0, lease_owner: null });
   expect(ran).toEqual([]);

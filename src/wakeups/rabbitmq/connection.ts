@@ -1,9 +1,12 @@
-// One RabbitMQ connection that reconnects with exponential backoff and jitter until closed.
-// Users of it react to 'connected' (declare, consume) and 'disconnected'; nothing here throws at them.
+// One RabbitMQ connection that reconnects until closed: with exponential backoff and jitter while the broker is away,
+// slowly (and with one error naming the fix) when it refuses. Users react to 'connected' and 'disconnected'.
 
 import { EventEmitter } from "node:events";
 import amqp, { type ChannelModel } from "amqplib";
 import type { Logger } from "../../logger.js";
+import { redactUrl } from "../../redact-url.js";
+import type { BrokerState } from "../transport.js";
+import { classifyBrokerError } from "./broker-errors.js";
 
 export interface BrokerConnectionOptions {
   logger: Logger;
@@ -11,12 +14,19 @@ export interface BrokerConnectionOptions {
   minDelayMs?: number;
   /** Longest reconnect delay. Default 10 s. */
   maxDelayMs?: number;
+  /**
+   * Pause between attempts while the broker refuses (credentials, missing virtual host, TLS certificate) or the URL
+   * cannot be used. Default 30 s: a fix on the broker side (user or vhost created) is picked up within that, without
+   * flooding the broker's log with refused logins; the app's process keeps running and tasks run by polling meanwhile.
+   */
+  lastingRetryDelayMs?: number;
   /** AMQP heartbeat in seconds, used when the URL does not set one; detects a silent broker. Default 5. */
   heartbeatSeconds?: number;
 }
 
 /**
- * Emits 'connected' (model) after every successful (re)connect and 'disconnected' (error) when it drops.
+ * Emits 'connected' (model) after every successful (re)connect, 'disconnected' (error) when it drops, and 'refused'
+ * (BrokerFailure) after an attempt the broker refused.
  * `model` is the live connection or undefined while down.
  */
 export class BrokerConnection extends EventEmitter {
@@ -26,6 +36,10 @@ export class BrokerConnection extends EventEmitter {
   private timer: NodeJS.Timeout | undefined;
   private connecting: Promise<void> | undefined;
   private readonly url: string;
+  private readonly givenUrl: string;
+  private status: BrokerState;
+  /** The fix last logged as an error, so that a lasting failure is logged once, not at every attempt. */
+  private loggedFix: string | undefined;
 
   constructor(
     url: string,
@@ -33,6 +47,13 @@ export class BrokerConnection extends EventEmitter {
   ) {
     super();
     this.url = withHeartbeat(url, options.heartbeatSeconds ?? 5);
+    this.givenUrl = url;
+    this.status = { transport: "rabbitmq", state: "connecting", url: redactUrl(url), since: new Date() };
+  }
+
+  /** The broker's state now (a copy). */
+  get state(): BrokerState {
+    return { ...this.status };
   }
 
   /** True while a reconnect is scheduled: the last attempt failed, so callers should not wait. */
@@ -53,11 +74,14 @@ export class BrokerConnection extends EventEmitter {
       const done = (model: ChannelModel | undefined) => {
         clearTimeout(timer);
         this.off("connected", onConnected);
+        this.off("refused", onRefused);
         resolve(model);
       };
       const onConnected = (model: ChannelModel) => done(model);
+      const onRefused = () => done(undefined); // waiting longer will not help
       const timer = setTimeout(() => done(this.model), timeoutMs);
       this.on("connected", onConnected);
+      this.on("refused", onRefused);
     });
   }
 
@@ -80,7 +104,9 @@ export class BrokerConnection extends EventEmitter {
         return;
       }
       this.attempt = 0;
+      this.loggedFix = undefined;
       this.model = model;
+      this.status = { transport: "rabbitmq", state: "connected", url: this.status.url, since: new Date() };
       model.on("error", () => {}); // 'close' follows and carries the reconnect
       model.on("close", (error?: Error) => this.lost(model, error ?? new Error("connection closed")));
       this.options.logger.info("broker connected", {});
@@ -104,11 +130,30 @@ export class BrokerConnection extends EventEmitter {
   private schedule(error: Error): void {
     if (this.closed) return;
     this.attempt += 1;
-    const base = Math.min(this.options.maxDelayMs ?? 10_000, (this.options.minDelayMs ?? 100) * 2 ** (this.attempt - 1));
+    const failure = classifyBrokerError(error, this.givenUrl);
+    const since = this.status.state === failure.state && this.status.fix === failure.fix ? this.status.since : new Date();
+    this.status = { transport: "rabbitmq", state: failure.state, url: this.status.url, error: failure.error, fix: failure.fix, since };
+    // Refusals wait long; an unknown host (lasting too, but in a container network it resolves once the broker runs)
+    // keeps the backoff of a broker that is away.
+    const base = failure.state === "refused"
+      ? (this.options.lastingRetryDelayMs ?? 30_000)
+      : Math.min(this.options.maxDelayMs ?? 10_000, (this.options.minDelayMs ?? 100) * 2 ** (this.attempt - 1));
     const delay = Math.round(base * (0.8 + Math.random() * 0.4));
-    if (this.attempt === 1 || this.attempt % 10 === 0) {
+    if (failure.lasting) {
+      if (failure.fix !== this.loggedFix) {
+        this.loggedFix = failure.fix;
+        this.options.logger.error(
+          `broker connection failed and retrying will not fix it: ${failure.fix}. Until then nothing is published: workers ` +
+            "poll the database and the cleaner sends due tasks, so tasks run late. Retrying " +
+            (failure.state === "refused" ? `every ${base >= 1000 ? `${Math.round(base / 1000)} s` : `${base} ms`}` : "with backoff") +
+            " without logging this again",
+          { url: this.status.url, error: failure.error },
+        );
+      }
+    } else if (this.attempt === 1 || this.attempt % 10 === 0) {
       this.options.logger.warn("broker unreachable, retrying", { attempt: this.attempt, delayMs: delay, error: error.message });
     }
+    if (failure.state === "refused") this.emit("refused", failure);
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.start();

@@ -9,6 +9,7 @@ import type { ListenOptions, WakeupListener } from "../transport.js";
 import type { BrokerConnection } from "./connection.js";
 import { declareExchanges, declareQueue, type Topology } from "./topology.js";
 import { decodeWakeup } from "./wakeup-message.js";
+import { queueCounts } from "./queue-counts.js";
 
 export interface WakeupConsumerOptions extends ListenOptions {
   connection: BrokerConnection;
@@ -155,20 +156,8 @@ export class WakeupConsumer extends EventEmitter implements WakeupListener {
    * ready; undefined when the broker could not tell. Asked on a channel of its own, so that a broker error cannot close
    * the consuming one.
    */
-  async queueState(queue: string): Promise<{ consumers: number; ready: number } | undefined> {
-    const model = this.options.connection.model;
-    if (!model) return undefined;
-    let channel: Channel | undefined;
-    try {
-      channel = await model.createChannel();
-      channel.on("error", () => {});
-      const { consumerCount, messageCount } = await channel.checkQueue(this.options.topology.queueName(queue));
-      return { consumers: consumerCount, ready: messageCount };
-    } catch {
-      return undefined;
-    } finally {
-      await channel?.close().catch(() => {});
-    }
+  queueState(queue: string): Promise<{ consumers: number; ready: number } | undefined> {
+    return queueCounts(this.options.connection, this.options.topology, queue);
   }
 
   private received(channel: Channel, message: ConsumeMessage | null, queue: string): void {

@@ -136,7 +136,10 @@ export class Publisher implements WakeupPublisher {
   private async openChannel(): Promise<ConfirmChannel> {
     const { connection } = this.options;
     const model = connection.model ?? (connection.down ? undefined : await connection.ready(this.options.connectTimeoutMs ?? 2000));
-    if (!model) throw new Error("broker is not connected");
+    if (!model) {
+      const { state, fix } = connection.state;
+      throw new Error(`broker is not connected (${state}${fix ? `: ${fix}` : ""})`);
+    }
     if (this.channel && this.channelModel === model) return this.channel;
     this.channelModel = model;
     this.declared.clear();

@@ -3,11 +3,12 @@
 
 import type { Channel } from "amqplib";
 import type { Logger } from "../../logger.js";
-import type { ListenOptions, PublishHooks, WakeupListener, WakeupPublisher, WakeupTransport } from "../transport.js";
+import type { BrokerState, ListenOptions, PublishHooks, WakeupListener, WakeupPublisher, WakeupTransport } from "../transport.js";
 import { checkBrokerAccess } from "./access-check.js";
 import { BrokerConnection } from "./connection.js";
 import { WakeupConsumer } from "./consumer.js";
 import { Publisher } from "./publisher.js";
+import { queueCounts } from "./queue-counts.js";
 import type { Topology } from "./topology.js";
 
 export interface RabbitMqTransportOptions {
@@ -16,6 +17,8 @@ export interface RabbitMqTransportOptions {
   logger: Logger;
   /** Longest pause between reconnect attempts. Default 10 s. */
   maxReconnectDelayMs?: number;
+  /** Pause between attempts while the broker refuses (credentials, vhost) or the host is unknown. Default 30 s. */
+  lastingRetryDelayMs?: number;
 }
 
 export class RabbitMqTransport implements WakeupTransport {
@@ -25,11 +28,19 @@ export class RabbitMqTransport implements WakeupTransport {
   private readonly connection: BrokerConnection;
 
   constructor(private readonly options: RabbitMqTransportOptions) {
-    this.connection = new BrokerConnection(options.url, { logger: options.logger, maxDelayMs: options.maxReconnectDelayMs });
+    this.connection = new BrokerConnection(options.url, {
+      logger: options.logger,
+      maxDelayMs: options.maxReconnectDelayMs,
+      lastingRetryDelayMs: options.lastingRetryDelayMs,
+    });
   }
 
   get reachable(): boolean {
     return !this.connection.down;
+  }
+
+  get broker(): BrokerState {
+    return this.connection.state;
   }
 
   start(): void {
@@ -80,6 +91,10 @@ export class RabbitMqTransport implements WakeupTransport {
       await channel?.close().catch(() => {});
     }
     return idle;
+  }
+
+  async queueState(queue: string): Promise<{ consumers: number; ready: number } | undefined> {
+    return queueCounts(this.connection, this.options.topology, queue);
   }
 
   close(): Promise<void> {
