@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the Prisma 6.19 compat check: packs this repository, installs it beside Prisma 6.19, generates the client
-# (PRISMA_*_BINARY point at any file: generate runs no engine), applies the SQL migration to a fresh database, runs check.ts.
+# (PRISMA_*_BINARY point at any file: generate runs no engine), applies the SQL migration to a fresh database,
+# type-checks check.ts against the Prisma 6 client (the repository's tsc) and runs it.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -17,4 +18,5 @@ url="$(node -e 'const u=new URL(process.argv[1]); u.pathname="/"+process.argv[2]
 psql "$server" -q -c "CREATE DATABASE \"$db\""
 trap 'psql "$server" -q -c "DROP DATABASE IF EXISTS \"$db\" WITH (FORCE)"' EXIT
 psql "$url" -q -f "$root/prisma/migrations/20261121000000_task_queue/migration.sql" -f "$root/test/sql/business.sql"
+"$root/node_modules/.bin/tsc" --noEmit -p "$here"
 DATABASE_URL="$url" npx tsx check.ts
