@@ -9,7 +9,7 @@ import { queueNameProblem, taskNameProblem } from "./names.js";
 import type { TaskRecord } from "./store/task-record.js";
 
 import type { TaskModelMethods } from "./task-queue.js";
-import type { TaskContext, TransactionClientOf, UntypedClient } from "./task-context.js";
+import type { ClientWith, TaskContext, TransactionClientOf, UntypedClient } from "./task-context.js";
 
 export type { TaskRecord } from "./store/task-record.js";
 export type { TaskStatus } from "./store/task-status.js";
@@ -99,7 +99,7 @@ type EnqueueOn<Schemas extends Record<string, ZodType>, Client, Model extends st
 export type TaskDefinitions<Schemas extends Record<string, ZodType>, Client = UntypedClient, Model extends string = "Task"> = {
   [Name in keyof Schemas]: TaskDefinition<
     Schemas[Name],
-    Client & EnqueueOn<Schemas, Client, Model>,
+    ClientWith<Client, EnqueueOn<Schemas, Client, Model>>,
     TransactionClientOf<Client> & EnqueueOn<Schemas, Client, Model>
   >;
 };

@@ -15,7 +15,7 @@ export type {
   TaskStatus,
   TransactionalTaskDefinition,
 } from "./define-tasks.js";
-export type { TaskContext, TransactionClientOf, UntypedClient, UntypedTransactionClient } from "./task-context.js";
+export type { ClientWith, TaskContext, TransactionClientOf, UntypedClient, UntypedTransactionClient } from "./task-context.js";
 export { taskQueue } from "./task-queue.js";
 export type { EnqueueItem, TaskModelMethods, TaskQueueExtension, TaskQueueHandle, TaskQueueOptions } from "./task-queue.js";
 export type { EnqueueOptions } from "./enqueue/prepare.js";

@@ -13,6 +13,20 @@ export type TransactionClientOf<Client> = Client extends { $transaction(fn: (tx:
   ? Tx
   : never;
 
+/** The options of a client's `$transaction(async (tx) => …, options)`. */
+type TransactionOptionsOf<Client> = Client extends { $transaction(fn: (tx: any) => any, options?: infer Options): any } ? Options : never;
+
+/**
+ * A client with `Added` (the registry's enqueue methods), whose `$transaction(async (tx) => …)` hands out a
+ * transaction client with `Added` too, as the client extended with taskQueue() does at run time. The client's own
+ * `$transaction` overloads (the batch form) stay, after this one.
+ */
+export type ClientWith<Client, Added> = Omit<Client, "$transaction"> &
+  Added & {
+    $transaction: (<Result>(fn: (tx: TransactionClientOf<Client> & Added) => Promise<Result>, options?: TransactionOptionsOf<Client>) => Promise<Result>) &
+      (Client extends { $transaction: infer Transaction } ? Transaction : unknown);
+  };
+
 /** A tagged raw statement, as every Prisma client and transaction client offers it. */
 type RawCall<Result> = (query: TemplateStringsArray, ...values: unknown[]) => PromiseLike<Result>;
 
@@ -48,8 +62,9 @@ export interface TaskContext<Prisma = UntypedClient, Tx = TransactionClientOf<Pr
   logger: Logger;
   /**
    * The worker's `prisma` option: at run time your client EXTENDED with taskQueue(). Typed as the client named in
-   * `defineTasks<Client>()` plus the registry's `enqueue`/`enqueueMany` on the task model; other extensions you added
-   * are there at run time but not in this type. Undefined at run time when the worker was given no `prisma`.
+   * `defineTasks<Client>()` plus the registry's `enqueue`/`enqueueMany` on the task model, on it and on the `tx` of its
+   * `$transaction(async (tx) => …)` (ClientWith); other extensions you added are there at run time but not in this
+   * type. Undefined at run time when the worker was given no `prisma`, though the type does not say so.
    */
   prisma: Prisma;
   /**

@@ -5,6 +5,7 @@ import { describe, expectTypeOf, it } from "vitest";
 import { z } from "zod";
 import {
   createCleaner,
+  type ClientWith,
   createWorker,
   defineTasks,
   taskQueue,
@@ -39,7 +40,15 @@ const tasks = defineTasks<PrismaClient>()({
       expectTypeOf(ctx.tx.task).toMatchTypeOf<Prisma.TransactionClient["task"]>();
       expectTypeOf(ctx.tx.report.findUnique).toEqualTypeOf<Prisma.TransactionClient["report"]["findUnique"]>();
       expectTypeOf(ctx.prisma.report.update).toEqualTypeOf<PrismaClient["report"]["update"]>();
-      expectTypeOf(ctx.prisma.$transaction).toEqualTypeOf<PrismaClient["$transaction"]>();
+      // ctx.prisma.$transaction hands out the transaction client with this registry's enqueue, as at run time.
+      await ctx.prisma.$transaction(async (tx) => {
+        expectTypeOf<Omit<typeof tx, "task">>().toEqualTypeOf<Omit<Prisma.TransactionClient, "task">>();
+        expectTypeOf(tx.task.enqueue("notify", { reportId })).resolves.toEqualTypeOf<EnqueuedTask<"notify">>();
+        // @ts-expect-error not a task of this registry
+        void tx.task.enqueue("notfiy", { reportId });
+      }, { timeout: 1000 });
+      // and keeps the client's batch form
+      expectTypeOf(ctx.prisma.$transaction([ctx.prisma.report.count()])).resolves.toEqualTypeOf<[number]>();
       const report = await ctx.tx.report.update({ where: { id: reportId }, data: { status: "done" } });
       expectTypeOf(report.status).toEqualTypeOf<string>();
       // @ts-expect-error misspelt model
@@ -89,7 +98,7 @@ describe("typed handler context", () => {
     type Transactional = Extract<(typeof tasks)["write-report"], { transactional: true }>;
     type WriteCtx = Parameters<NonNullable<Transactional["handler"]>>[1];
     expectTypeOf<WriteCtx["tx"]>().toEqualTypeOf<Prisma.TransactionClient & { task: TaskModelMethods<typeof tasks> }>();
-    expectTypeOf<WriteCtx["prisma"]>().toEqualTypeOf<PrismaClient & { task: TaskModelMethods<typeof tasks> }>();
+    expectTypeOf<WriteCtx["prisma"]>().toEqualTypeOf<ClientWith<PrismaClient, { task: TaskModelMethods<typeof tasks> }>>();
   });
 
   it("keeps enqueue, createWorker and createCleaner typed for a registry with a client type", () => {
@@ -126,6 +135,7 @@ describe("typed handler context", () => {
           expectTypeOf(ctx.tx.$executeRaw`SELECT ${n}`).resolves.toEqualTypeOf<number>();
           expectTypeOf(ctx.tx.task.enqueue("plain", { n: 1 })).resolves.toEqualTypeOf<EnqueuedTask<"plain">>();
           expectTypeOf(ctx.prisma.$transaction(async (tx) => tx.$queryRaw`SELECT 1`)).resolves.toBeUnknown();
+          expectTypeOf(ctx.prisma.$transaction(async (tx) => tx.task.enqueue("plain", { n }))).resolves.toEqualTypeOf<EnqueuedTask<"plain">>();
           // @ts-expect-error models need the client type: defineTasks<PrismaClient>()({ … })
           void ctx.tx.report;
         },
