@@ -7,9 +7,9 @@ import { TaskDefinitionError } from "./errors.js";
 import type { Logger } from "./logger.js";
 import { queueNameProblem, taskNameProblem } from "./names.js";
 import type { TaskRecord } from "./store/task-record.js";
-
-import type { TaskModelMethods } from "./task-queue.js";
 import type { ClientWith, TaskContext, TransactionClientOf, UntypedClient } from "./task-context.js";
+// Types only, erased at run time: the handlers' ctx carries the enqueue methods of the registry they belong to.
+import type { TaskModelMethods } from "./task-queue.js";
 
 export type { TaskRecord } from "./store/task-record.js";
 export type { TaskStatus } from "./store/task-status.js";
@@ -69,7 +69,10 @@ export interface TransactionalTaskDefinition<Schema extends ZodType = ZodType, P
   extends TaskPolicy<Schema, Prisma> {
   /** Runs the task; its writes through ctx.tx commit only if the task completes. Optional, as for a plain task. */
   handler?(payload: ZodOutput<Schema>, ctx: TaskContext<Prisma, Tx>): unknown;
-  /** Run the handler inside the transaction that completes the task (exactly-once database effects). Default false. */
+  /**
+   * Run the handler inside the transaction that completes the task (exactly-once database effects). Written as the
+   * literal `true`: a `boolean` variable matches neither kind of definition, and the handler's ctx is then untyped.
+   */
   transactional: true;
 }
 
@@ -81,7 +84,7 @@ export type TaskDefinition<Schema extends ZodType = ZodType, Prisma = UntypedCli
   | PlainTaskDefinition<Schema, Prisma>
   | TransactionalTaskDefinition<Schema, Prisma, Tx>;
 
-/** A registry as returned by defineTasks, whatever client its handlers are typed with. */
+/** A registry as returned by defineTasks, whatever client its handlers are typed with (hence `any`, in this constraint only). */
 export type TaskRegistry = Record<string, TaskDefinition<ZodType, any, any>>;
 
 /** The input type of a task's payload (what enqueue accepts). */
