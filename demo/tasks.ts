@@ -4,8 +4,10 @@
 
 import { z } from "zod";
 import { defineTasks } from "../src/index.js";
+import type { PrismaClient } from "../test/generated/client.js";
 
-export const demoTasks = defineTasks({
+// The handlers' ctx.tx is the generated client's transaction client (the SQLite client has the same models).
+export const demoTasks = defineTasks<PrismaClient>()({
   "generate-report": {
     payload: z.object({ reportId: z.string().uuid(), failTimes: z.number().int().min(0) }),
     queue: "reports",

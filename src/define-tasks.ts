@@ -7,25 +7,12 @@ import { TaskDefinitionError } from "./errors.js";
 import type { Logger } from "./logger.js";
 import { queueNameProblem, taskNameProblem } from "./names.js";
 import type { TaskRecord } from "./store/task-record.js";
+import type { ClientWith, TaskContext, TransactionClientOf, UntypedClient } from "./task-context.js";
+// Types only, erased at run time: the handlers' ctx carries the enqueue methods of the registry they belong to.
+import type { TaskModelMethods } from "./task-queue.js";
 
 export type { TaskRecord } from "./store/task-record.js";
 export type { TaskStatus } from "./store/task-status.js";
-
-/** What a handler receives besides its payload. */
-export interface TaskContext {
-  /** The task row as claimed (attempts already counts this run). */
-  task: TaskRecord;
-  /** 1 for the first run, 2 for the first retry, … */
-  attempt: number;
-  /** Aborted when the task's timeout passes, its lease is lost, or the worker is shutting down for good; `signal.reason` says which. */
-  signal: AbortSignal;
-  /** Logger whose lines carry the task's id and name. */
-  logger: Logger;
-  /** The extended Prisma client, so a handler can enqueue follow-up tasks in its own transactions. */
-  prisma: any;
-  /** With `transactional: true`: the transaction that marks the task succeeded. Write through it for exactly-once effects. */
-  tx: any;
-}
 
 /** Exponential backoff with jitter: delay = min(maxMs, baseMs * factor^(attempt-1)) * (1 ± jitter). */
 export interface BackoffPolicy {
@@ -39,15 +26,19 @@ export interface BackoffPolicy {
   jitter?: number;
 }
 
-/** Called by the cleaner for a task whose lease expired; may enqueue a compensating task through `prisma`. */
-export type RecoveryFunction = (task: TaskRecord, ctx: { prisma: any; logger: Logger }) => Promise<"retry" | "dead"> | "retry" | "dead";
+/**
+ * Called by the cleaner for a task whose lease expired; may enqueue a compensating task through `prisma` (the
+ * cleaner's `prisma` option, typed like a handler's ctx.prisma; undefined at run time when the cleaner has none).
+ */
+export type RecoveryFunction<Prisma = UntypedClient> = (
+  task: TaskRecord,
+  ctx: { prisma: Prisma; logger: Logger },
+) => Promise<"retry" | "dead"> | "retry" | "dead";
 
-/** One task: its payload schema, its handler and its policy. */
-export interface TaskDefinition<Schema extends ZodType = ZodType> {
+/** What every task definition has, whatever its handler. */
+export interface TaskPolicy<Schema extends ZodType = ZodType, Prisma = UntypedClient> {
   /** zod schema of the payload; enqueue validates against it before writing, the worker again before running. */
   payload: Schema;
-  /** Runs the task. Optional so that an app that only enqueues can share the registry without the handlers. */
-  handler?: (payload: ZodOutput<Schema>, ctx: TaskContext) => unknown;
   /** RabbitMQ queue (and worker pool) the task goes to. Default "default". */
   queue?: string;
   /** Runs before the task goes dead, 1 to 2,147,483,647. Default 5. Overridable per enqueue. */
@@ -62,13 +53,39 @@ export interface TaskDefinition<Schema extends ZodType = ZodType> {
   /** Retry delays. Defaults: see BackoffPolicy. Checked by defineTasks() and again by createWorker(). */
   backoff?: BackoffPolicy;
   /** What the cleaner does with a task whose worker vanished: "retry" (default), "dead", or a function. */
-  recovery?: "retry" | "dead" | RecoveryFunction;
-  /** Run the handler inside the transaction that completes the task (exactly-once database effects). Default false. */
-  transactional?: boolean;
+  recovery?: "retry" | "dead" | RecoveryFunction<Prisma>;
 }
 
-/** A registry as returned by defineTasks. */
-export type TaskRegistry = Record<string, TaskDefinition<ZodType>>;
+/** A task whose handler runs outside any transaction (the default): its ctx.tx is undefined. */
+export interface PlainTaskDefinition<Schema extends ZodType = ZodType, Prisma = UntypedClient> extends TaskPolicy<Schema, Prisma> {
+  /** Runs the task. Optional so that an app that only enqueues can share the registry without the handlers. */
+  handler?(payload: ZodOutput<Schema>, ctx: TaskContext<Prisma, undefined>): unknown;
+  /** Run the handler inside the transaction that completes the task (exactly-once database effects). Default false. */
+  transactional?: false;
+}
+
+/** A task whose handler runs inside the transaction that marks it succeeded: its ctx.tx is that transaction. */
+export interface TransactionalTaskDefinition<Schema extends ZodType = ZodType, Prisma = UntypedClient, Tx = TransactionClientOf<Prisma>>
+  extends TaskPolicy<Schema, Prisma> {
+  /** Runs the task; its writes through ctx.tx commit only if the task completes. Optional, as for a plain task. */
+  handler?(payload: ZodOutput<Schema>, ctx: TaskContext<Prisma, Tx>): unknown;
+  /**
+   * Run the handler inside the transaction that completes the task (exactly-once database effects). Written as the
+   * literal `true`: a `boolean` variable matches neither kind of definition, and the handler's ctx is then untyped.
+   */
+  transactional: true;
+}
+
+/**
+ * One task: its payload schema, its handler and its policy. `Prisma` and `Tx` type the handler's ctx.prisma and
+ * ctx.tx (defineTasks fills them in); `transactional: true` decides whether ctx.tx is a transaction or undefined.
+ */
+export type TaskDefinition<Schema extends ZodType = ZodType, Prisma = UntypedClient, Tx = TransactionClientOf<Prisma>> =
+  | PlainTaskDefinition<Schema, Prisma>
+  | TransactionalTaskDefinition<Schema, Prisma, Tx>;
+
+/** A registry as returned by defineTasks, whatever client its handlers are typed with (hence `any`, in this constraint only). */
+export type TaskRegistry = Record<string, TaskDefinition<ZodType, any, any>>;
 
 /** The input type of a task's payload (what enqueue accepts). */
 export type PayloadInput<Tasks extends TaskRegistry, Name extends keyof Tasks> = ZodInput<Tasks[Name]["payload"]>;
@@ -76,13 +93,41 @@ export type PayloadInput<Tasks extends TaskRegistry, Name extends keyof Tasks> =
 /** Every registered task name. */
 export type TaskName<Tasks extends TaskRegistry> = keyof Tasks & string;
 
+/** The registry's enqueue methods on the model `Model` (as taskQueue({ model }) adds them), for the handlers' ctx. */
+type EnqueueOn<Schemas extends Record<string, ZodType>, Client, Model extends string> = {
+  [Key in Uncapitalize<Model>]: TaskModelMethods<TaskDefinitions<Schemas, Client, Model>>;
+};
+
+/** The definitions of a registry, their handlers' ctx typed by the base client `Client`. */
+export type TaskDefinitions<Schemas extends Record<string, ZodType>, Client = UntypedClient, Model extends string = "Task"> = {
+  [Name in keyof Schemas]: TaskDefinition<
+    Schemas[Name],
+    ClientWith<Client, EnqueueOn<Schemas, Client, Model>>,
+    TransactionClientOf<Client> & EnqueueOn<Schemas, Client, Model>
+  >;
+};
+
+/**
+ * Declares the tasks of an app, with the handlers' ctx.prisma and ctx.tx typed by your Prisma client:
+ * `defineTasks<PrismaClient>()({ … })`. Pass the BASE client type (the generated `PrismaClient`, or
+ * `typeof basePrisma`), not the one extended with taskQueue(): that one's type depends on these tasks. `Model` is
+ * the task model's name when you pass taskQueue({ model }). Default "Task".
+ */
+export function defineTasks<Client extends object, Model extends string = "Task">(): <const Schemas extends Record<string, ZodType>>(
+  tasks: TaskDefinitions<Schemas, Client, Model>,
+) => TaskDefinitions<Schemas, Client, Model>;
 /**
  * Declares the tasks of an app. Checks every definition now, so a typo fails at startup, not at 3 a.m.
- * The returned registry is the same object, frozen, with its types kept for enqueue.
+ * The returned registry is the same object, frozen, with its types kept for enqueue. Without a client type the
+ * handlers' ctx.prisma and ctx.tx offer only raw statements and enqueue (UntypedClient); see the overload above.
  */
-export function defineTasks<const Schemas extends Record<string, ZodType>>(
-  tasks: { [Name in keyof Schemas]: TaskDefinition<Schemas[Name]> },
-): { [Name in keyof Schemas]: TaskDefinition<Schemas[Name]> } {
+export function defineTasks<const Schemas extends Record<string, ZodType>>(tasks: TaskDefinitions<Schemas>): TaskDefinitions<Schemas>;
+export function defineTasks(...args: unknown[]): unknown {
+  if (args.length === 0) return checkedTasks;
+  return checkedTasks(args[0]);
+}
+
+function checkedTasks<Tasks>(tasks: Tasks): Tasks {
   if (typeof tasks !== "object" || tasks === null) {
     throw new TaskDefinitionError(String(tasks), "defineTasks() takes an object that maps task names to definitions.");
   }

@@ -4,14 +4,18 @@ export { defineTasks } from "./define-tasks.js";
 export type {
   BackoffPolicy,
   PayloadInput,
+  PlainTaskDefinition,
   RecoveryFunction,
-  TaskContext,
   TaskDefinition,
+  TaskDefinitions,
+  TaskPolicy,
   TaskName,
   TaskRecord,
   TaskRegistry,
   TaskStatus,
+  TransactionalTaskDefinition,
 } from "./define-tasks.js";
+export type { ClientWith, TaskContext, TransactionClientOf, UntypedClient, UntypedTransactionClient } from "./task-context.js";
 export { taskQueue } from "./task-queue.js";
 export type { EnqueueItem, TaskModelMethods, TaskQueueExtension, TaskQueueHandle, TaskQueueOptions } from "./task-queue.js";
 export type { EnqueueOptions } from "./enqueue/prepare.js";

@@ -68,13 +68,13 @@ export type TaskModelMethods<Tasks extends TaskRegistry> = {
     options?: EnqueueOptions,
   ): Prisma.PrismaPromise<EnqueuedTask<Name>>;
   /** Like enqueue for many tasks, in one statement. All are validated first; one bad item writes nothing. */
-  enqueueMany(items: ReadonlyArray<EnqueueItem<Tasks>>): Prisma.PrismaPromise<EnqueuedTask<TaskName<Tasks>>[]>;
+  enqueueMany<Name extends TaskName<Tasks>>(items: ReadonlyArray<EnqueueItem<Tasks, Name>>): Prisma.PrismaPromise<EnqueuedTask<Name>[]>;
 };
 
-/** One item of enqueueMany. */
-export type EnqueueItem<Tasks extends TaskRegistry> = {
-  [Name in TaskName<Tasks>]: { name: Name; payload: PayloadInput<Tasks, Name>; options?: EnqueueOptions };
-}[TaskName<Tasks>];
+/** One item of enqueueMany (of one of the names `Names`, by default any registered name). */
+export type EnqueueItem<Tasks extends TaskRegistry, Names extends TaskName<Tasks> = TaskName<Tasks>> = {
+  [Name in Names]: { name: Name; payload: PayloadInput<Tasks, Name>; options?: EnqueueOptions };
+}[Names];
 
 /** The type of the extension taskQueue() returns, for `$extends`. */
 export type TaskQueueExtension<Tasks extends TaskRegistry, Model extends string> = ReturnType<

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the Prisma 6.19 compat check: packs this repository, installs it beside Prisma 6.19, generates the client
-# (PRISMA_*_BINARY point at any file: generate runs no engine), applies the SQL migrations to a fresh database, runs check.ts.
+# (PRISMA_*_BINARY point at any file: generate runs no engine), applies the SQL migrations to a fresh database,
+# type-checks check.ts against the Prisma 6 client (the repository's tsc) and runs it.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -20,4 +21,5 @@ trap 'psql "$server" -q -c "DROP DATABASE IF EXISTS \"$db\" WITH (FORCE)"' EXIT
 migrations=()
 for dir in "$root"/prisma/migrations/[0-9]*_*/; do migrations+=(-f "${dir}migration.sql"); done
 psql "$url" -q -v ON_ERROR_STOP=1 "${migrations[@]}" -f "$root/test/sql/business.sql"
+"$root/node_modules/.bin/tsc" --noEmit -p "$here"
 DATABASE_URL="$url" npx tsx check.ts

@@ -1,7 +1,7 @@
 // Sweep step 2: tasks whose worker stopped renewing the lease. Each goes back to pending or to dead by its task's
 // recovery policy ("retry" by default, "dead", or a function that may enqueue a compensating task first).
 
-import type { RecoveryFunction, TaskDefinition } from "../define-tasks.js";
+import type { RecoveryFunction } from "../define-tasks.js";
 import type { Logger } from "../logger.js";
 import { deadTaskNotification } from "../wakeups/dead-task-notification.js";
 import type { TaskRecord } from "../store/task-record.js";
@@ -25,7 +25,7 @@ export async function recoverExpiredLeases(ctx: SweepContext): Promise<RecoveryC
     if (rows.length === 0) break;
     const retry: string[] = [];
     const abandon: string[] = [];
-    const custom: Array<{ row: TaskRecord; decide: RecoveryFunction }> = [];
+    const custom: Array<{ row: TaskRecord; decide: RecoveryFunction<unknown> }> = [];
     for (const row of rows) {
       const recovery = policyOf(options.tasks, row.name);
       if (typeof recovery === "function") custom.push({ row, decide: recovery });
@@ -42,7 +42,7 @@ export async function recoverExpiredLeases(ctx: SweepContext): Promise<RecoveryC
   return counts;
 }
 
-function policyOf(tasks: SweepContext["options"]["tasks"], name: string): TaskDefinition["recovery"] {
+function policyOf(tasks: SweepContext["options"]["tasks"], name: string): "retry" | "dead" | RecoveryFunction<unknown> {
   // A task this registry does not define (another app version wrote it) is retried: the safe default.
   return Object.hasOwn(tasks, name) ? (tasks[name]?.recovery ?? "retry") : "retry";
 }
@@ -56,7 +56,7 @@ const HOLD_MS = 60_000;
  * writer a transaction would keep. Then applies the decision to the held task. A function that throws or answers
  * something else leaves the task dead (reason "recovery-failed"), visible to an operator who can retry it.
  */
-async function recoverWithFunction(ctx: SweepContext, row: TaskRecord, decide: RecoveryFunction): Promise<RecoveredTask[]> {
+async function recoverWithFunction(ctx: SweepContext, row: TaskRecord, decide: RecoveryFunction<unknown>): Promise<RecoveredTask[]> {
   const { store, options } = ctx;
   const logger = taskLogger(ctx.logger, row);
   const holder = `cleaner:${process.pid}:recovery`;

@@ -1,7 +1,8 @@
 // One run of one claimed task: validates the payload, calls the handler with its context, enforces the timeout,
 // and makes sure exactly one of {success, failure, lease lost, released} settles the run, whichever comes first.
 
-import type { TaskContext, TaskDefinition, TaskRecord } from "../define-tasks.js";
+import type { TaskDefinition, TaskRecord } from "../define-tasks.js";
+import type { TaskContext } from "../task-context.js";
 import { TaskPayloadError, UnknownTaskError } from "../errors.js";
 import { parsePayload, type ParsedPayload } from "../payload-validation.js";
 import type { Logger } from "../logger.js";
@@ -10,7 +11,7 @@ import type { Store } from "../store/store.js";
 import type { OutcomeWriter } from "./outcome-writer.js";
 import { resultJson } from "./result-json.js";
 import { loggerWith } from "./task-logger.js";
-import type { ResolvedWorkerOptions } from "./worker-options.js";
+import type { HandledDefinition, ResolvedWorkerOptions } from "./worker-options.js";
 import { TaskLeaseLostError, TaskTimeoutError, WorkerShutdownError } from "./worker-errors.js";
 
 /** Default handler time limit, as documented on TaskDefinition.timeoutMs. */
@@ -22,7 +23,8 @@ export const DEFAULT_TIMEOUT_MS = 60_000;
  */
 export type RunState = "running" | "finishing" | "committing" | "lost" | "released" | "done";
 
-type HandledDefinition = TaskDefinition & { handler: NonNullable<TaskDefinition["handler"]> };
+/** The ctx the worker builds; each handler sees it through the client types its registry names. */
+type RunContext = TaskContext<unknown, unknown>;
 
 /** What the worker hears from a run: when its handler's part is over, and when it is settled. */
 export interface RunHooks {
@@ -163,9 +165,9 @@ export class TaskRun {
     }
     const validated = parsePayload(definition, task.payload);
     if (validated instanceof Promise) {
-      validated.then((parsed) => this.validated(definition as HandledDefinition, parsed)).catch((error: unknown) => this.crashed(error));
+      validated.then((parsed) => this.validated(definition, parsed)).catch((error: unknown) => this.crashed(error));
     } else {
-      this.validated(definition as HandledDefinition, validated);
+      this.validated(definition, validated);
     }
   }
 
@@ -209,7 +211,7 @@ export class TaskRun {
     this.outcomes.fail(this.task, definition, error).then(this.doneNow, this.doneAfterError);
   }
 
-  private async runInTransaction(definition: HandledDefinition, payload: unknown, ctx: TaskContext, timeoutMs: number): Promise<void> {
+  private async runInTransaction(definition: HandledDefinition, payload: unknown, ctx: RunContext, timeoutMs: number): Promise<void> {
     const { task, options } = this;
     const prisma = options.prisma as { $transaction(fn: (tx: unknown) => Promise<unknown>, opts?: object): Promise<unknown> };
     try {
@@ -270,7 +272,7 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 }
 
 /** The handler's context; signal and logger are made only when the handler reads them. */
-function contextOf(run: TaskRun, prisma: unknown): TaskContext {
+function contextOf(run: TaskRun, prisma: unknown): RunContext {
   return {
     task: run.task,
     attempt: run.task.attempts,
@@ -286,6 +288,6 @@ function contextOf(run: TaskRun, prisma: unknown): TaskContext {
 }
 
 /** `ctx` with the transaction of a transactional handler (the getters stay getters). */
-function withTransaction(ctx: TaskContext, tx: unknown): TaskContext {
-  return Object.defineProperties({}, { ...Object.getOwnPropertyDescriptors(ctx), tx: { value: tx, enumerable: true } }) as TaskContext;
+function withTransaction(ctx: RunContext, tx: unknown): RunContext {
+  return Object.defineProperties({}, { ...Object.getOwnPropertyDescriptors(ctx), tx: { value: tx, enumerable: true } }) as RunContext;
 }

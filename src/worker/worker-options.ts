@@ -7,7 +7,8 @@ import { backoffPolicyProblem } from "../backoff.js";
 import { dialectForUrl } from "../dialects/index.js";
 import type { Store } from "../store/store.js";
 import { taskTable, type TaskTable } from "../store/task-table.js";
-import type { TaskDefinition, TaskRegistry } from "../define-tasks.js";
+import type { TaskPolicy, TaskRegistry } from "../define-tasks.js";
+import type { TaskContext } from "../task-context.js";
 import { DEFAULT_QUEUE } from "../enqueue/prepare.js";
 import { TaskQueueConfigError } from "../errors.js";
 import { jsonLogger, type Logger } from "../logger.js";
@@ -94,11 +95,17 @@ export interface WorkerOptions<Tasks extends TaskRegistry = TaskRegistry> extend
   logger?: Logger;
 }
 
+/** A task with a handler, as the worker calls it: the client types of its ctx are the app's business, not the worker's. */
+export interface HandledDefinition extends TaskPolicy {
+  handler(payload: unknown, ctx: TaskContext<unknown, unknown>): unknown;
+  transactional?: boolean;
+}
+
 /** The options after defaults and checks. */
 export interface ResolvedWorkerOptions {
   tasks: TaskRegistry;
   /** Tasks with a handler, by name. */
-  handled: Map<string, TaskDefinition & { handler: NonNullable<TaskDefinition["handler"]> }>;
+  handled: Map<string, HandledDefinition>;
   names: string[];
   queues: string[];
   databaseUrl: string | undefined;
@@ -132,7 +139,7 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
     if (typeof definition?.handler !== "function") continue;
     const problem = backoffPolicyProblem(definition.backoff);
     if (problem) throw new TaskQueueConfigError("tasks", `task "${name}": ${problem}.`);
-    handled.set(name, definition as TaskDefinition & { handler: NonNullable<TaskDefinition["handler"]> });
+    handled.set(name, definition as HandledDefinition);
   }
   if (handled.size === 0) {
     throw new TaskQueueConfigError(

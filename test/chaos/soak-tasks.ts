@@ -35,8 +35,8 @@ function describe(thrown: unknown): string {
 }
 
 /** Wraps a handler so its start and however it ends (returned, threw, aborted) are in the run log. */
-function traced<P>(body: (payload: P, ctx: TaskContext) => Promise<unknown>) {
-  return async (payload: P, ctx: TaskContext) => {
+function traced<P, Ctx extends TaskContext<unknown, unknown>>(body: (payload: P, ctx: Ctx) => Promise<unknown>) {
+  return async (payload: P, ctx: Ctx) => {
     const mark = { id: ctx.task.id, attempt: ctx.attempt };
     log({ e: "start", ...mark });
     try {
@@ -67,7 +67,7 @@ export const soakTasks = defineTasks({
     maxAttempts: 12,
     timeoutMs: 20_000,
     backoff: { baseMs: 100, factor: 2, maxMs: 2000 },
-    handler: traced<z.infer<typeof work>>(async ({ sleepMs, failTimes }, ctx) => {
+    handler: traced(async ({ sleepMs, failTimes }, ctx) => {
       await sleep(sleepMs, ctx.signal);
       if (ctx.attempt <= failTimes) throw new Error(`planned failure ${ctx.attempt} of ${failTimes}`);
       return { attempt: ctx.attempt };
@@ -79,7 +79,7 @@ export const soakTasks = defineTasks({
     timeoutMs: 20_000,
     transactional: true,
     backoff: { baseMs: 100, factor: 2, maxMs: 2000 },
-    handler: traced<z.infer<typeof work>>(async ({ sleepMs, failTimes }, ctx) => {
+    handler: traced(async ({ sleepMs, failTimes }, ctx) => {
       await sleep(sleepMs, ctx.signal);
       if (ctx.attempt <= failTimes) throw new Error(`planned failure ${ctx.attempt} of ${failTimes}`);
       // The business write: one row per committed attempt (soak_effects), so a double commit shows as two rows.
@@ -91,7 +91,7 @@ export const soakTasks = defineTasks({
     payload: z.object({ reason: z.string() }),
     maxAttempts: 3,
     backoff: { baseMs: 50, factor: 2, maxMs: 500 },
-    handler: traced<{ reason: string }>(async ({ reason }) => {
+    handler: traced(async ({ reason }) => {
       throw new Error(reason);
     }),
   },

@@ -17,13 +17,13 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** The minimal shape of a transaction client that has the tests' business model `report`. */
-interface ReportTx {
-  report: { create(args: { data: { status: string; result?: string } }): Promise<{ id: string }> };
+/** The part of every dialect's generated test client the handlers use: its business model `report`. */
+interface ReportClient {
+  $transaction<Result>(fn: (tx: { report: { create(args: { data: { status: string; result?: string } }): Promise<{ id: string }> } }) => Promise<Result>): Promise<Result>;
 }
 
 /** The tasks a worker without the app's Prisma client runs (no transactional task). */
-export const plainTasks = defineTasks({
+export const plainTasks = defineTasks<ReportClient>()({
   /** Logs its run, sleeps `ms`, succeeds. */
   run: {
     payload: z.object({ ms: z.number().int().min(0).default(0) }),
@@ -47,7 +47,7 @@ export const plainTasks = defineTasks({
 });
 
 /** Every conformance task; `effect` is transactional, so a worker running it needs the app's client. */
-export const conformanceTasks = defineTasks({
+export const conformanceTasks = defineTasks<ReportClient>()({
   ...plainTasks,
   /** Writes a business row through ctx.tx, then fails on the attempts listed in `failOn` (after the write). */
   effect: {
@@ -56,7 +56,7 @@ export const conformanceTasks = defineTasks({
     backoff: { baseMs: 10, maxMs: 50, jitter: 0 },
     handler: async ({ tag, failOn }, ctx) => {
       logRun(runLog(), { id: ctx.task.id, e: "start", attempt: ctx.attempt, worker: workerName() });
-      await (ctx.tx as ReportTx).report.create({ data: { status: "effect", result: tag } });
+      await ctx.tx.report.create({ data: { status: "effect", result: tag } });
       if (failOn.includes(ctx.attempt)) throw new Error(`attempt ${ctx.attempt} failed after its write`);
       return { tag };
     },

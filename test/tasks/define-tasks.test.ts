@@ -70,3 +70,21 @@ describe("backoff", () => {
     accepts({ backoff: { baseMs: 0, factor: 1, maxMs: 10 ** 12, jitter: 1 } });
   });
 });
+
+describe("defineTasks<Client>()", () => {
+  it("returns a function that checks and freezes the definitions the same way", () => {
+    const define = defineTasks<{ $transaction(fn: (tx: { ping(): void }) => Promise<unknown>): Promise<unknown> }>();
+    expect(define).toBeTypeOf("function");
+    const definitions = { t: { payload: z.object({}), transactional: true as const, handler: async () => {} } };
+    const tasks = define(definitions);
+    expect(tasks).toBe(definitions);
+    expect(Object.isFrozen(tasks)).toBe(true);
+    expect(() => define({ t: { payload: z.object({}), timeoutMs: 0 } })).toThrow(
+      new TaskDefinitionError("t", "timeoutMs must be an integer from 1 to 2147483647 (a Node.js timer waits at most that long; a longer one fires at once), got 0."),
+    );
+  });
+
+  it("still refuses a missing registry passed explicitly, naming the fix", () => {
+    expect(() => defineTasks(undefined as never)).toThrow('defineTasks() takes an object that maps task names to definitions.');
+  });
+});

@@ -8,7 +8,16 @@ import { defineTasks, UnrecoverableError, type EnqueuedTask, type TaskQueueHandl
 /** Every run of a handler in this process, in order (tests read and reset it). */
 export const handled: Array<{ name: string; payload: unknown; attempt: number; status?: string; leaseOwner?: string | null }> = [];
 
-export const appTasks = defineTasks({
+/** What the handlers use of the app's client, common to every dialect's generated client. */
+export interface AppBaseClient {
+  report: ReportWrites;
+  $transaction<T>(fn: (tx: { report: ReportWrites }) => Promise<T>): Promise<T>;
+}
+interface ReportWrites {
+  update(args: { where: { id: string }; data: { status: string } }): Promise<{ id: string }>;
+}
+
+export const appTasks = defineTasks<AppBaseClient>()({
   "send-report": {
     payload: z.object({ reportId: z.string(), failWith: z.string().optional(), unrecoverable: z.boolean().optional() }),
     queue: "reports",

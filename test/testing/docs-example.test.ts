@@ -6,11 +6,12 @@ import { z } from "zod";
 import { defineTasks, silentLogger, taskQueue } from "../../src/index.js";
 import { inlineQueue, InlineTaskError, recordEnqueues, type EnqueueRecorder, type InlineQueue } from "../../src/testing/index.js";
 import { createSqliteDatabase, sqlitePrisma, type SqliteTestDatabase } from "../support/sqlite.js";
+import type { PrismaClient } from "../generated-sqlite/client.js";
 
 // --- the app (docs/testing.md, "The app under test") ---
 
 const sendReport = z.object({ reportId: z.string() });
-const tasks = defineTasks({
+const tasks = defineTasks<PrismaClient>()({
   "send-report": {
     payload: sendReport,
     queue: "reports",

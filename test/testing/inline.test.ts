@@ -8,7 +8,7 @@ import { z } from "zod";
 import { defineTasks, openStore, type Store } from "../../src/index.js";
 import { inlineQueue, InlineTaskError, type InlineQueue } from "../../src/testing/index.js";
 import { waitUntil } from "../support/wait.js";
-import { appTasks, handled, requestReport, Rollback, type AppClient } from "./app.js";
+import { appTasks, type AppBaseClient, handled, requestReport, Rollback, type AppClient } from "./app.js";
 import { appDatabase, TESTING_DIALECTS, type AppDatabase } from "./dialects.js";
 
 describe.each(TESTING_DIALECTS)("inlineQueue on $name", (harness) => {
@@ -142,7 +142,7 @@ describe.each(TESTING_DIALECTS)("inlineQueue on $name", (harness) => {
   it("runs a test double given as tasks, and leaves tasks without a handler there pending", async () => {
     await queue.close();
     const seen: string[] = [];
-    const doubles = defineTasks({
+    const doubles = defineTasks<AppBaseClient>()({
       ...appTasks,
       "send-report": { ...appTasks["send-report"], handler: async ({ reportId }: { reportId: string }) => void seen.push(reportId) },
       audit: { payload: z.object({ event: z.string() }) },

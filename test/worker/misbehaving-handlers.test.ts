@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTasks } from "../../src/index.js";
+import type { PrismaClient } from "../generated/client.js";
 import { type Worker } from "../../src/worker/create-worker.js";
 import { sleep } from "../fixtures/worker-tasks.js";
 import { waitUntil } from "../support/wait.js";
@@ -14,7 +15,7 @@ const returned = new Set<string>();
 const circular: Record<string, unknown> = { name: "loop" };
 circular.self = circular;
 
-const tasks = defineTasks({
+const tasks = defineTasks<PrismaClient>()({
   late: {
     payload: z.object({}),
     timeoutMs: 300,

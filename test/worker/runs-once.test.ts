@@ -29,7 +29,7 @@ const tasks = defineTasks({
     payload: z.object({}),
     handler: async (_p, ctx) => {
       count(ctx.task.id);
-      followUpId = (await ctx.prisma.$transaction(async (tx: any) => tx.task.enqueue("greet", { name: "follow-up" }))).id;
+      followUpId = (await ctx.prisma.$transaction(async (tx) => tx.task.enqueue("greet", { name: "follow-up" }))).id;
     },
   },
   "enqueue-only": { payload: z.object({}) },

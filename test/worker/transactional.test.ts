@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTasks } from "../../src/index.js";
+import type { PrismaClient } from "../generated/client.js";
 import { type Worker } from "../../src/worker/create-worker.js";
 import { waitUntil } from "../support/wait.js";
 import { recordingLogger, WorkerTestBed } from "./harness.js";
@@ -16,7 +17,7 @@ function deferred() {
 const wrote = deferred();
 const proceed = deferred();
 
-const tasks = defineTasks({
+const tasks = defineTasks<PrismaClient>()({
   "write-report": {
     payload: z.object({ reportId: z.string().uuid() }),
     transactional: true,

@@ -4,7 +4,7 @@
 import { defineTasks, UnrecoverableError } from "prisma-task-queue";
 import { z } from "zod";
 import { appUrl } from "./settings";
-import type { Prisma } from "./generated/prisma/client";
+import type { Prisma, PrismaClient } from "./generated/prisma/client";
 import type { ReportData } from "./report-data";
 
 /** The dedupe key of a report's task; the page finds the task row by it. */
@@ -12,7 +12,9 @@ export function reportTaskKey(reportId: string): string {
   return `report:${reportId}`;
 }
 
-export const tasks = defineTasks({
+// Naming the generated (base) client types the handlers' ctx.tx and ctx.prisma: no casts. The extended client in db.ts
+// cannot be named here, since its type is computed from these tasks.
+export const tasks = defineTasks<PrismaClient>()({
   "generate-report": {
     payload: z.object({ reportId: z.uuid() }),
     // The third-party service fails the first calls of every report (FLAKY_FAILURES, default 2): with a short backoff
@@ -31,8 +33,7 @@ export const tasks = defineTasks({
         throw new Error(`third-party service answered ${response.status} on attempt ${ctx.attempt}: ${await response.text()}`);
       }
       const data = (await response.json()) as ReportData;
-      const tx = ctx.tx as Prisma.TransactionClient;
-      const stored = await tx.report.updateMany({
+      const stored = await ctx.tx.report.updateMany({
         where: { id: reportId, status: "pending" },
         data: { status: "done", result: data as unknown as Prisma.InputJsonValue, completedAt: new Date() },
       });
