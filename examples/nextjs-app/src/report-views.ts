@@ -16,7 +16,10 @@ export interface ReportView {
   /** Runs of the task so far (the task row's attempts), null when the task row is gone (pruned after success). */
   attempts: number | null;
   maxAttempts: number | null;
-  /** First line of the last failure the worker recorded (kept after a later success, so the retries stay visible). */
+  /**
+   * First line of the task's current error or, once it succeeded, of the newest error in its history (the task row's
+   * `errors`, its last 10 failed attempts), so the retries stay visible.
+   */
   lastError: string | null;
   /** When a retrying task runs next (database clock). */
   nextRunAt: string | null;
@@ -28,7 +31,7 @@ export async function listReports(prisma: AppPrisma, limit = 12): Promise<Report
   const reports = await prisma.report.findMany({ orderBy: { createdAt: "desc" }, take: limit });
   const taskRows = await prisma.task.findMany({
     where: { key: { in: reports.map((report) => reportTaskKey(report.id)) } },
-    select: { key: true, status: true, attempts: true, maxAttempts: true, lastError: true, runAt: true },
+    select: { key: true, status: true, attempts: true, maxAttempts: true, lastError: true, errors: true, runAt: true },
   });
   const byKey = new Map(taskRows.map((task) => [task.key, task]));
   return reports.map((report) => {
@@ -40,11 +43,18 @@ export async function listReports(prisma: AppPrisma, limit = 12): Promise<Report
       completedAt: report.completedAt?.toISOString() ?? null,
       attempts: task?.attempts ?? null,
       maxAttempts: task?.maxAttempts ?? null,
-      lastError: task?.lastError?.split("\n")[0]?.replace(/^Error: /, "") ?? null,
+      lastError: (task?.lastError ?? newestError(task?.errors))?.split("\n")[0]?.replace(/^Error: /, "") ?? null,
       nextRunAt: task?.status === "pending" && task.attempts > 0 ? task.runAt.toISOString() : null,
       result: (report.result as ReportData | null) ?? null,
     };
   });
+}
+
+/** The newest entry's text of a task's error history (a JSON array of { attempt, error, at }, oldest first). */
+function newestError(errors: unknown): string | undefined {
+  if (!Array.isArray(errors) || errors.length === 0) return undefined;
+  const newest: unknown = errors[errors.length - 1];
+  return typeof newest === "object" && newest !== null && "error" in newest && typeof newest.error === "string" ? newest.error : undefined;
 }
 
 function statusOf(reportStatus: string, taskStatus: string | undefined, attempts: number): ReportStatus {
