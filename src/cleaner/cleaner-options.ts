@@ -7,7 +7,7 @@ import { taskTable, type TaskTable } from "../store/task-table.js";
 import type { TaskRegistry } from "../define-tasks.js";
 import { TaskQueueConfigError } from "../errors.js";
 import { jsonLogger, type Logger } from "../logger.js";
-import type { NamingOptions } from "../naming-options.js";
+import type { NamingOptions, WakeupsChoice } from "../naming-options.js";
 import { checkTransportOptions } from "../wakeups/open-transport.js";
 
 export interface CleanerOptions<Tasks extends TaskRegistry = TaskRegistry> extends NamingOptions {
@@ -80,7 +80,7 @@ export interface ResolvedCleanerOptions {
   prisma?: unknown;
   table: TaskTable;
   /** The broker names, for openTransport(). */
-  naming: { amqpPrefix: string | undefined; quorumQueues: boolean };
+  naming: { amqpPrefix: string | undefined; quorumQueues: boolean; wakeups: WakeupsChoice | undefined };
   intervalMs: number;
   republishAfterMs: number;
   unpublishedGraceMs: number;
@@ -124,7 +124,7 @@ export function resolveCleanerOptions(options: CleanerOptions): ResolvedCleanerO
     amqpUrl: options.amqpUrl,
     prisma: options.prisma,
     table,
-    naming: { amqpPrefix: options.amqpPrefix, quorumQueues: options.quorumQueues ?? false },
+    naming: { amqpPrefix: options.amqpPrefix, quorumQueues: options.quorumQueues ?? false, wakeups: options.wakeups },
     intervalMs: integer("intervalMs", options.intervalMs, 1000, 1, {
       max: MAX_INTERVAL_MS,
       why: `the leader lock's timers and idle_session_timeout, up to 10 × intervalMs, must fit in ${MAX_TIMER_MS} ms`,

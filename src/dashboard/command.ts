@@ -4,6 +4,7 @@
 import { parseArgs } from "node:util";
 import { TaskQueueConfigError } from "../errors.js";
 import { jsonLogger, type Logger } from "../logger.js";
+import type { WakeupsChoice } from "../naming-options.js";
 import { startDashboardServer } from "./server.js";
 
 export interface DashboardCommandIo {
@@ -28,7 +29,8 @@ Options:
   --read-only          hide and refuse every action
   --table <name>       task table (default tasks)
   --schema <name>      PostgreSQL schema of the table
-  --amqp-prefix <p>    RabbitMQ name prefix (default task_queue)
+  --amqp-prefix <p>    RabbitMQ name prefix (default task_queue); also names the NOTIFY channel
+  --wakeups <w>        rabbitmq, notify or polling (default: rabbitmq with AMQP_URL, else notify on PostgreSQL)
   -h, --help           show this help
 
 Environment:
@@ -50,6 +52,7 @@ export async function dashboardCommand(argv: string[], io: DashboardCommandIo): 
         table: { type: "string" },
         schema: { type: "string" },
         "amqp-prefix": { type: "string" },
+        wakeups: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       allowPositionals: false,
@@ -87,6 +90,7 @@ export async function dashboardCommand(argv: string[], io: DashboardCommandIo): 
       table: values.table,
       schema: values.schema,
       amqpPrefix: values["amqp-prefix"],
+      wakeups: values.wakeups as WakeupsChoice | undefined,
       logger: io.logger ?? jsonLogger(),
     });
   } catch (error) {

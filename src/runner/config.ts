@@ -8,9 +8,9 @@ import type { WorkerOptions } from "../worker/worker-options.js";
 import type { NamingOptions } from "../naming-options.js";
 
 /** Options every part shares, set once at the top of the config. */
-type SharedKeys = "tasks" | "databaseUrl" | "db" | "amqpUrl" | "prisma" | "table" | "schema" | "amqpPrefix" | "quorumQueues" | "logger";
+type SharedKeys = "tasks" | "databaseUrl" | "db" | "amqpUrl" | "prisma" | "table" | "schema" | "amqpPrefix" | "quorumQueues" | "wakeups" | "logger";
 
-/** Worker options of the config (`worker: {...}`): concurrency, claimAhead, queues, leaseMs, pollIntervalMs, shutdownGraceMs, workerId. */
+/** Worker options of the config (`worker: {...}`): concurrency, claimAhead, queues, leaseMs, pollIntervalMs, shutdownGraceMs, workerId, listenUrl. */
 export type RunnerWorkerOptions = Partial<Omit<WorkerOptions, SharedKeys>>;
 
 /** Cleaner options of the config (`cleaner: {...}`): intervalMs, republishAfterMs, retentionMs, batchSize, … */

@@ -4,7 +4,8 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { topology } from "../wakeups/rabbitmq/topology.js";
+import type { WakeupsChoice } from "../naming-options.js";
+import { checkTransportOptions } from "../wakeups/open-transport.js";
 import { taskTable } from "../store/task-table.js";
 import { defineTasks, type TaskRegistry } from "../define-tasks.js";
 import { TaskQueueConfigError } from "../errors.js";
@@ -31,7 +32,7 @@ export interface LoadConfigOptions {
   overrides?: { databaseUrl?: string; amqpUrl?: string };
 }
 
-const KNOWN_KEYS = new Set(["tasks", "databaseUrl", "amqpUrl", "prisma", "table", "schema", "amqpPrefix", "quorumQueues", "worker", "cleaner", "logger"]);
+const KNOWN_KEYS = new Set(["tasks", "databaseUrl", "amqpUrl", "prisma", "table", "schema", "amqpPrefix", "quorumQueues", "wakeups", "worker", "cleaner", "logger"]);
 
 let registered = false;
 
@@ -106,7 +107,7 @@ function check(file: string, config: unknown): LoadedConfig {
   try {
     defineTasks({ ...(tasks as Record<string, never>) }); // the same checks as defineTasks, on a copy: nothing is frozen
     taskTable(optional(raw, "table"), optional(raw, "schema"));
-    topology(optional(raw, "amqpPrefix"));
+    checkTransportOptions({ amqpPrefix: optional(raw, "amqpPrefix"), wakeups: raw.wakeups as WakeupsChoice | undefined });
   } catch (error) {
     throw new ConfigFileError(file, (error as Error).message);
   }

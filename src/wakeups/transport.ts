@@ -1,6 +1,7 @@
-// The wake-up transport seam: how a committed task's id reaches a worker. RabbitMQ is the first transport; in-process
-// delivery serves a worker in the app's own process; polling (workers poll the table) is the fallback. A wake-up is only a hint: the row is the truth, so a
-// lost wake-up delays a task (the cleaner re-sends it) and a duplicate one never runs it twice.
+// The wake-up transport seam: how a committed task's id reaches a worker. RabbitMQ and PostgreSQL NOTIFY carry it between
+// processes; in-process delivery serves a worker in the app's own process; polling (workers poll the table) is the
+// fallback. A wake-up is only a hint: the row is the truth, so a lost wake-up delays a task (the cleaner re-sends it) and
+// a duplicate one never runs it twice.
 
 import type { DeadTaskNotification } from "./dead-task-notification.js";
 
@@ -33,6 +34,11 @@ export interface ListenOptions {
   prefetch: number;
   /** Handles the ids of one wake-up of task queue `queue`; resolves true to acknowledge it, false to hand it back. */
   deliver(ids: string[], queue: string): Promise<boolean>;
+  /**
+   * Called each time wake-ups start flowing again after they could not (a NOTIFY listener reconnected): those sent
+   * meanwhile are gone, so the worker polls once for them. Transports whose messages wait in a queue do not call it.
+   */
+  resumed?(): void;
 }
 
 /** A worker's subscription to wake-ups. While it is not consuming, the worker polls. */
@@ -53,8 +59,13 @@ export interface WakeupListener {
 
 /** One transport, shared by everything of one process that sends or receives wake-ups. */
 export interface WakeupTransport {
-  /** "rabbitmq" or "polling". */
+  /** "rabbitmq", "notify", "in-process" or "polling". */
   readonly name: string;
+  /**
+   * The NOTIFY channel that enqueue's insert statement itself notifies (PostgreSQL NOTIFY): the wake-ups then leave
+   * with the enqueuing transaction's COMMIT, and the extension hands none to the sender. Undefined for the others.
+   */
+  readonly enqueueChannel?: string;
   /** False for polling: nothing is published, workers find tasks by polling and the cleaner has nothing to re-send. */
   readonly publishes: boolean;
   /** True when the transport carries dead-task notifications (RabbitMQ's dead-letter exchange). */

@@ -29,6 +29,11 @@ export class Poller {
     this.schedule();
   }
 
+  /** Polls once now, whatever `active` says (a listener came back and missed what was sent meanwhile). */
+  catchUp(): void {
+    if (!this.stopped) void this.runPoll();
+  }
+
   /** A slot freed up: poll at once if the last poll found more work than it could take. */
   kick(): void {
     if (this.stopped || !this.full || this.kicked || !this.options.active()) return;

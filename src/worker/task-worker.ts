@@ -95,7 +95,14 @@ export class TaskWorker {
       applicationName: "task-runner worker",
       preparedStatements: options.preparedStatements,
     }));
-    this.transport = openTransport({ ...options.naming, amqpUrl: options.amqpUrl, logger: this.logger, inProcess: this.store.wakeupIdentity });
+    this.transport = openTransport({
+      ...options.naming,
+      amqpUrl: options.amqpUrl,
+      logger: this.logger,
+      store: this.store,
+      listenUrl: options.listenUrl,
+      inProcess: this.store.wakeupIdentity,
+    });
     try {
       // Nothing else is opened, and no timer runs, until wrong credentials or a missing table are ruled out.
       const [database, broker] = await Promise.allSettled([
@@ -127,6 +134,8 @@ export class TaskWorker {
       queues: options.queues,
       prefetch: options.concurrency,
       deliver: (ids, queue) => this.track(this.deliver(ids, queue)),
+      // Wake-ups sent while the listener was away are gone (NOTIFY): look for their tasks once.
+      resumed: () => this.poller.catchUp(),
     });
     this.listener.start();
     await this.poller.start();

@@ -12,7 +12,7 @@ import { DEFAULT_QUEUE } from "../enqueue/prepare.js";
 import { TaskQueueConfigError } from "../errors.js";
 import { jsonLogger, type Logger } from "../logger.js";
 import { queueNameProblem } from "../names.js";
-import type { NamingOptions } from "../naming-options.js";
+import type { NamingOptions, WakeupsChoice } from "../naming-options.js";
 import { checkTransportOptions } from "../wakeups/open-transport.js";
 
 /** Options of createWorker(). */
@@ -32,6 +32,12 @@ export interface WorkerOptions<Tasks extends TaskRegistry = TaskRegistry> extend
    * The worker does NOT close a store it was given. One of databaseUrl / store is required; store wins when both are given.
    */
   store?: Store;
+  /**
+   * With NOTIFY wake-ups (docs/transports.md): the URL of the worker's LISTEN session. Default: databaseUrl (or the
+   * store's URL). Set it to a direct or session-pooled URL when databaseUrl goes through PgBouncer in transaction
+   * mode, where LISTEN does not work. Ignored by the other transports.
+   */
+  listenUrl?: string;
   /**
    * RabbitMQ URL for wake-ups, e.g. amqp://guest:guest@127.0.0.1:5672. Default: none, and the worker only polls the
    * database every pollIntervalMs: tasks still run, but up to one interval late, and every worker adds a query per interval.
@@ -106,8 +112,9 @@ export interface ResolvedWorkerOptions {
   amqpUrl: string | undefined;
   prisma: unknown;
   table: TaskTable;
-  /** The broker names, for openTransport(). */
-  naming: { amqpPrefix: string | undefined; quorumQueues: boolean };
+  /** The broker names and the transport choice, for openTransport(). */
+  naming: { amqpPrefix: string | undefined; quorumQueues: boolean; wakeups: WakeupsChoice | undefined };
+  listenUrl: string | undefined;
   concurrency: number;
   claimAhead: number;
   leaseMs: number;
@@ -183,7 +190,8 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
     amqpUrl: options.amqpUrl,
     prisma: options.prisma,
     table: taskTable(options.table, options.schema),
-    naming: { amqpPrefix: options.amqpPrefix, quorumQueues: options.quorumQueues ?? false },
+    naming: { amqpPrefix: options.amqpPrefix, quorumQueues: options.quorumQueues ?? false, wakeups: options.wakeups },
+    listenUrl: options.listenUrl,
     concurrency: positiveInteger("concurrency", options.concurrency, 10, 1, 10_000),
     claimAhead: positiveInteger("claimAhead", options.claimAhead, 1000, 0, 100_000),
     leaseMs,
