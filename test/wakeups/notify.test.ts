@@ -174,6 +174,21 @@ it("listens again after its backend is terminated, catches up on what it missed,
   await worker.stop();
 });
 
+it("a worker that starts on a backlog drains it by polling as slots free, though it listens", async () => {
+  await sql.query("DELETE FROM tasks");
+  // 300 tasks whose notifications went out before any worker listened: gone.
+  await sql.query(
+    `INSERT INTO tasks (id, name, payload, published_at) SELECT gen_random_uuid(), 'record', '{"ms":0}', now() FROM generate_series(1, 300)`,
+  );
+  const { worker } = await startWorker();
+  await waitUntil(
+    async () => (await sql.query("SELECT count(*)::int AS n FROM tasks WHERE status = 'succeeded'")).rows[0].n === 300,
+    "the backlog to drain",
+    10_000,
+  );
+  await worker.stop();
+});
+
 it("a notification no listener heard is re-sent by the cleaner, and the task runs", async () => {
   await sql.query("DELETE FROM tasks");
   const { logger } = await startWorker();
