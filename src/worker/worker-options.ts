@@ -158,6 +158,9 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
     throw new TaskQueueConfigError("store", "pass a store made by openStore(url, { table }).");
   }
   if (options.store === undefined) dialectForUrl(options.databaseUrl);
+  if (options.listenUrl !== undefined && options.listenUrl !== "" && dialectForUrl(options.listenUrl, "listenUrl").name !== "postgresql") {
+    throw new TaskQueueConfigError("listenUrl", "the NOTIFY listener needs a PostgreSQL URL (postgresql://…), the same database as the tasks'.");
+  }
   checkTransportOptions(options);
   const queues = options.queues ?? [...new Set([...handled.values()].map((d) => d.queue ?? DEFAULT_QUEUE))];
   if (!Array.isArray(queues) || queues.length === 0) {

@@ -69,11 +69,14 @@ it('refuses "rabbitmq" without amqpUrl, an unknown value, and a prefix too long 
   expect(() => transportName("postgresql", { amqpPrefix: prefix } as never)).toThrow("is too long for PostgreSQL NOTIFY wake-ups");
 });
 
-it("createWorker rejects a bad wakeups value at construction", () => {
+it("createWorker rejects a bad wakeups value and a listenUrl of another database at construction", () => {
   const tasks = defineTasks({ noop: { payload: z.object({}), handler: async () => {} } });
-  expect(() => createWorker({ tasks, databaseUrl: "postgresql://postgres@127.0.0.1:5432/postgres", wakeups: "nats" as never })).toThrow(
-    'Invalid option "wakeups": "nats" is not a wake-up transport',
+  const databaseUrl = "postgresql://postgres@127.0.0.1:5432/postgres";
+  expect(() => createWorker({ tasks, databaseUrl, wakeups: "nats" as never })).toThrow('Invalid option "wakeups": "nats" is not a wake-up transport');
+  expect(() => createWorker({ tasks, databaseUrl, listenUrl: "mysql://root@127.0.0.1:3306/app" })).toThrow(
+    'Invalid option "listenUrl": the NOTIFY listener needs a PostgreSQL URL (postgresql://…), the same database as the tasks\'.',
   );
+  expect(() => createWorker({ tasks, databaseUrl, listenUrl: "http://nope" })).toThrow('Invalid option "listenUrl": "http://nope/" is not a URL of a supported database. Supported: PostgreSQL');
 });
 
 afterAll(async () => {
