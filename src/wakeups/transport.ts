@@ -68,6 +68,11 @@ export interface WakeupTransport {
   readonly enqueueChannel?: string;
   /** False for polling: nothing is published, workers find tasks by polling and the cleaner has nothing to re-send. */
   readonly publishes: boolean;
+  /**
+   * True when every listener gets every wake-up and none waits anywhere for a busy one (NOTIFY): a worker with no free
+   * claim slot lets the ids go (an idle worker has them too) and catches up by polling as its slots free.
+   */
+  readonly fansOut?: boolean;
   /** True when the transport carries dead-task notifications (RabbitMQ's dead-letter exchange). */
   readonly notifiesDead: boolean;
   /** False while the last connection attempt failed and a reconnect is scheduled. */

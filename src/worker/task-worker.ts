@@ -189,12 +189,20 @@ export class TaskWorker {
   }
 
   /**
-   * Publishes `ids` again when another worker consumes `queue` and no message waits ready in it (so that worker may be
+   * With a transport that fans out (NOTIFY), lets the ids go and catches up by polling. Otherwise publishes `ids` again
+   * when another worker consumes `queue` and no message waits ready in it (so that worker may be
    * idle; while messages wait, every worker has work and handing back would only shuffle it). True once the publish
    * settled. Should the broker not confirm it, the ids are still pending rows marked published, which the cleaner
    * re-sends once republishAfterMs old.
    */
   private async handBack(ids: string[], queue: string): Promise<boolean> {
+    if (this.transport.fansOut && !this.stopping) {
+      // Every listening worker got these ids: an idle one claims them now; this one polls for work as its slots free
+      // instead of holding ids that are likely taken by then.
+      this.poller.catchUp();
+      this.logger.debug("wake-up ids left to other workers and to polling", { queue, tasks: ids.length });
+      return true;
+    }
     const state = await this.listener.queueState(queue);
     if (!state || state.consumers < 2 || state.ready > 0 || this.stopping) return false;
     this.sender.send(ids.map((id) => ({ id, queue })));

@@ -55,8 +55,11 @@ function app(appPrefix = prefix) {
   return client;
 }
 
-async function startWorker(logger = recordingLogger()): Promise<{ worker: Worker; logger: ReturnType<typeof recordingLogger> }> {
-  const worker = createWorker({ tasks: workerTasks(sql, "w"), databaseUrl: database.url, amqpPrefix: prefix, logger, pollIntervalMs: 60_000 });
+async function startWorker(
+  logger = recordingLogger(),
+  options: { concurrency?: number; claimAhead?: number } = {},
+): Promise<{ worker: Worker; logger: ReturnType<typeof recordingLogger> }> {
+  const worker = createWorker({ tasks: workerTasks(sql, "w"), databaseUrl: database.url, amqpPrefix: prefix, logger, pollIntervalMs: 60_000, ...options });
   closers.unshift(() => worker.stop());
   await worker.start();
   return { worker, logger };
@@ -186,6 +189,19 @@ it("a worker that starts on a backlog drains it by polling as slots free, though
     "the backlog to drain",
     10_000,
   );
+  await worker.stop();
+});
+
+it("a busy worker lets notified ids go (every listener has them) and claims them by polling once a slot frees", async () => {
+  await sql.query("DELETE FROM tasks");
+  const { worker, logger } = await startWorker(recordingLogger(), { concurrency: 1, claimAhead: 0 });
+  const prisma = app();
+  const slow = await prisma.task.enqueue("sleep", { ms: 800, honourSignal: true });
+  await waitUntil(async () => (await status(slow.id)) === "running", "the slow task to start", 3000);
+  const waiting = await Promise.all([1, 2, 3].map(() => prisma.task.enqueue("record", { ms: 0 })));
+  await waitUntil(() => logger.find("wake-up ids left to other workers and to polling").length === 3, "the ids to be let go", 3000);
+  for (const task of waiting) await waitUntil(async () => (await status(task.id)) === "succeeded", "the waiting tasks to run", 5000);
+  for (const task of waiting) expect(logger.find("task claimed", { taskId: task.id, via: "poll" })).toHaveLength(1);
   await worker.stop();
 });
 

@@ -19,6 +19,7 @@ export class NotifyTransport implements WakeupTransport {
   readonly name = "notify";
   readonly publishes = true;
   readonly notifiesDead = false;
+  readonly fansOut = true;
   /** The database is the store's to watch: a notify that fails is reported per publish. */
   readonly reachable = true;
 
