@@ -24,8 +24,9 @@ export interface CleanerOptions<Tasks extends TaskRegistry = TaskRegistry> exten
    */
   store?: Store;
   /**
-   * RabbitMQ URL (amqp:// or amqps://). Default: none, and then the cleaner publishes nothing (no wake-ups, no
-   * dead-letter notifications): it still recovers leases and prunes, and workers find due tasks by polling.
+   * RabbitMQ URL (amqp:// or amqps://). Default: none, and then the cleaner sends its wake-ups by NOTIFY on PostgreSQL
+   * and nothing elsewhere (workers find due tasks by polling), and no dead-letter notifications (they need RabbitMQ).
+   * It still recovers leases and prunes. See `wakeups`.
    */
   amqpUrl?: string;
   /** Handed to recovery functions (`ctx.prisma`) so they can enqueue compensating tasks. Default: none. */

@@ -23,8 +23,8 @@ export interface RunnerConfig<Tasks extends TaskRegistry = TaskRegistry> extends
   /** PostgreSQL URL. Overridden by the DATABASE_URL environment variable, which --database-url overrides. */
   databaseUrl?: string;
   /**
-   * RabbitMQ URL. Overridden by AMQP_URL, which --amqp-url overrides. Default: none: workers poll the database and the
-   * cleaner publishes nothing, so tasks run up to a poll interval late.
+   * RabbitMQ URL. Overridden by AMQP_URL, which --amqp-url overrides. Default: none: wake-ups go by NOTIFY on
+   * PostgreSQL; elsewhere workers poll the database, so tasks run up to a poll interval late. See `wakeups`.
    */
   amqpUrl?: string;
   /**

@@ -39,8 +39,9 @@ export interface WorkerOptions<Tasks extends TaskRegistry = TaskRegistry> extend
    */
   listenUrl?: string;
   /**
-   * RabbitMQ URL for wake-ups, e.g. amqp://guest:guest@127.0.0.1:5672. Default: none, and the worker only polls the
-   * database every pollIntervalMs: tasks still run, but up to one interval late, and every worker adds a query per interval.
+   * RabbitMQ URL for wake-ups, e.g. amqp://guest:guest@127.0.0.1:5672. Default: none, and the worker LISTENs for NOTIFY
+   * wake-ups on PostgreSQL; elsewhere it only polls every pollIntervalMs (tasks still run, but up to one interval late,
+   * and every worker adds a query per interval). See `wakeups`.
    */
   amqpUrl?: string;
   /**
