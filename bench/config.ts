@@ -4,9 +4,10 @@
 /**
  * The queues measured side by side: ours, graphile-worker and pg-boss on PostgreSQL, and ours on the other dialects
  * (ours-sqlite: a SQLite file with the library's default options, so no broker; ours-mysql: MariaDB or MySQL with the
- * library's default options and RabbitMQ wake-ups, as ours on PostgreSQL).
+ * library's default options and RabbitMQ wake-ups, as ours on PostgreSQL; ours-notify: PostgreSQL without a broker, so
+ * the library's default NOTIFY wake-ups).
  */
-export const PEERS = ["ours", "graphile-worker", "pg-boss", "ours-sqlite", "ours-mysql"] as const;
+export const PEERS = ["ours", "graphile-worker", "pg-boss", "ours-sqlite", "ours-mysql", "ours-notify"] as const;
 export type PeerName = (typeof PEERS)[number];
 
 /** The scenarios of issue 5, in the order they run. */

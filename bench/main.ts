@@ -1,7 +1,7 @@
 // `npm run bench`: runs every scenario of issue 5 for prisma-task-queue, graphile-worker and pg-boss on the local
 // PostgreSQL and RabbitMQ, and for prisma-task-queue on the other dialects (a SQLite file, the local MariaDB or
 // MYSQL_URL), each run on a fresh database, then prints one markdown table and writes the JSON.
-// Usage: tsx bench/main.ts [--quick] [--only=enqueue,bulk,drain,latency] [--peers=ours,graphile-worker,pg-boss,ours-sqlite,ours-mysql] [--profile]
+// Usage: tsx bench/main.ts [--quick] [--only=enqueue,bulk,drain,latency] [--peers=ours,graphile-worker,pg-boss,ours-sqlite,ours-mysql,ours-notify] [--profile]
 
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -17,6 +17,7 @@ import { MysqlDatabases } from "./mysql-databases.js";
 import { graphileWorker } from "./peers/graphile-worker.js";
 import { ours } from "./peers/ours.js";
 import { oursMysql } from "./peers/ours-mysql.js";
+import { oursNotify } from "./peers/ours-notify.js";
 import { oursSqlite } from "./peers/ours-sqlite.js";
 import type { Peer, RunTarget } from "./peers/peer.js";
 import { pgBoss } from "./peers/pg-boss.js";
@@ -26,7 +27,7 @@ import { runs } from "./runs.js";
 import { SqliteFiles } from "./sqlite-files.js";
 import { judgeTargets } from "./targets.js";
 
-const ALL_PEERS: Record<PeerName, Peer> = { ours, "graphile-worker": graphileWorker, "pg-boss": pgBoss, "ours-sqlite": oursSqlite, "ours-mysql": oursMysql };
+const ALL_PEERS: Record<PeerName, Peer> = { ours, "graphile-worker": graphileWorker, "pg-boss": pgBoss, "ours-sqlite": oursSqlite, "ours-mysql": oursMysql, "ours-notify": oursNotify };
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 

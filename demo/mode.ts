@@ -29,7 +29,7 @@ export async function chooseMode(env: NodeJS.ProcessEnv = process.env): Promise<
 /** One line that says what the demo runs on. */
 export function describeMode(mode: DemoMode): string {
   const where = mode.kind === "postgresql" ? `PostgreSQL ${redact(mode.serverUrl)} (database ptq_demo)` : `SQLite file ${mode.file} (the embedded default)`;
-  const wakeups = mode.amqpUrl ? `RabbitMQ ${redact(mode.amqpUrl)}` : mode.kind === "sqlite" ? "in-process (no broker answered)" : "polling (no broker answered)";
+  const wakeups = mode.amqpUrl ? `RabbitMQ ${redact(mode.amqpUrl)}` : mode.kind === "sqlite" ? "in-process (no broker answered)" : "PostgreSQL NOTIFY (no broker answered)";
   return `Mode: ${where}; wake-ups: ${wakeups}. Why: ${mode.why}.`;
 }
 

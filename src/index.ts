@@ -46,4 +46,4 @@ export type { Cleaner, CleanerOptions, CleanerPass } from "./cleaner/create-clea
 export { defineConfig } from "./runner/config.js";
 export type { RunnerCleanerOptions, RunnerConfig, RunnerWorkerOptions } from "./runner/config.js";
 export { ConfigFileError } from "./runner/config-file-error.js";
-export type { NamingOptions } from "./naming-options.js";
+export type { NamingOptions, WakeupsChoice } from "./naming-options.js";

@@ -25,8 +25,8 @@ export interface TaskQueueOptions<Tasks extends TaskRegistry, Model extends stri
   /** The registry from defineTasks(). */
   tasks: Tasks;
   /**
-   * RabbitMQ URL for wake-ups, e.g. amqp://guest:guest@127.0.0.1:5672. Default: none, and then nothing is published:
-   * workers find new tasks by polling, so tasks still run, only later (the worker's poll interval).
+   * RabbitMQ URL for wake-ups, e.g. amqp://guest:guest@127.0.0.1:5672. Default: none, and then wake-ups go by
+   * PostgreSQL NOTIFY on PostgreSQL, in-process on SQLite, and nowhere on MySQL (workers poll): see `wakeups`.
    */
   amqpUrl?: string;
   /** Name of the Prisma model of the task table. Default "Task"; enqueue is added to `prisma.<model>` (`prisma.task`). */
@@ -113,7 +113,7 @@ export function taskQueue<const Tasks extends TaskRegistry, const Model extends 
     checkModel(client, modelName, table.name);
     const baseTransaction = client.$transaction as (this: unknown, ...args: unknown[]) => Promise<unknown>;
     const store = prismaStore(client, table);
-    const transport = openTransport({ ...options, logger, inProcess: store.wakeupIdentity });
+    const transport = openTransport({ ...options, logger, store, inProcess: store.wakeupIdentity });
     const report = store.prepare();
     const ready = readyClient(report, transport, logger);
     const listeners = new CommitListeners(logger);
@@ -132,13 +132,15 @@ export function taskQueue<const Tasks extends TaskRegistry, const Model extends 
       get publishes() {
         return transport.publishes;
       },
+      notifyChannel: transport.enqueueChannel,
       scopes: new TransactionScopes(),
       commit(wakeups, enqueued) {
-        if (wakeups.length > 0) sender.send(wakeups);
+        // NOTIFY wake-ups left with the COMMIT itself (the insert sent them); others are handed to the sender now.
+        if (wakeups.length > 0 && transport.enqueueChannel === undefined) sender.send(wakeups);
         listeners.committed(enqueued);
       },
       untracked() {
-        if (warnedUntracked) return;
+        if (warnedUntracked || transport.enqueueChannel !== undefined) return;
         warnedUntracked = true;
         logger.warn("enqueue ran in a transaction not started through this client's $transaction; its wake-ups are left to the cleaner", {});
       },

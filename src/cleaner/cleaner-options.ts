@@ -7,7 +7,7 @@ import { taskTable, type TaskTable } from "../store/task-table.js";
 import type { TaskRegistry } from "../define-tasks.js";
 import { TaskQueueConfigError } from "../errors.js";
 import { jsonLogger, type Logger } from "../logger.js";
-import type { NamingOptions } from "../naming-options.js";
+import type { NamingOptions, WakeupsChoice } from "../naming-options.js";
 import { checkTransportOptions } from "../wakeups/open-transport.js";
 
 export interface CleanerOptions<Tasks extends TaskRegistry = TaskRegistry> extends NamingOptions {
@@ -24,8 +24,9 @@ export interface CleanerOptions<Tasks extends TaskRegistry = TaskRegistry> exten
    */
   store?: Store;
   /**
-   * RabbitMQ URL (amqp:// or amqps://). Default: none, and then the cleaner publishes nothing (no wake-ups, no
-   * dead-letter notifications): it still recovers leases and prunes, and workers find due tasks by polling.
+   * RabbitMQ URL (amqp:// or amqps://). Default: none, and then the cleaner sends its wake-ups by NOTIFY on PostgreSQL
+   * and nothing elsewhere (workers find due tasks by polling), and no dead-letter notifications (they need RabbitMQ).
+   * It still recovers leases and prunes. See `wakeups`.
    */
   amqpUrl?: string;
   /** Handed to recovery functions (`ctx.prisma`) so they can enqueue compensating tasks. Default: none. */
@@ -80,7 +81,7 @@ export interface ResolvedCleanerOptions {
   prisma?: unknown;
   table: TaskTable;
   /** The broker names, for openTransport(). */
-  naming: { amqpPrefix: string | undefined; quorumQueues: boolean };
+  naming: { amqpPrefix: string | undefined; quorumQueues: boolean; wakeups: WakeupsChoice | undefined };
   intervalMs: number;
   republishAfterMs: number;
   unpublishedGraceMs: number;
@@ -124,7 +125,7 @@ export function resolveCleanerOptions(options: CleanerOptions): ResolvedCleanerO
     amqpUrl: options.amqpUrl,
     prisma: options.prisma,
     table,
-    naming: { amqpPrefix: options.amqpPrefix, quorumQueues: options.quorumQueues ?? false },
+    naming: { amqpPrefix: options.amqpPrefix, quorumQueues: options.quorumQueues ?? false, wakeups: options.wakeups },
     intervalMs: integer("intervalMs", options.intervalMs, 1000, 1, {
       max: MAX_INTERVAL_MS,
       why: `the leader lock's timers and idle_session_timeout, up to 10 × intervalMs, must fit in ${MAX_TIMER_MS} ms`,

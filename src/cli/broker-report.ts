@@ -2,6 +2,7 @@
 // (connected, refused with the fix, unreachable, none) and, when connected, the consumers and waiting wake-ups per queue.
 
 import { silentLogger } from "../logger.js";
+import type { Store } from "../store/store.js";
 import { openTransport } from "../wakeups/open-transport.js";
 import type { CommandConfig } from "./command-context.js";
 
@@ -23,9 +24,9 @@ export interface BrokerReport {
 }
 
 /** Connects to the config's broker (if any), reports its state and the counts of `queues`, and closes again. */
-export async function brokerReport(config: CommandConfig, queues: readonly string[]): Promise<BrokerReport> {
+export async function brokerReport(config: CommandConfig, store: Store, queues: readonly string[]): Promise<BrokerReport> {
   // Silent: the state and its fix are in the report; a log line on stderr would say it twice.
-  const transport = openTransport({ ...config, logger: silentLogger, maxReconnectDelayMs: 1000 });
+  const transport = openTransport({ ...config, store, logger: silentLogger, maxReconnectDelayMs: 1000 });
   try {
     if (transport.publishes) await transport.settled(CONNECT_TIMEOUT_MS);
     const broker = transport.broker;
@@ -45,10 +46,17 @@ export async function brokerReport(config: CommandConfig, queues: readonly strin
 }
 
 /** The report as the lines `task-runner status` prints. */
+/** What carries the wake-ups when no broker is configured, by transport. */
+const NO_BROKER: Record<string, string> = {
+  notify: "wake-ups go through PostgreSQL NOTIFY (how many workers listen cannot be counted).",
+  "in-process": "a worker in the app's own process is woken directly; other workers poll the database for due tasks.",
+  polling: "workers poll the database for due tasks.",
+};
+
 export function renderBroker(report: BrokerReport): string[] {
   switch (report.state) {
     case "none":
-      return ["Broker: none configured (no --amqp-url, AMQP_URL or amqpUrl): workers poll the database for due tasks."];
+      return [`Broker: none configured (no --amqp-url, AMQP_URL or amqpUrl): ${NO_BROKER[report.transport] ?? NO_BROKER.polling}`];
     case "refused":
       return [`Broker: refused. ${report.fix}.`, `  (${report.error})`, "  Tasks still run: workers poll the database and the cleaner publishes due tasks, later."];
     case "unreachable":

@@ -1,5 +1,5 @@
 // What every `task-runner` command shares: its I/O, the common flags (--config, --database-url, --amqp-url, --table,
-// --schema, --amqp-prefix, --log-*, --verbose, --help), the config with its overrides checked, and the logger choice.
+// --schema, --amqp-prefix, --wakeups, --log-*, --verbose, --help), the config with its overrides checked, and the logger choice.
 
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { amqpUrlProblem } from "../amqp-url.js";
@@ -18,6 +18,8 @@ import {
   type Overridable,
 } from "../runner/load-config.js";
 import { topology } from "../wakeups/rabbitmq/topology.js";
+import { checkTransportOptions } from "../wakeups/open-transport.js";
+import type { WakeupsChoice } from "../naming-options.js";
 import { chooseLogger, type LogFormat, type LogLevel } from "../runner/logger-choice.js";
 import { CliError, EXIT_USAGE } from "./exit-codes.js";
 
@@ -38,6 +40,7 @@ export const COMMON_OPTIONS = {
   table: { type: "string" },
   schema: { type: "string" },
   "amqp-prefix": { type: "string" },
+  wakeups: { type: "string" },
   "log-format": { type: "string" },
   "log-level": { type: "string" },
   verbose: { type: "boolean", short: "v" },
@@ -51,7 +54,10 @@ export const COMMON_HELP = `Common options (every command but init):
       --amqp-url <url>     RabbitMQ URL; overrides AMQP_URL, which overrides amqpUrl in the config
       --table <name>       task table (default tasks); overrides table in the config
       --schema <name>      PostgreSQL schema of the table; overrides schema in the config
-      --amqp-prefix <p>    RabbitMQ name prefix (default task_queue); overrides amqpPrefix in the config
+      --amqp-prefix <p>    RabbitMQ name prefix and NOTIFY channel prefix (default task_queue); overrides amqpPrefix
+                           in the config
+      --wakeups <w>        wake-up transport: rabbitmq, notify or polling (default: rabbitmq with an AMQP URL, else
+                           notify on PostgreSQL); overrides wakeups in the config
       --log-format <f>     auto (default: human-readable on a terminal, JSON lines otherwise), pretty or json
       --log-level <l>      debug, info (default), warn or error
   -v, --verbose            print stack traces with errors
@@ -101,11 +107,12 @@ export async function commandConfig(values: CommonValues, io: CliIo, needs: { da
     table: values.table,
     schema: values.schema,
     amqpPrefix: values["amqp-prefix"],
+    wakeups: values.wakeups,
   };
   let config: CommandConfig;
   if (!needs.file && values.config === undefined && findConfigFile(io.cwd) === undefined) {
     const { values: given, sources } = applyOverrides({}, { cwd: io.cwd, env: io.env, overrides });
-    config = { ...given, sources };
+    config = { ...given, wakeups: given.wakeups as WakeupsChoice | undefined, sources };
   } else {
     try {
       config = await loadConfig(values.config, { cwd: io.cwd, env: io.env, overrides });
@@ -137,6 +144,7 @@ function checkValues(config: CommandConfig): void {
     table: () => taskTable(config.table, config.schema),
     schema: () => taskTable(config.table, config.schema),
     amqpPrefix: () => topology(config.amqpPrefix),
+    wakeups: () => checkTransportOptions({ amqpPrefix: config.amqpPrefix, amqpUrl: config.amqpUrl, wakeups: config.wakeups as WakeupsChoice | undefined }),
   };
   for (const key of OVERRIDABLE) {
     if (config[key] === undefined) continue;

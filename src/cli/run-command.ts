@@ -105,6 +105,7 @@ function build(
     schema: config.schema,
     amqpPrefix: config.amqpPrefix,
     quorumQueues: config.quorumQueues,
+    wakeups: config.wakeups,
     logger,
   };
   try {

@@ -41,7 +41,7 @@ export async function statusCommand(argv: string[], io: CliIo): Promise<number> 
     const lockKey = config.cleaner?.lockKey ?? store.defaultLockKey();
     const [counts, ages, holder] = await Promise.all([store.countTasks(), store.pendingAges(), store.leaderHolder(lockKey)]);
     const queues = new Set([...Object.values(config.tasks ?? {}).map((task) => task.queue ?? "default"), ...counts.map((row) => row.queue)]);
-    return buildReport(counts, ages, holder, await brokerReport(config, [...queues].sort()));
+    return buildReport(counts, ages, holder, await brokerReport(config, store, [...queues].sort()));
   });
   io.out(values.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report));
   return EXIT_OK;

@@ -4,6 +4,7 @@
 import { COMMON_HELP, commandConfig, commandLogger, parseCommand, type CliIo } from "../cli/command-context.js";
 import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "../cli/exit-codes.js";
 import { TaskQueueConfigError } from "../errors.js";
+import type { WakeupsChoice } from "../naming-options.js";
 import { startDashboardServer } from "./server.js";
 
 export const DASHBOARD_HELP = `Usage: task-runner dashboard [options]
@@ -55,6 +56,7 @@ export async function dashboardCommand(argv: string[], io: CliIo & { signal?: Ab
       schema: config.schema,
       amqpPrefix: config.amqpPrefix,
       quorumQueues: config.quorumQueues,
+      wakeups: config.wakeups as WakeupsChoice | undefined,
       cleanerLockKey: config.cleaner?.lockKey,
       logger,
     });

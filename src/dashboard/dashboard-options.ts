@@ -34,8 +34,8 @@ export interface DashboardOptions extends NamingOptions {
    */
   basePath?: string;
   /**
-   * RabbitMQ URL. When set, tasks that an action makes runnable get a wake-up at once; without it they wait for the
-   * cleaner's next sweep (its interval, default 1 s) or a worker's poll.
+   * RabbitMQ URL. When set, tasks that an action makes runnable get a wake-up at once; without it they get one by
+   * NOTIFY on PostgreSQL, and elsewhere wait for the cleaner's next sweep (its interval, default 1 s) or a worker's poll.
    */
   amqpUrl?: string;
   /** Hide and refuse every action (retry, cancel, run now). Default false. */

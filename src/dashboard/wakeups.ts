@@ -1,11 +1,11 @@
 // Wake-ups for tasks an action made runnable: the transport and the one sender, opened on first use, with confirmed
-// ids recorded as published. Without a broker URL nothing is sent and the cleaner publishes the tasks when it sweeps.
+// ids recorded as published. With polling nothing is sent and the cleaner publishes the tasks when it sweeps.
 
 import type { Logger } from "../logger.js";
 import type { NamingOptions } from "../naming-options.js";
 import type { Store } from "../store/store.js";
 import type { WakeupTarget } from "../store/task-writes.js";
-import { checkTransportOptions, openTransport } from "../wakeups/open-transport.js";
+import { checkTransportOptions, chosenWakeups, openTransport } from "../wakeups/open-transport.js";
 import type { WakeupTransport } from "../wakeups/transport.js";
 import { WakeupSender } from "../wakeups/wakeup-sender.js";
 
@@ -21,9 +21,10 @@ export class Wakeups {
     checkTransportOptions(options); // a bad URL or prefix fails now, not at the first action
   }
 
-  /** True when a broker URL was given. */
+  /** True when wake-ups are sent (RabbitMQ or NOTIFY), false with polling. */
   get enabled(): boolean {
-    return this.options.amqpUrl !== undefined && this.options.amqpUrl !== "";
+    const choice = chosenWakeups({ ...this.options, store: this.store });
+    return choice === "rabbitmq" || choice === "notify";
   }
 
   /**
@@ -37,7 +38,7 @@ export class Wakeups {
 
   private open(): { transport: WakeupTransport; sender: WakeupSender } {
     if (this.opened) return this.opened;
-    const transport = openTransport({ ...this.options, logger: this.logger });
+    const transport = openTransport({ ...this.options, logger: this.logger, store: this.store });
     const store = this.store;
     const sender = new WakeupSender({ transport, logger: this.logger, markConfirmed: (ids) => store.markPublished(ids) });
     this.opened = { transport, sender };

@@ -21,6 +21,8 @@ export interface EnqueueCore {
   untracked(): void;
   /** True when wake-ups are published (a transport is configured): the insert then marks due tasks as published. */
   publishes: boolean;
+  /** The NOTIFY channel the insert itself sends the due tasks' wake-ups on (NOTIFY transport), else undefined. */
+  notifyChannel?: string;
 }
 
 /**
@@ -39,7 +41,7 @@ const batchItems = new WeakMap<
 export function enqueuePromise(core: EnqueueCore, client: object, rows: PreparedTask[], single: boolean) {
   const placement = core.scopes.placement(client);
   const store = core.store.through(client);
-  const insert = store.insertTasks(rows, core.publishes);
+  const insert = store.insertTasks(rows, core.publishes, core.notifyChannel);
   const raw = insert.request;
   let run: Promise<unknown> | undefined;
   const start = () =>

@@ -8,9 +8,9 @@ import type { WorkerOptions } from "../worker/worker-options.js";
 import type { NamingOptions } from "../naming-options.js";
 
 /** Options every part shares, set once at the top of the config. */
-type SharedKeys = "tasks" | "databaseUrl" | "db" | "amqpUrl" | "prisma" | "table" | "schema" | "amqpPrefix" | "quorumQueues" | "logger";
+type SharedKeys = "tasks" | "databaseUrl" | "db" | "amqpUrl" | "prisma" | "table" | "schema" | "amqpPrefix" | "quorumQueues" | "wakeups" | "logger";
 
-/** Worker options of the config (`worker: {...}`): concurrency, claimAhead, queues, leaseMs, pollIntervalMs, shutdownGraceMs, workerId. */
+/** Worker options of the config (`worker: {...}`): concurrency, claimAhead, queues, leaseMs, pollIntervalMs, shutdownGraceMs, workerId, listenUrl. */
 export type RunnerWorkerOptions = Partial<Omit<WorkerOptions, SharedKeys>>;
 
 /** Cleaner options of the config (`cleaner: {...}`): intervalMs, republishAfterMs, retentionMs, batchSize, … */
@@ -23,8 +23,8 @@ export interface RunnerConfig<Tasks extends TaskRegistry = TaskRegistry> extends
   /** PostgreSQL URL. Overridden by the DATABASE_URL environment variable, which --database-url overrides. */
   databaseUrl?: string;
   /**
-   * RabbitMQ URL. Overridden by AMQP_URL, which --amqp-url overrides. Default: none: workers poll the database and the
-   * cleaner publishes nothing, so tasks run up to a poll interval late.
+   * RabbitMQ URL. Overridden by AMQP_URL, which --amqp-url overrides. Default: none: wake-ups go by NOTIFY on
+   * PostgreSQL; elsewhere workers poll the database, so tasks run up to a poll interval late. See `wakeups`.
    */
   amqpUrl?: string;
   /**

@@ -4,7 +4,8 @@
 import { existsSync } from "node:fs";
 import { isAbsolute, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { topology } from "../wakeups/rabbitmq/topology.js";
+import type { WakeupsChoice } from "../naming-options.js";
+import { checkTransportOptions } from "../wakeups/open-transport.js";
 import { taskTable } from "../store/task-table.js";
 import { defineTasks, type TaskRegistry } from "../define-tasks.js";
 import { TaskQueueConfigError } from "../errors.js";
@@ -17,7 +18,7 @@ export const CONFIG_FILE_NAMES = ["task-runner.config.ts", "task-runner.config.m
 export { ConfigFileError };
 
 /** The settings a flag or the environment can override, in the order the CLI documents them. */
-export const OVERRIDABLE = ["databaseUrl", "amqpUrl", "table", "schema", "amqpPrefix"] as const;
+export const OVERRIDABLE = ["databaseUrl", "amqpUrl", "table", "schema", "amqpPrefix", "wakeups"] as const;
 export type Overridable = (typeof OVERRIDABLE)[number];
 
 /** The flag and the environment variable of each overridable setting (no variable: only the flag and the file). */
@@ -27,6 +28,7 @@ export const OVERRIDE_NAMES: Record<Overridable, { flag: string; env?: string }>
   table: { flag: "--table" },
   schema: { flag: "--schema" },
   amqpPrefix: { flag: "--amqp-prefix" },
+  wakeups: { flag: "--wakeups" },
 };
 
 /**
@@ -52,7 +54,7 @@ export interface LoadConfigOptions {
   overrides?: Partial<Record<Overridable, string>>;
 }
 
-const KNOWN_KEYS = new Set(["tasks", "databaseUrl", "amqpUrl", "prisma", "table", "schema", "amqpPrefix", "quorumQueues", "worker", "cleaner", "logger"]);
+const KNOWN_KEYS = new Set(["tasks", "databaseUrl", "amqpUrl", "prisma", "table", "schema", "amqpPrefix", "quorumQueues", "wakeups", "worker", "cleaner", "logger"]);
 
 let registered = false;
 
@@ -89,7 +91,7 @@ export async function loadConfig(path?: string, options: LoadConfigOptions = {})
   }
   const checked = check(file, config);
   const { values, sources } = applyOverrides(checked, { file, cwd, env, overrides: options.overrides });
-  return { ...checked, ...values, sources };
+  return { ...checked, ...values, wakeups: values.wakeups as WakeupsChoice | undefined, sources };
 }
 
 /** The first of CONFIG_FILE_NAMES in `cwd`, or undefined when there is none. */
@@ -156,7 +158,7 @@ function check(file: string, config: unknown): LoadedConfig {
   try {
     defineTasks({ ...(tasks as Record<string, never>) }); // the same checks as defineTasks, on a copy: nothing is frozen
     taskTable(optional(raw, "table"), optional(raw, "schema"));
-    topology(optional(raw, "amqpPrefix"));
+    checkTransportOptions({ amqpPrefix: optional(raw, "amqpPrefix"), wakeups: raw.wakeups as WakeupsChoice | undefined });
   } catch (error) {
     throw new ConfigFileError(file, (error as Error).message);
   }

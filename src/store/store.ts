@@ -5,6 +5,7 @@
 import type { InsertRequest, InsertedTask, PreparedTask } from "./enqueue-rows.js";
 import type { ElectionTiming, LeaderInfo, LeaderLock } from "./leader-lock.js";
 import type { Logger } from "../logger.js";
+import type { WakeupNotifications } from "./notifications.js";
 import type { StoreProblem } from "./store-problem.js";
 import type { TaskRecord } from "./task-record.js";
 import type {
@@ -34,8 +35,12 @@ import type {
 
 /** Enqueue's side, always run through the app's Prisma client (or transaction client) the store is bound to. */
 export interface EnqueueStore {
-  /** The insert of `rows` as an unsent Prisma request. `publishes`: mark due tasks published now (see markUnpublished). */
-  insertTasks(rows: readonly PreparedTask[], publishes: boolean): InsertRequest;
+  /**
+   * The insert of `rows` as an unsent Prisma request. `publishes`: mark due tasks published now (see markUnpublished).
+   * `notifyChannel` (only where `notifications` exist): the same statement sends the due tasks' wake-ups on that
+   * channel, so they leave with the enqueuing transaction's COMMIT and never after a rollback.
+   */
+  insertTasks(rows: readonly PreparedTask[], publishes: boolean, notifyChannel?: string): InsertRequest;
   /** Tasks by dedupe key, for keys whose insert collided with a task committed after the insert's snapshot. */
   tasksByKeys(keys: readonly string[]): Promise<InsertedTask[]>;
 }
@@ -160,6 +165,8 @@ export interface Store extends EnqueueStore, WorkerStore, CleanerStore, Operator
    * undefined when the dialect does not (PostgreSQL: a broker or polling).
    */
   readonly wakeupIdentity: string | null | undefined;
+  /** The database's notifications (PostgreSQL LISTEN/NOTIFY), for the NOTIFY wake-up transport; undefined without. */
+  readonly notifications: WakeupNotifications | undefined;
   /**
    * Readies the app's client once, before its first enqueue: SQLite sets WAL, checks the time format the adapter
    * writes, and learns the database's identity. Resolves what it found; never rejects.

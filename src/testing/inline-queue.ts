@@ -109,7 +109,7 @@ export class InlineQueue<Tasks extends TaskRegistry = TaskRegistry> extends Enqu
 
   /**
    * Waits until every task committed so far has run (and the tasks those runs enqueued, and so on), then returns the
-   * runs settled since the last drain, in the order they settled. Throws InlineTaskError when any of them did not succeed: its message names each
+   * runs settled since the last drain, in the order they were claimed (a task before the tasks its handler enqueued). Throws InlineTaskError when any of them did not succeed: its message names each
    * task and what it threw, `failures` holds the runs and `cause` the first thrown value.
    *
    * With `scheduled: true` it first makes due now, and runs, the recorded tasks still waiting for a later time: delayed

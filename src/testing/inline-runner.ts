@@ -28,7 +28,9 @@ export class InlineRunner {
   private readonly outcomes: ObservedOutcomes;
   private readonly leases: LeaseKeeper;
   private readonly hooks: RunHooks = { handlerDone: () => {}, finished: (run) => void this.runs.delete(run) };
-  private finished: InlineRun[] = [];
+  /** Settled runs with the order of their claim, so take() lists them as they started, whichever settled first. */
+  private finished: Array<{ order: number; run: InlineRun }> = [];
+  private claimed = 0;
   private problems: Error[] = [];
 
   constructor(
@@ -56,9 +58,10 @@ export class InlineRunner {
     while (this.work.size > 0) await Promise.all([...this.work]);
   }
 
-  /** The runs settled and the problems met since the last take(), oldest first. */
+  /** The runs settled and the problems met since the last take(), oldest (first claimed) first. */
   take(): { runs: InlineRun[]; problems: Error[] } {
-    const taken = { runs: this.finished, problems: this.problems };
+    const runs = this.finished.sort((a, b) => a.order - b.order).map((entry) => entry.run);
+    const taken = { runs, problems: this.problems };
     this.finished = [];
     this.problems = [];
     return taken;
@@ -98,6 +101,7 @@ export class InlineRunner {
   }
 
   private async execute(task: TaskRecord): Promise<void> {
+    const order = this.claimed++;
     const run = new TaskRun(task, this.options, this.store, this.outcomes, this.hooks);
     this.runs.add(run);
     this.leases.start();
@@ -117,14 +121,17 @@ export class InlineRunner {
       return;
     }
     this.finished.push({
-      id: task.id,
-      name: task.name,
-      payload: task.payload,
-      attempt: task.attempts,
-      status: row.status,
-      ...(thrown === undefined && row.status === "succeeded" ? {} : { error: thrown }),
-      result: row.result,
-      task: withoutNow(row),
+      order,
+      run: {
+        id: task.id,
+        name: task.name,
+        payload: task.payload,
+        attempt: task.attempts,
+        status: row.status,
+        ...(thrown === undefined && row.status === "succeeded" ? {} : { error: thrown }),
+        result: row.result,
+        task: withoutNow(row),
+      },
     });
   }
 

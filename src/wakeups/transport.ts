@@ -1,6 +1,7 @@
-// The wake-up transport seam: how a committed task's id reaches a worker. RabbitMQ is the first transport; in-process
-// delivery serves a worker in the app's own process; polling (workers poll the table) is the fallback. A wake-up is only a hint: the row is the truth, so a
-// lost wake-up delays a task (the cleaner re-sends it) and a duplicate one never runs it twice.
+// The wake-up transport seam: how a committed task's id reaches a worker. RabbitMQ and PostgreSQL NOTIFY carry it between
+// processes; in-process delivery serves a worker in the app's own process; polling (workers poll the table) is the
+// fallback. A wake-up is only a hint: the row is the truth, so a lost wake-up delays a task (the cleaner re-sends it) and
+// a duplicate one never runs it twice.
 
 import type { DeadTaskNotification } from "./dead-task-notification.js";
 
@@ -33,6 +34,11 @@ export interface ListenOptions {
   prefetch: number;
   /** Handles the ids of one wake-up of task queue `queue`; resolves true to acknowledge it, false to hand it back. */
   deliver(ids: string[], queue: string): Promise<boolean>;
+  /**
+   * Called each time wake-ups start flowing again after they could not (a NOTIFY listener reconnected): those sent
+   * meanwhile are gone, so the worker polls once for them. Transports whose messages wait in a queue do not call it.
+   */
+  resumed?(): void;
 }
 
 /** A worker's subscription to wake-ups. While it is not consuming, the worker polls. */
@@ -58,11 +64,11 @@ export interface WakeupListener {
  * - "unreachable": no broker answered (refused connection, reset, timeout, unknown host); retried with backoff.
  * - "refused": the broker answered and said no (credentials, virtual host, TLS) or the URL cannot be used; retrying
  *   will not help until the URL or the broker changes, so it is retried slowly (every 30 s).
- * - "none": no broker is configured (polling or in-process transport): nothing to connect to.
+ * - "none": no broker is configured (NOTIFY, polling or in-process transport): nothing to connect to.
  * In every state but "connected" tasks still run: workers poll and the cleaner publishes due tasks, only later.
  */
 export interface BrokerState {
-  /** The transport: "rabbitmq", "polling" or "in-process". */
+  /** The transport: "rabbitmq", "notify", "polling" or "in-process". */
   transport: string;
   state: "connected" | "connecting" | "unreachable" | "refused" | "none";
   /** The broker's URL with the password shown as ***; absent without a broker. */
@@ -77,10 +83,20 @@ export interface BrokerState {
 
 /** One transport, shared by everything of one process that sends or receives wake-ups. */
 export interface WakeupTransport {
-  /** "rabbitmq" or "polling". */
+  /** "rabbitmq", "notify", "in-process" or "polling". */
   readonly name: string;
+  /**
+   * The NOTIFY channel that enqueue's insert statement itself notifies (PostgreSQL NOTIFY): the wake-ups then leave
+   * with the enqueuing transaction's COMMIT, and the extension hands none to the sender. Undefined for the others.
+   */
+  readonly enqueueChannel?: string;
   /** False for polling: nothing is published, workers find tasks by polling and the cleaner has nothing to re-send. */
   readonly publishes: boolean;
+  /**
+   * True when every listener gets every wake-up and none waits anywhere for a busy one (NOTIFY): a worker with no free
+   * claim slot lets the ids go (an idle worker has them too) and catches up by polling as its slots free.
+   */
+  readonly fansOut?: boolean;
   /** True when the transport carries dead-task notifications (RabbitMQ's dead-letter exchange). */
   readonly notifiesDead: boolean;
   /** False while the last connection attempt failed and a reconnect is scheduled. */

@@ -19,6 +19,8 @@ export class Poller {
   private stopped = false;
   private full = false;
   private kicked = false;
+  /** Set by catchUp(): polls go on as slots free, even while wake-ups flow, until one finds less than it could take. */
+  private catchingUp = false;
   private failures = 0;
 
   constructor(private readonly options: PollerOptions) {}
@@ -29,13 +31,23 @@ export class Poller {
     this.schedule();
   }
 
+  /**
+   * Polls now, whatever `active` says, and again as slots free while polls fill every free slot: a listener (NOTIFY)
+   * started or came back, and the wake-ups sent before are gone, so a backlog is drained by polling.
+   */
+  catchUp(): void {
+    if (this.stopped) return;
+    this.catchingUp = true;
+    void this.runPoll();
+  }
+
   /** A slot freed up: poll at once if the last poll found more work than it could take. */
   kick(): void {
-    if (this.stopped || !this.full || this.kicked || !this.options.active()) return;
+    if (this.stopped || !this.full || this.kicked || !this.wanted()) return;
     this.kicked = true;
     setImmediate(() => {
       this.kicked = false;
-      if (!this.stopped && this.full && this.options.active()) void this.runPoll();
+      if (!this.stopped && this.full && this.wanted()) void this.runPoll();
     });
   }
 
@@ -44,6 +56,10 @@ export class Poller {
     clearTimeout(this.timer);
     this.timer = undefined;
     while (this.polling) await this.polling;
+  }
+
+  private wanted(): boolean {
+    return this.catchingUp || this.options.active();
   }
 
   private schedule(): void {
@@ -65,8 +81,10 @@ export class Poller {
     try {
       this.full = await this.options.poll();
       this.failures = 0;
+      if (!this.full) this.catchingUp = false;
     } catch (error) {
       this.full = false;
+      this.catchingUp = false;
       this.failures += 1;
       if (this.failures === 1 || this.failures % 10 === 0) {
         this.options.logger.warn("polling for due tasks failed; retrying every interval", { error: errorMessage(error), failures: this.failures });

@@ -95,7 +95,14 @@ export class TaskWorker {
       applicationName: "task-runner worker",
       preparedStatements: options.preparedStatements,
     }));
-    this.transport = openTransport({ ...options.naming, amqpUrl: options.amqpUrl, logger: this.logger, inProcess: this.store.wakeupIdentity });
+    this.transport = openTransport({
+      ...options.naming,
+      amqpUrl: options.amqpUrl,
+      logger: this.logger,
+      store: this.store,
+      listenUrl: options.listenUrl,
+      inProcess: this.store.wakeupIdentity,
+    });
     try {
       // Nothing else is opened, and no timer runs, until wrong credentials or a missing table are ruled out.
       const [database, broker] = await Promise.allSettled([
@@ -127,6 +134,8 @@ export class TaskWorker {
       queues: options.queues,
       prefetch: options.concurrency,
       deliver: (ids, queue) => this.track(this.deliver(ids, queue)),
+      // Wake-ups sent while the listener was away are gone (NOTIFY): look for their tasks once.
+      resumed: () => this.poller.catchUp(),
     });
     this.listener.start();
     await this.poller.start();
@@ -180,12 +189,20 @@ export class TaskWorker {
   }
 
   /**
-   * Publishes `ids` again when another worker consumes `queue` and no message waits ready in it (so that worker may be
+   * With a transport that fans out (NOTIFY), lets the ids go and catches up by polling. Otherwise publishes `ids` again
+   * when another worker consumes `queue` and no message waits ready in it (so that worker may be
    * idle; while messages wait, every worker has work and handing back would only shuffle it). True once the publish
    * settled. Should the broker not confirm it, the ids are still pending rows marked published, which the cleaner
    * re-sends once republishAfterMs old.
    */
   private async handBack(ids: string[], queue: string): Promise<boolean> {
+    if (this.transport.fansOut && !this.stopping) {
+      // Every listening worker got these ids: an idle one claims them now; this one polls for work as its slots free
+      // instead of holding ids that are likely taken by then.
+      this.poller.catchUp();
+      this.logger.debug("wake-up ids left to other workers and to polling", { queue, tasks: ids.length });
+      return true;
+    }
     const state = await this.listener.queueState(queue);
     if (!state || state.consumers < 2 || state.ready > 0 || this.stopping) return false;
     this.sender.send(ids.map((id) => ({ id, queue })));

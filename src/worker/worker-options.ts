@@ -13,7 +13,7 @@ import { DEFAULT_QUEUE } from "../enqueue/prepare.js";
 import { TaskQueueConfigError } from "../errors.js";
 import { jsonLogger, type Logger } from "../logger.js";
 import { queueNameProblem } from "../names.js";
-import type { NamingOptions } from "../naming-options.js";
+import type { NamingOptions, WakeupsChoice } from "../naming-options.js";
 import { checkTransportOptions } from "../wakeups/open-transport.js";
 
 /** Options of createWorker(). */
@@ -34,8 +34,15 @@ export interface WorkerOptions<Tasks extends TaskRegistry = TaskRegistry> extend
    */
   store?: Store;
   /**
-   * RabbitMQ URL for wake-ups, e.g. amqp://guest:guest@127.0.0.1:5672. Default: none, and the worker only polls the
-   * database every pollIntervalMs: tasks still run, but up to one interval late, and every worker adds a query per interval.
+   * With NOTIFY wake-ups (docs/transports.md): the URL of the worker's LISTEN session. Default: databaseUrl (or the
+   * store's URL). Set it to a direct or session-pooled URL when databaseUrl goes through PgBouncer in transaction
+   * mode, where LISTEN does not work. Ignored by the other transports.
+   */
+  listenUrl?: string;
+  /**
+   * RabbitMQ URL for wake-ups, e.g. amqp://guest:guest@127.0.0.1:5672. Default: none, and the worker LISTENs for NOTIFY
+   * wake-ups on PostgreSQL; elsewhere it only polls every pollIntervalMs (tasks still run, but up to one interval late,
+   * and every worker adds a query per interval). See `wakeups`.
    */
   amqpUrl?: string;
   /**
@@ -113,8 +120,9 @@ export interface ResolvedWorkerOptions {
   amqpUrl: string | undefined;
   prisma: unknown;
   table: TaskTable;
-  /** The broker names, for openTransport(). */
-  naming: { amqpPrefix: string | undefined; quorumQueues: boolean };
+  /** The broker names and the transport choice, for openTransport(). */
+  naming: { amqpPrefix: string | undefined; quorumQueues: boolean; wakeups: WakeupsChoice | undefined };
+  listenUrl: string | undefined;
   concurrency: number;
   claimAhead: number;
   leaseMs: number;
@@ -158,6 +166,9 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
     throw new TaskQueueConfigError("store", "pass a store made by openStore(url, { table }).");
   }
   if (options.store === undefined) dialectForUrl(options.databaseUrl);
+  if (options.listenUrl !== undefined && options.listenUrl !== "" && dialectForUrl(options.listenUrl, "listenUrl").name !== "postgresql") {
+    throw new TaskQueueConfigError("listenUrl", "the NOTIFY listener needs a PostgreSQL URL (postgresql://…), the same database as the tasks'.");
+  }
   checkTransportOptions(options);
   const queues = options.queues ?? [...new Set([...handled.values()].map((d) => d.queue ?? DEFAULT_QUEUE))];
   if (!Array.isArray(queues) || queues.length === 0) {
@@ -190,7 +201,8 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
     amqpUrl: options.amqpUrl,
     prisma: options.prisma,
     table: taskTable(options.table, options.schema),
-    naming: { amqpPrefix: options.amqpPrefix, quorumQueues: options.quorumQueues ?? false },
+    naming: { amqpPrefix: options.amqpPrefix, quorumQueues: options.quorumQueues ?? false, wakeups: options.wakeups },
+    listenUrl: options.listenUrl,
     concurrency: positiveInteger("concurrency", options.concurrency, 10, 1, 10_000),
     claimAhead: positiveInteger("claimAhead", options.claimAhead, 1000, 0, 100_000),
     leaseMs,

@@ -1,6 +1,7 @@
-// `npm run soak -- --minutes 10 [--seed N] [--workers 3] [--dialect postgresql|sqlite|mysql|mariadb]`: the long soak on the local
-// services, in its own database (PostgreSQL: a fresh database on the server; SQLite: a fresh file; MySQL: a fresh
-// database on MYSQL_URL, else the local MariaDB; all with the local RabbitMQ). Prints the fault log, the summary table
+// `npm run soak -- --minutes 10 [--seed N] [--workers 3] [--dialect postgresql|sqlite|mysql|mariadb] [--wakeups notify]`:
+// the long soak on the local services, in its own database (PostgreSQL: a fresh database on the server; SQLite: a
+// fresh file; MySQL: a fresh database on MYSQL_URL, else the local MariaDB; all with the local RabbitMQ, or on
+// PostgreSQL with --wakeups notify, LISTEN/NOTIFY wake-ups and no broker). Prints the fault log, the summary table
 // and any violation, writes them to .artifacts/soak-<dialect>-latest.md; exits 1 when an invariant broke or the soak did
 // less than its length asks for.
 
@@ -22,8 +23,13 @@ const { values } = parseArgs({
     seed: { type: "string" },
     workers: { type: "string", default: "3" },
     dialect: { type: "string", default: "postgresql" },
+    wakeups: { type: "string" },
   },
 });
+if (values.wakeups !== undefined && !(values.wakeups === "notify" && values.dialect === "postgresql")) {
+  throw new Error(`--wakeups ${values.wakeups}: only "notify", on --dialect postgresql (RabbitMQ is the default)`);
+}
+const variant = values.wakeups === "notify" ? `${values.dialect}-notify` : values.dialect;
 const seed = values.seed ? Number(values.seed) : Date.now() % 1_000_000;
 const dialects: Record<string, () => Promise<{ url: string; drop: () => Promise<void> }>> = {
   async postgresql() {
@@ -61,6 +67,7 @@ const lines: string[] = [];
 const result = await runSoak({
   databaseUrl,
   amqpUrl: services.amqpUrl,
+  wakeups: values.wakeups === "notify" ? "notify" : undefined,
   seed,
   seconds: minutes * 60,
   workers: Number(values.workers),
@@ -85,9 +92,9 @@ mkdirSync(".artifacts", { recursive: true });
 const reruns = lines.filter((line) => line.startsWith("  re-run after kill:")).map((line) => `- ${line.trim()}`);
 const violations = result.violations.map((violation) => `- ${violation}`);
 writeFileSync(
-  `.artifacts/soak-${values.dialect}-latest.md`,
+  `.artifacts/soak-${variant}-latest.md`,
   [
-    `Soak of ${values.minutes} min on ${values.dialect}, seed ${seed}, ${new Date(started).toISOString()}: ${result.violations.length === 0 ? "PASS" : "FAIL"}`,
+    `Soak of ${values.minutes} min on ${variant}, seed ${seed}, ${new Date(started).toISOString()}: ${result.violations.length === 0 ? "PASS" : "FAIL"}`,
     "",
     result.table,
     "",

@@ -14,6 +14,8 @@ export interface DriverSettings {
   amqpUrl: string;
   /** Straight to the broker, for the wake-ups before commit. */
   amqpDirectUrl: string;
+  /** "notify": the app wakes through PostgreSQL NOTIFY (amqpUrl is then ""). */
+  wakeups?: "notify";
   prefix: string;
   seed: number;
   concurrency: number;
@@ -53,6 +55,7 @@ export class DriverLink {
         DATABASE_URL: settings.databaseUrl,
         AMQP_URL: settings.amqpUrl,
         SOAK_AMQP_DIRECT: settings.amqpDirectUrl,
+        SOAK_WAKEUPS: settings.wakeups ?? "",
         SOAK_PREFIX: settings.prefix,
         SOAK_SEED: String(settings.seed),
         SOAK_CONCURRENCY: String(settings.concurrency),

@@ -4,6 +4,7 @@
 import amqp from "amqplib";
 import { declareExchanges, declareQueue, topology } from "../../src/wakeups/rabbitmq/topology.js";
 import { encodeWakeup } from "../../src/wakeups/rabbitmq/wakeup-message.js";
+import { notifyChannel } from "../../src/wakeups/notify/notify-channel.js";
 import { openStore, silentLogger, taskQueue } from "../../src/index.js";
 import { soakPrisma } from "./soak-prisma.js";
 import { driveLoad, type LoadDelta } from "./soak-load.js";
@@ -32,8 +33,9 @@ await declareQueue(channel, names, "default");
 // Only to classify the database's errors: a transient one (SQLite's lock held past the busy timeout) fails the
 // transaction, which the app would retry; the soak records it as rolled back and checks that it left nothing.
 const store = openStore(env("DATABASE_URL"), { max: 1 });
+const notify = process.env.SOAK_WAKEUPS === "notify";
 const prisma = soakPrisma(env("DATABASE_URL")).$extends(
-  taskQueue({ tasks: soakTasks, amqpUrl: env("AMQP_URL"), amqpPrefix: prefix, logger: silentLogger }),
+  taskQueue({ tasks: soakTasks, amqpUrl: process.env.AMQP_URL || undefined, amqpPrefix: prefix, wakeups: notify ? "notify" : undefined, logger: silentLogger }),
 );
 
 let stopped = false;
@@ -51,7 +53,10 @@ try {
     new SeededRandom(Number(env("SOAK_SEED"))),
     {
       publishRaw: (ids) => {
-        if (ids.length > 0) channel.publish(names.exchange, "default", encodeWakeup(ids), { persistent: true });
+        if (ids.length === 0) return;
+        // With NOTIFY the early wake-up goes out at once, outside the transaction it overtakes.
+        if (notify) void store.notifications!.notify(notifyChannel(prefix), "default", ids).catch(() => {});
+        else channel.publish(names.exchange, "default", encodeWakeup(ids), { persistent: true });
       },
       takeEarlyWakeup: () => (earlyWakeups > 0 ? (earlyWakeups--, true) : false),
       settled: (delta) => send({ type: "tx", delta }),

@@ -4,7 +4,7 @@
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { createCleaner } from "../../src/cleaner/create-cleaner.js";
 import { createWorker } from "../../src/worker/create-worker.js";
-import { jsonLogger, openStore, taskQueue } from "../../src/index.js";
+import { jsonLogger, openStore, taskQueue, type WakeupsChoice } from "../../src/index.js";
 import { SOAK_BUSY_MS, soakPrisma } from "./soak-prisma.js";
 import { soakTasks } from "./soak-tasks.js";
 
@@ -16,13 +16,14 @@ const env = (name: string) => {
 
 const role = env("SOAK_ROLE");
 const databaseUrl = env("DATABASE_URL");
-const amqpUrl = env("AMQP_URL");
+const amqpUrl = process.env.AMQP_URL || undefined;
+const wakeups = (process.env.SOAK_WAKEUPS || undefined) as WakeupsChoice | undefined;
 const amqpPrefix = env("SOAK_PREFIX");
 const logger = jsonLogger("info", (line) => process.stdout.write(line));
-const prisma = soakPrisma(databaseUrl).$extends(taskQueue({ tasks: soakTasks, amqpUrl, amqpPrefix, logger }));
+const prisma = soakPrisma(databaseUrl).$extends(taskQueue({ tasks: soakTasks, amqpUrl, amqpPrefix, wakeups, logger }));
 // A store of its own, so that on SQLite its busy timeout is the soak's (the hold-write-lock fault outlasts it).
 const store = openStore(databaseUrl, { max: role === "worker" ? 6 : 3, busyTimeoutMs: SOAK_BUSY_MS, applicationName: `soak ${role}` });
-const common = { tasks: soakTasks, store, amqpUrl, amqpPrefix, prisma, logger };
+const common = { tasks: soakTasks, store, amqpUrl, amqpPrefix, wakeups, prisma, logger };
 
 const runner =
   role === "worker"

@@ -11,6 +11,8 @@ import { join } from "node:path";
 import amqp from "amqplib";
 import { declareExchanges, declareQueue, topology } from "../../src/wakeups/rabbitmq/topology.js";
 import { encodeWakeup } from "../../src/wakeups/rabbitmq/wakeup-message.js";
+import { notifyChannel } from "../../src/wakeups/notify/notify-channel.js";
+import { openStore } from "../../src/open-store.js";
 import { TcpProxy } from "../support/tcp-proxy.js";
 import { waitUntil } from "../support/wait.js";
 import { checkSoak, describeRuns, summaryTable, type SoakFindings, type SoakMinimums } from "./soak-check.js";
@@ -26,6 +28,12 @@ export interface SoakOptions {
   /** A migrated database (task table + reports) of its own: postgresql://, mysql:// (or mariadb://) or a SQLite file: URL. */
   databaseUrl: string;
   amqpUrl: string;
+  /**
+   * "notify": every process wakes through PostgreSQL NOTIFY instead of RabbitMQ (no AMQP_URL in the children or the
+   * driver); the broker faults give way to NOTIFY's (duplicate and phantom notifications; the listener's session is
+   * cut and stalled by the database faults). Default: RabbitMQ.
+   */
+  wakeups?: "notify";
   seed: number;
   /** How long load and faults run. */
   seconds: number;
@@ -71,15 +79,21 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const rawChannel = await raw.createConfirmChannel();
   await declareExchanges(rawChannel, names);
   await declareQueue(rawChannel, names, "default");
+  const notify = options.wakeups === "notify";
+  // NOTIFY's duplicate and phantom wake-ups go straight to the database, not through the proxy that faults cut.
+  const notifier = notify ? openStore(options.databaseUrl, { max: 1 }) : undefined;
   const publishRaw = (ids: string[]) => {
-    if (ids.length > 0) rawChannel.publish(names.exchange, "default", encodeWakeup(ids), { persistent: true });
+    if (ids.length === 0) return;
+    if (notifier) void notifier.notifications!.notify(notifyChannel(prefix), "default", ids).catch(() => {});
+    else rawChannel.publish(names.exchange, "default", encodeWakeup(ids), { persistent: true });
   };
 
   const children = new SoakChildren(
     (role: Role) => ({
       SOAK_ROLE: role,
       DATABASE_URL: db.childUrl,
-      AMQP_URL: brokerProxy.route(options.amqpUrl),
+      AMQP_URL: notify ? "" : brokerProxy.route(options.amqpUrl),
+      SOAK_WAKEUPS: options.wakeups ?? "",
       SOAK_PREFIX: prefix,
       SOAK_RUNLOG_DIR: runLogDir,
       SOAK_LEASE_MS: String(options.leaseMs ?? SOAK_LEASE_MS),
@@ -88,7 +102,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   );
   let driver: DriverLink | undefined;
   const loadNow = () => driver?.load ?? emptyLoadRecord();
-  const faults = emptyFaultCounts([...COMMON_FAULT_KINDS, ...db.faultKinds]);
+  // Without a broker its faults do not apply: a NOTIFY that fails fails the insert's transaction (a database fault).
+  const brokerFaults: readonly string[] = ["cut-broker", "stall-broker", "publish-failure"];
+  const faults = emptyFaultCounts([...COMMON_FAULT_KINDS.filter((kind) => !notify || !brokerFaults.includes(kind)), ...db.faultKinds]);
   const phantomIds: string[] = [];
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   const targets: FaultTargets = {
@@ -139,8 +155,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     await children.start("cleaner", options.cleaners ?? 2);
     driver = await DriverLink.start({
       databaseUrl: db.url,
-      amqpUrl: driverBrokerProxy.route(options.amqpUrl),
+      amqpUrl: notify ? "" : driverBrokerProxy.route(options.amqpUrl),
       amqpDirectUrl: options.amqpUrl,
+      wakeups: options.wakeups,
       prefix,
       seed: options.seed,
       concurrency: options.transactionConcurrency ?? 6,
@@ -163,7 +180,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     ).catch((error: Error) => print(`soak: ${error.message}`));
     print(`soak: settled in ${Date.now() - settleStarted} ms`);
     let depth = 0;
-    await waitUntil(async () => (depth = (await rawChannel.checkQueue(names.queueName("default"))).messageCount) === 0, "the queue to drain", 15_000).catch(() => {});
+    if (!notify) {
+      await waitUntil(async () => (depth = (await rawChannel.checkQueue(names.queueName("default"))).messageCount) === 0, "the queue to drain", 15_000).catch(() => {});
+    }
     const workerLines = children.lines("worker");
     const findings = await checkSoak(
       db,
@@ -217,6 +236,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     await rawChannel.deleteExchange(names.deadLetterExchange).catch(() => {});
     await raw.close();
     await Promise.all([brokerProxy.stop(), driverBrokerProxy.stop()]);
+    await notifier?.close();
     await db.close();
     rmSync(runLogDir, { recursive: true, force: true });
   }

@@ -140,9 +140,26 @@ describe("cancel and run", () => {
     await counter.waitFor(() => counter.counts.get(id!) === 1, "the wake-up");
   });
 
-  it("without a broker the action still happens and says the cleaner will wake the task", async () => {
+  it("without a broker on PostgreSQL the task is woken through NOTIFY and marked published", async () => {
     const [id] = await insertRows(sql, [{ name: "finish-report", status: "dead", finishedAgoMs: 1000 }]);
-    const result = await runCli(["retry", id!], { cwd: app, env: { ...env, AMQP_URL: undefined } });
+    const listener = new pg.Client({ connectionString: db.url });
+    await listener.connect();
+    const payloads: string[] = [];
+    listener.on("notification", (message) => payloads.push(message.payload ?? ""));
+    await listener.query(`LISTEN "${prefix}.wakeups"`);
+    try {
+      const result = await runCli(["retry", id!], { cwd: app, env: { ...env, AMQP_URL: undefined } });
+      expect(result).toMatchObject({ code: 0, stdout: `Retried task ${id}: pending again, woken now.\n` });
+      expect(payloads).toEqual([`default:${id}`]);
+      expect((await rowOf(sql, id!))?.published_at).toBeInstanceOf(Date);
+    } finally {
+      await listener.end();
+    }
+  });
+
+  it("with wakeups: \"polling\" the action still happens and says the cleaner will wake the task", async () => {
+    const [id] = await insertRows(sql, [{ name: "finish-report", status: "dead", finishedAgoMs: 1000 }]);
+    const result = await runCli(["retry", id!], { cwd: app, env: { ...env, AMQP_URL: undefined, PTQ_WAKEUPS: "polling" } });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("not woken now (no broker, or it is down): the cleaner wakes it at its next sweep");
     expect((await rowOf(sql, id!))?.status).toBe("pending");

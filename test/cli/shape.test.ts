@@ -68,6 +68,11 @@ describe("a bad value names where it came from", () => {
     const table = await runCli(["retry", "--dead", "--table", "no table"], { cwd: app, env: { DATABASE_URL: db.url } });
     expect(table.code).toBe(2);
     expect(table.stderr).toMatch(/^task-runner retry: --table: /);
+    const wakeups = await runCli(["status", "--wakeups", "pigeons"], { cwd: empty, env: { DATABASE_URL: db.url } });
+    expect(wakeups.code).toBe(2);
+    expect(wakeups.stderr).toBe(
+      'task-runner status: --wakeups: "pigeons" is not a wake-up transport; use "rabbitmq", "notify" or "polling" (or leave it out).\n',
+    );
   });
 
   it("the environment variable", async () => {

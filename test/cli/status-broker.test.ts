@@ -76,15 +76,14 @@ it("unreachable: nothing listening on the port", async () => {
   expect(result.stdout).toContain(`Broker: unreachable at amqp://guest:***@127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}.\n`);
 });
 
-it("none configured", async () => {
+it("none configured: NOTIFY on PostgreSQL by default, or polling when asked", async () => {
   const result = await runCli(["status"], { cwd: app, env });
-  expect(result.stdout).toContain("Broker: none configured (no --amqp-url, AMQP_URL or amqpUrl): workers poll the database for due tasks.\n");
-  expect(JSON.parse((await runCli(["status", "--json"], { cwd: app, env })).stdout).broker).toEqual({
-    transport: "polling",
-    state: "none",
-    url: null,
-    error: null,
-    fix: null,
-    queues: [],
-  });
+  expect(result.stdout).toContain(
+    "Broker: none configured (no --amqp-url, AMQP_URL or amqpUrl): wake-ups go through PostgreSQL NOTIFY (how many workers listen cannot be counted).\n",
+  );
+  const none = { state: "none", url: null, error: null, fix: null, queues: [] };
+  expect(JSON.parse((await runCli(["status", "--json"], { cwd: app, env })).stdout).broker).toEqual({ transport: "notify", ...none });
+  const polling = await runCli(["status", "--wakeups", "polling"], { cwd: app, env });
+  expect(polling.stdout).toContain("Broker: none configured (no --amqp-url, AMQP_URL or amqpUrl): workers poll the database for due tasks.\n");
+  expect(JSON.parse((await runCli(["status", "--json", "--wakeups", "polling"], { cwd: app, env })).stdout).broker).toEqual({ transport: "polling", ...none });
 });

@@ -18,6 +18,15 @@ export const postgresHarness: DialectHarness = {
   },
 };
 
+/** PostgreSQL woken by LISTEN/NOTIFY, with no broker: what a PostgreSQL app without amqpUrl runs. */
+export const postgresNotifyHarness: DialectHarness = {
+  name: "postgresql + NOTIFY",
+  createDatabase: createTestDatabase,
+  prismaClient: (url) => testPrisma(url),
+  amqpUrl: undefined,
+  wakeups: "notify",
+};
+
 /** SQLite as the embedded default runs it: no broker; workers poll, and one in the app's process is woken directly. */
 export const sqliteHarness: DialectHarness = {
   name: "sqlite",
@@ -46,4 +55,4 @@ export const mysqlHarness: DialectHarness = {
   },
 };
 
-export const DIALECT_HARNESSES: readonly DialectHarness[] = [postgresHarness, sqliteHarness, sqliteBrokerHarness, mysqlHarness];
+export const DIALECT_HARNESSES: readonly DialectHarness[] = [postgresHarness, postgresNotifyHarness, sqliteHarness, sqliteBrokerHarness, mysqlHarness];

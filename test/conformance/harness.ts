@@ -7,6 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import amqp from "amqplib";
 import { createCleaner, createWorker, openStore, silentLogger, taskQueue, type Cleaner, type CleanerOptions, type Store, type Worker, type WorkerOptions } from "../../src/index.js";
+import type { WakeupsChoice } from "../../src/naming-options.js";
+import { notifyChannel } from "../../src/wakeups/notify/notify-channel.js";
 import { encodeWakeup } from "../../src/wakeups/rabbitmq/wakeup-message.js";
 import { declareExchanges, declareQueue, topology } from "../../src/wakeups/rabbitmq/topology.js";
 import { uniquePrefix } from "../support/broker.js";
@@ -30,6 +32,8 @@ export interface DialectHarness {
   prismaClient(url: string): ConformancePrisma;
   /** RabbitMQ for wake-ups in this dialect's tests; undefined when its workers are woken without a broker. */
   amqpUrl: string | undefined;
+  /** The wake-up transport asked for; undefined: the default for the dialect and amqpUrl. */
+  wakeups?: WakeupsChoice;
 }
 
 /** The extended client the cases enqueue through (typed loosely: each dialect has its own generated client). */
@@ -53,6 +57,7 @@ export class ConformanceBed {
     readonly dialect: DialectHarness,
     readonly url: string,
     readonly store: Store,
+    private readonly real: Store,
     readonly broken: BrokenKind | undefined,
     private readonly drop: () => Promise<void>,
   ) {
@@ -63,7 +68,7 @@ export class ConformanceBed {
   static async open(dialect: DialectHarness, broken?: BrokenKind): Promise<ConformanceBed> {
     const database = await dialect.createDatabase();
     const real = openStore(database.url, { max: 4 });
-    const bed = new ConformanceBed(dialect, database.url, broken ? brokenStore(real, broken) : real, broken, database.drop);
+    const bed = new ConformanceBed(dialect, database.url, broken ? brokenStore(real, broken) : real, real, broken, database.drop);
     bed.closers.push(() => real.close());
     return bed;
   }
@@ -75,7 +80,7 @@ export class ConformanceBed {
   /** The app's client: this dialect's Prisma client extended with the conformance tasks, on this bed's prefix. */
   prisma(): QueueClient {
     const base = this.dialect.prismaClient(this.url);
-    const client = base.$extends(taskQueue({ tasks: conformanceTasks, amqpUrl: this.amqpUrl, amqpPrefix: this.prefix, logger: silentLogger })) as QueueClient;
+    const client = base.$extends(taskQueue({ tasks: conformanceTasks, amqpUrl: this.amqpUrl, amqpPrefix: this.prefix, wakeups: this.dialect.wakeups, logger: silentLogger })) as QueueClient;
     this.closers.unshift(async () => {
       await client.$taskQueue.close();
       await client.$disconnect();
@@ -90,6 +95,7 @@ export class ConformanceBed {
       store: this.store,
       amqpUrl: this.amqpUrl,
       amqpPrefix: this.prefix,
+      wakeups: this.dialect.wakeups,
       logger: silentLogger,
       pollIntervalMs: 100,
       ...options,
@@ -106,6 +112,7 @@ export class ConformanceBed {
         CONFORMANCE_DATABASE_URL: this.url,
         CONFORMANCE_AMQP_URL: this.amqpUrl ?? "",
         CONFORMANCE_PREFIX: this.prefix,
+        CONFORMANCE_WAKEUPS: this.dialect.wakeups ?? "",
         CONFORMANCE_BROKEN: this.broken ?? "",
         CONFORMANCE_RUN_LOG: this.runLog,
         CONFORMANCE_WORKER: name,
@@ -124,6 +131,7 @@ export class ConformanceBed {
       store: this.store,
       amqpUrl: this.amqpUrl,
       amqpPrefix: this.prefix,
+      wakeups: this.dialect.wakeups,
       logger: silentLogger,
       intervalMs: 100,
       ...options,
@@ -134,9 +142,13 @@ export class ConformanceBed {
 
   /**
    * Publishes `copies` wake-ups for each id (one message per copy, each id's copies back to back, so that with two
-   * consumers they reach both at once), when this dialect's tests use a broker.
+   * consumers they reach both at once), when this dialect's tests use a broker; with NOTIFY, as many notifications.
    */
   async wake(ids: readonly string[], copies = 1, queue = "default"): Promise<void> {
+    if (this.dialect.wakeups === "notify") {
+      for (const id of ids) for (let copy = 0; copy < copies; copy++) await this.real.notifications!.notify(notifyChannel(this.prefix), queue, [id]);
+      return;
+    }
     if (!this.amqpUrl) return;
     const model = await amqp.connect(this.amqpUrl);
     try {

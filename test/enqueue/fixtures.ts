@@ -1,7 +1,7 @@
 // Task registry and per-file setup shared by the enqueue tests.
 
 import { z } from "zod";
-import { defineTasks, jsonLogger, taskQueue, silentLogger } from "../../src/index.js";
+import { defineTasks, jsonLogger, taskQueue, silentLogger, type WakeupsChoice } from "../../src/index.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { testPrisma } from "../support/prisma.js";
 import { inject } from "vitest";
@@ -20,8 +20,15 @@ export const tasks = defineTasks({
 
 export type Extended = ReturnType<typeof extend>;
 
-export function extend(databaseUrl: string, prefix: string, amqpUrl: string = inject("amqpUrl"), onPublishError?: (ids: string[], error: Error) => void) {
-  return testPrisma(databaseUrl).$extends(taskQueue({ tasks, amqpUrl, amqpPrefix: prefix, logger: process.env.PTQ_DEBUG ? jsonLogger("debug") : silentLogger, onPublishError }));
+export function extend(
+  databaseUrl: string,
+  prefix: string,
+  amqpUrl: string = inject("amqpUrl"),
+  onPublishError?: (ids: string[], error: Error) => void,
+  wakeups?: WakeupsChoice,
+) {
+  const logger = process.env.PTQ_DEBUG ? jsonLogger("debug") : silentLogger;
+  return testPrisma(databaseUrl).$extends(taskQueue({ tasks, amqpUrl, amqpPrefix: prefix, logger, onPublishError, wakeups }));
 }
 
 export async function setupDatabase(): Promise<TestDatabase> {

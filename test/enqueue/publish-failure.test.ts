@@ -49,11 +49,22 @@ for (const [title, url] of [
   });
 }
 
-it("leaves rows unpublished when no amqpUrl is configured (workers poll, the cleaner has nothing to send)", async () => {
-  const prisma = extend(db.url, uniquePrefix(), "");
+it("leaves rows unpublished with wakeups: \"polling\" (workers poll, the cleaner has nothing to send)", async () => {
+  const prisma = extend(db.url, uniquePrefix(), "", undefined, "polling");
   try {
     const task = await prisma.task.enqueue("send-report", { reportId: "p3" });
     expect((await prisma.task.findUniqueOrThrow({ where: { id: task.id } })).publishedAt).toBeNull();
+  } finally {
+    await prisma.$taskQueue.close();
+    await prisma.$disconnect();
+  }
+});
+
+it("marks rows published at insert on PostgreSQL without amqpUrl: NOTIFY, sent with the commit, is the default", async () => {
+  const prisma = extend(db.url, uniquePrefix(), "");
+  try {
+    const task = await prisma.task.enqueue("send-report", { reportId: "p4" });
+    expect((await prisma.task.findUniqueOrThrow({ where: { id: task.id } })).publishedAt).toBeInstanceOf(Date);
   } finally {
     await prisma.$taskQueue.close();
     await prisma.$disconnect();

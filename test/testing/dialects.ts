@@ -1,5 +1,6 @@
 // The databases the testing helpers are tried on, each with the app's client extended as an app would extend it in
-// its tests: no broker (PostgreSQL and MySQL then publish nothing; SQLite wakes in-process workers only).
+// its tests: no broker (PostgreSQL then wakes through NOTIFY, MySQL publishes nothing; SQLite wakes in-process workers
+// only).
 
 import { silentLogger, taskQueue } from "../../src/index.js";
 import { postgresHarness, sqliteHarness, mysqlHarness } from "../conformance/dialects.js";

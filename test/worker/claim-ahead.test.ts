@@ -122,7 +122,7 @@ it("does not hoard slow tasks: it holds about its run slots' worth, the rest sta
 it("claims a backlog of fast tasks in large batches when it polls (no broker)", async () => {
   const created = await prisma.task.enqueueMany(Array.from({ length: 3000 }, (_, n) => ({ name: "polled" as const, payload: { n } })));
   const polls: number[] = [];
-  const worker = createWorker({ tasks, store: countingClaims(polls), amqpUrl: "", queues: ["polled"], concurrency: 5, logger: recordingLogger() });
+  const worker = createWorker({ tasks, store: countingClaims(polls), wakeups: "polling", queues: ["polled"], concurrency: 5, logger: recordingLogger() });
   await worker.start();
   try {
     const ids = created.map((task) => task.id);
@@ -142,7 +142,7 @@ it("claims a backlog of fast tasks in large batches when it polls (no broker)", 
 
 it("does not hoard slow tasks when it polls: about its run slots' worth is running, the rest stays pending", async () => {
   const created = await prisma.task.enqueueMany(Array.from({ length: 20 }, (_, n) => ({ name: "polledSlow" as const, payload: { n } })));
-  const worker = createWorker({ tasks, store: pool, amqpUrl: "", queues: ["polled-slow"], concurrency: 2, pollIntervalMs: 50, logger: recordingLogger() });
+  const worker = createWorker({ tasks, store: pool, wakeups: "polling", queues: ["polled-slow"], concurrency: 2, pollIntervalMs: 50, logger: recordingLogger() });
   await worker.start();
   const ids = created.map((task) => task.id);
   let mostRunning = 0;

@@ -70,7 +70,7 @@ it("rejects bad options with a message naming the option and the fix", () => {
 
 it("claims only tasks of its queues, uses a given store and leaves it open", async () => {
   const logger = recordingLogger();
-  const worker = createWorker({ tasks, store, queues: ["images"], pollIntervalMs: 50, logger });
+  const worker = createWorker({ tasks, store, wakeups: "polling", queues: ["images"], pollIntervalMs: 50, logger });
   expect(worker.id).toMatch(/^.+:\d+:[0-9a-f]{6}$/);
   await worker.start();
   const image = await bed.insertTask("image", {}, { queue: "images" });

@@ -46,6 +46,8 @@ export class MysqlStore implements Store {
   readonly dialect = "mysql";
   readonly displayName = "MySQL";
   /** No in-process wake-ups: a broker or polling, as on PostgreSQL. */
+  /** No LISTEN/NOTIFY here: wake-ups come from RabbitMQ, in-process delivery or polling. */
+  readonly notifications = undefined;
   readonly wakeupIdentity = undefined;
 
   /** `pool`: the store's own pool (closed by close()); undefined when `db` is an app's Prisma client or a transaction. */

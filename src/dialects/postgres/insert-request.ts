@@ -14,17 +14,21 @@ import {
 import { insertTasksParam, insertTasksSql } from "./sql/insert-tasks.js";
 import type { PgTable } from "./table.js";
 
-/** The request that inserts `rows`; `publishes` is the extension's flag (see insertTasksSql). */
-export function insertRequest(db: Db, table: PgTable, rows: readonly PreparedTask[], publishes: boolean): InsertRequest {
+/**
+ * The request that inserts `rows`; `publishes` is the extension's flag (see insertTasksSql). With `notifyChannel`, the
+ * same statement also sends the due tasks' wake-ups on that NOTIFY channel, so they leave with the COMMIT.
+ */
+export function insertRequest(db: Db, table: PgTable, rows: readonly PreparedTask[], publishes: boolean, notifyChannel?: string): InsertRequest {
+  const notify = notifyChannel !== undefined;
   if (rows.length > 0 && rows.every((row) => row.key === null)) {
     const read = (result: unknown) => keylessRows(rows, result as readonly KeylessInsertRow[]);
     if (rows.length === 1) {
-      return { request: db.request(insertOneKeylessTaskSql(table), insertOneKeylessTaskParams(rows[0]!, publishes)), read };
+      return { request: db.request(insertOneKeylessTaskSql(table, notify), insertOneKeylessTaskParams(rows[0]!, publishes, notifyChannel)), read };
     }
-    return { request: db.request(insertKeylessTasksSql(table), insertKeylessTasksParams(rows, publishes)), read };
+    return { request: db.request(insertKeylessTasksSql(table, notify), insertKeylessTasksParams(rows, publishes, notifyChannel)), read };
   }
   return {
-    request: db.request(insertTasksSql(table), [insertTasksParam(rows), publishes]),
+    request: db.request(insertTasksSql(table, notify), notify ? [insertTasksParam(rows), publishes, notifyChannel] : [insertTasksParam(rows), publishes]),
     read: (result) => result as InsertedTask[],
   };
 }

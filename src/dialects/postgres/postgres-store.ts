@@ -19,6 +19,7 @@ import { finishedPerMinute } from "./dashboard-sql/throughput.js";
 import type { Db } from "./db.js";
 import { classifyPgError, serverVersionProblem } from "./errors.js";
 import { insertRequest } from "./insert-request.js";
+import { pgNotifications } from "./notifications.js";
 import { AdvisoryLeaderLock } from "./leader-lock.js";
 import type { PgDb } from "./pg-db.js";
 import { isPrismaRawClient, prismaDb } from "./prisma-db.js";
@@ -44,16 +45,19 @@ export class PostgresStore implements Store {
   readonly dialect = "postgresql";
   readonly displayName = "PostgreSQL";
   readonly wakeupIdentity = undefined;
+  readonly notifications;
 
   /** `pool`: the store's own pool (closed by close()); undefined when `db` is an app's Prisma client or a transaction. */
   constructor(
     private readonly db: Db,
     private readonly table: PgTable,
     private readonly pool?: PgDb,
-  ) {}
+  ) {
+    this.notifications = pgNotifications(db, pool?.url);
+  }
 
-  insertTasks(rows: readonly PreparedTask[], publishes: boolean) {
-    return insertRequest(this.db, this.table, rows, publishes);
+  insertTasks(rows: readonly PreparedTask[], publishes: boolean, notifyChannel?: string) {
+    return insertRequest(this.db, this.table, rows, publishes, notifyChannel);
   }
   tasksByKeys(keys: readonly string[]) {
     return selectTasksByKeys(this.db, this.table, keys);

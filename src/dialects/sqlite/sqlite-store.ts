@@ -41,6 +41,9 @@ export class SqliteStore implements Store {
     private readonly file?: SqliteFileDb,
   ) {}
 
+  /** No LISTEN/NOTIFY here: wake-ups come from RabbitMQ, in-process delivery or polling. */
+  readonly notifications = undefined;
+
   get wakeupIdentity(): string | null {
     return this.file ? identityOf(this.file.path, this.table) : null;
   }

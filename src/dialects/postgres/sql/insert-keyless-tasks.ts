@@ -3,6 +3,7 @@
 
 import type { PgTable } from "../table.js";
 import type { PreparedTask } from "../../../store/enqueue-rows.js";
+import { NOTIFIED_GUARD, notifiedCte } from "./notify-wakeups.js";
 
 /**
  * A row of insertKeylessTasksSql. `id` null: the row stands for every task not listed by id, whose run_at is `now()`
@@ -18,9 +19,10 @@ export interface KeylessInsertRow {
  * The statement. `$1` is the JSON array of insertKeylessTasksParams, `$2` is the publish flag of insertTasksSql (mark
  * due tasks published now), `$3`–`$6` are the name, queue, priority and max_attempts of the batch's first task, which
  * stand for every task whose JSON leaves them out. Same rows, run_at and published_at as insertTasksSql writes
- * (a JSON null payload too, which jsonb_to_recordset turns into SQL NULL).
+ * (a JSON null payload too, which jsonb_to_recordset turns into SQL NULL). With `notify`, `$7` is the NOTIFY channel
+ * that the due tasks' wake-ups are sent on, inside the enqueuing transaction (see notify-wakeups.ts).
  */
-export function insertKeylessTasksSql(table: PgTable): string {
+export function insertKeylessTasksSql(table: PgTable, notify = false): string {
   return `WITH inserted AS (
   INSERT INTO ${table.sql} (id, name, queue, payload, priority, run_at, max_attempts, published_at)
   SELECT id, COALESCE(name, $3::text), COALESCE(queue, $4::text), COALESCE(payload, 'null'::jsonb),
@@ -31,12 +33,12 @@ export function insertKeylessTasksSql(table: PgTable): string {
     FROM jsonb_to_recordset($1::jsonb) AS r(
       id uuid, name text, queue text, payload jsonb, priority int, delay_ms bigint, run_at timestamptz, max_attempts int)
   ) AS timed
-  RETURNING id, run_at
-)
+  RETURNING id, queue, run_at
+)${notify ? `, ${notifiedCte("$7", "inserted")}` : ""}
 SELECT id::text AS id, (extract(epoch FROM run_at) * 1000)::float8 AS "runAtMs", run_at <= now() AS due
 FROM inserted WHERE run_at <> now()
 UNION ALL
-SELECT NULL, (extract(epoch FROM now()) * 1000)::float8, true`;
+SELECT NULL, (extract(epoch FROM now()) * 1000)::float8, true${notify ? ` WHERE ${NOTIFIED_GUARD}` : ""}`;
 }
 
 /**
@@ -44,7 +46,7 @@ SELECT NULL, (extract(epoch FROM now()) * 1000)::float8, true`;
  * in as already-serialised JSON) and only the fields that differ from the first task's or from the defaults
  * (no delay, no runAt), so a uniform batch sends about a third of the bytes that insertTasksParam does.
  */
-export function insertKeylessTasksParams(rows: readonly PreparedTask[], publishes: boolean): unknown[] {
+export function insertKeylessTasksParams(rows: readonly PreparedTask[], publishes: boolean, channel?: string): unknown[] {
   const first = rows[0]!;
   const parts = new Array<string>(rows.length);
   for (let i = 0; i < rows.length; i++) {
@@ -58,23 +60,32 @@ export function insertKeylessTasksParams(rows: readonly PreparedTask[], publishe
     if (row.runAt) part += `,"run_at":"${row.runAt.toISOString()}"`;
     parts[i] = `${part}}`;
   }
-  return [`[${parts.join(",")}]`, publishes, first.name, first.queue, first.priority, first.maxAttempts];
+  const params = [`[${parts.join(",")}]`, publishes, first.name, first.queue, first.priority, first.maxAttempts];
+  return channel === undefined ? params : [...params, channel];
 }
 
 /**
  * The statement for exactly one task without a key, with one parameter per column: about half the database time of
  * insertKeylessTasksSql for one row (0.14 against 0.27 ms), and one task is what an enqueue inside a business
  * transaction sends. Same row, run_at and published_at; it returns one KeylessInsertRow (id null: the one task).
+ * With `notify`, `$10` is the NOTIFY channel its wake-up is sent on when it is due, inside the enqueuing transaction.
  */
-export function insertOneKeylessTaskSql(table: PgTable): string {
+export function insertOneKeylessTaskSql(table: PgTable, notify = false): string {
   const dueAt = `COALESCE($6::timestamptz, now() + $7::bigint * interval '1 millisecond')`;
-  return `INSERT INTO ${table.sql} (id, name, queue, payload, priority, run_at, max_attempts, published_at)
-VALUES ($1::uuid, $2::text, $3::text, $4::jsonb, $5::int, ${dueAt}, $8::int, CASE WHEN $9::boolean AND ${dueAt} <= now() THEN now() END)
-RETURNING NULL::text AS id, (extract(epoch FROM run_at) * 1000)::float8 AS "runAtMs", run_at <= now() AS due`;
+  const insert = `INSERT INTO ${table.sql} (id, name, queue, payload, priority, run_at, max_attempts, published_at)
+VALUES ($1::uuid, $2::text, $3::text, $4::jsonb, $5::int, ${dueAt}, $8::int, CASE WHEN $9::boolean AND ${dueAt} <= now() THEN now() END)`;
+  const result = `NULL::text AS id, (extract(epoch FROM run_at) * 1000)::float8 AS "runAtMs", run_at <= now() AS due`;
+  if (!notify) return `${insert}\nRETURNING ${result}`;
+  return `WITH inserted AS (
+${insert}
+  RETURNING id, queue, run_at
+), ${notifiedCte("$10", "inserted")}
+SELECT ${result} FROM inserted WHERE ${NOTIFIED_GUARD}`;
 }
 
 /** The parameters of insertOneKeylessTaskSql. runAt goes as ISO text, as in the JSON of the batch statements. */
-export function insertOneKeylessTaskParams(row: PreparedTask, publishes: boolean): unknown[] {
+export function insertOneKeylessTaskParams(row: PreparedTask, publishes: boolean, channel?: string): unknown[] {
   const runAt = row.runAt ? row.runAt.toISOString() : null;
-  return [row.id, row.name, row.queue, row.json, row.priority, runAt, row.delayMs, row.maxAttempts, publishes];
+  const params = [row.id, row.name, row.queue, row.json, row.priority, runAt, row.delayMs, row.maxAttempts, publishes];
+  return channel === undefined ? params : [...params, channel];
 }

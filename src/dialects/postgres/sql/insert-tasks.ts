@@ -4,6 +4,7 @@
 import type { Db } from "../db.js";
 import type { PgTable } from "../table.js";
 import type { InsertedTask, PreparedTask } from "../../../store/enqueue-rows.js";
+import { NOTIFIED_GUARD, notifiedCte } from "./notify-wakeups.js";
 
 /**
  * The insert statement. `$1` is the JSON array built by insertTasksParam; `$2` says whether the caller will publish
@@ -14,8 +15,9 @@ import type { InsertedTask, PreparedTask } from "../../../store/enqueue-rows.js"
  * input rows) hashed the whole table instead, a sequential scan on every enqueue.
  * A payload of JSON null comes out of jsonb_to_recordset as SQL NULL (every payload is present in $1), so it is put
  * back as the JSON value null. Batches without keys take the statements of insert-keyless-tasks.ts instead.
+ * With `notify`, `$3` is the NOTIFY channel the new due tasks' wake-ups are sent on, inside the enqueuing transaction.
  */
-export function insertTasksSql(table: PgTable): string {
+export function insertTasksSql(table: PgTable, notify = false): string {
   const t = table.sql;
   return `WITH input AS (
   SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(
@@ -43,11 +45,11 @@ export function insertTasksSql(table: PgTable): string {
   LEFT JOIN LATERAL (
     SELECT id, name, queue, status, run_at FROM ${t} WHERE key = input.key AND ins.id IS NULL AND twin.id IS NULL LIMIT 1
   ) old ON true
-)
+)${notify ? `, ${notifiedCte("$3", "inserted")}` : ""}
 SELECT i, id::text AS id, name, queue, status, key,
        (extract(epoch FROM run_at) * 1000)::float8 AS "runAtMs",
        created, (created AND run_at <= now()) AS due
-FROM found ORDER BY i`;
+FROM found${notify ? ` WHERE ${NOTIFIED_GUARD}` : ""} ORDER BY i`;
 }
 
 /** The single parameter of insertTasksSql: a JSON array, with each payload spliced in as already-serialised JSON. */
