@@ -145,10 +145,17 @@ export async function initCommand(argv: string[], io: CommandIo): Promise<number
       `     then run them: npx task-runner start\n\n` +
       `amqpPrefix "${broker.prefix}" comes from ${broker.source}: it names this app's RabbitMQ exchanges and queues, so\n` +
       `apps sharing a broker do not collide. Every process of the app must use the same one (pass --prefix to choose).\n` +
-      (dialect.name === "sqlite" ? `Without AMQP_URL, SQLite workers are woken in-process or poll; the prefix then does nothing.\n` : `Without AMQP_URL, workers poll the table instead of being woken.\n`),
+      WITHOUT_BROKER[dialect.name],
   );
   return 0;
 }
+
+/** The last line of init's advice: what wakes workers when AMQP_URL is unset, per dialect. */
+const WITHOUT_BROKER: Record<string, string> = {
+  postgresql: `Without AMQP_URL, workers are woken by PostgreSQL NOTIFY (no broker to run); the prefix then names the NOTIFY channel.\n`,
+  sqlite: `Without AMQP_URL, SQLite workers are woken in-process or poll; the prefix then does nothing.\n`,
+  mysql: `Without AMQP_URL, workers poll the table instead of being woken; the prefix then does nothing.\n`,
+};
 
 type SchemaLocation = { kind: "file" | "folder"; path: string };
 

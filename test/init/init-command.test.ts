@@ -70,6 +70,7 @@ describe("task-runner init", () => {
         "     then run them: npx task-runner start\n\n" +
         'amqpPrefix "acme.shop_web" comes from the name in package.json ("@acme/shop web"): it names this app\'s RabbitMQ',
     );
+    expect(result.out).toContain("Without AMQP_URL, workers are woken by PostgreSQL NOTIFY (no broker to run); the prefix then names the NOTIFY channel.\n");
   });
 
   it("takes --prefix, carries --model and --table into both snippets, and refuses an unusable prefix naming the fix", async () => {
