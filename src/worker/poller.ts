@@ -19,6 +19,8 @@ export class Poller {
   private stopped = false;
   private full = false;
   private kicked = false;
+  /** A slot freed while a poll was in flight: its `full` was not known yet, so the kick is replayed once it is. */
+  private kickedDuringPoll = false;
   /** Set by catchUp(): polls go on as slots free, even while wake-ups flow, until one finds less than it could take. */
   private catchingUp = false;
   private failures = 0;
@@ -43,7 +45,14 @@ export class Poller {
 
   /** A slot freed up: poll at once if the last poll found more work than it could take. */
   kick(): void {
-    if (this.stopped || !this.full || this.kicked || !this.wanted()) return;
+    if (this.stopped) return;
+    if (this.polling) {
+      // The poll's own tasks can finish before it returns (a fast handler): remember, or this kick is lost and a
+      // backlog waits for the next interval, or forever while wake-ups flow.
+      this.kickedDuringPoll = true;
+      return;
+    }
+    if (!this.full || this.kicked || !this.wanted()) return;
     this.kicked = true;
     setImmediate(() => {
       this.kicked = false;
@@ -72,7 +81,13 @@ export class Poller {
   }
 
   private runPoll(): Promise<void> {
-    this.polling ??= this.pollOnce().finally(() => (this.polling = undefined));
+    this.polling ??= this.pollOnce().finally(() => {
+      this.polling = undefined;
+      if (this.kickedDuringPoll) {
+        this.kickedDuringPoll = false;
+        this.kick();
+      }
+    });
     return this.polling;
   }
 
