@@ -25,8 +25,8 @@ afterAll(async () => {
   await db?.drop();
 });
 
-function client(amqpUrl: string | undefined, logger = recordingLogger()) {
-  const prisma = testPrisma(db.url).$extends(taskQueue({ tasks, amqpUrl, amqpPrefix: uniquePrefix(), logger }));
+function client(amqpUrl: string | undefined, logger = recordingLogger(), wakeups?: "polling") {
+  const prisma = testPrisma(db.url).$extends(taskQueue({ tasks, amqpUrl, amqpPrefix: uniquePrefix(), logger, wakeups }));
   clients.push(prisma);
   return prisma;
 }
@@ -56,7 +56,7 @@ it("reads refused with the fix for a wrong password; enqueue still commits and t
   expect(logger.lines.filter((line) => line.level === "error")[0]!.message).toMatch(/^broker connection failed and retrying will not fix it: /);
 });
 
-it("reads none without amqpUrl", () => {
-  const prisma = client(undefined);
-  expect(prisma.$taskQueue.broker).toEqual({ transport: "polling", state: "none" });
+it("reads none without amqpUrl: PostgreSQL NOTIFY by default, or polling when asked", () => {
+  expect(client(undefined).$taskQueue.broker).toEqual({ transport: "notify", state: "none" });
+  expect(client(undefined, recordingLogger(), "polling").$taskQueue.broker).toEqual({ transport: "polling", state: "none" });
 });

@@ -36,7 +36,7 @@ beforeAll(async () => {
   bed = await WorkerTestBed.create();
   consumer = createWorker({ tasks, databaseUrl: bed.url, amqpUrl: bed.amqpUrl, amqpPrefix: bed.prefix, logger, leaseMs: 600, pollIntervalMs: 600_000 });
   // A second worker without a broker, polling often: polling must skip the foreign row too.
-  poller = createWorker({ tasks, databaseUrl: bed.url, logger: pollerLogger, pollIntervalMs: 50, queues: ["default"] });
+  poller = createWorker({ tasks, databaseUrl: bed.url, wakeups: "polling", logger: pollerLogger, pollIntervalMs: 50, queues: ["default"] });
   await consumer.start();
 });
 
