@@ -2,12 +2,10 @@
 // Db (a mariadb pool of the store's own, or an app's Prisma client on @prisma/adapter-mariadb).
 
 import type { Logger } from "../../logger.js";
-import type { PreparedTask } from "../../store/enqueue-rows.js";
 import type { ElectionTiming, LeaderLock } from "../../store/leader-lock.js";
 import type { StoreProblem } from "../../store/store-problem.js";
 import type { Store } from "../../store/store.js";
-import type { ClaimFilter, Completion, Failure, HeldLease } from "../../store/task-writes.js";
-import type { PageRequest, TaskFilter, TaskGroup } from "../../store/views.js";
+import { UnitStore, type StoreUnits } from "../../store/unit-store.js";
 import { browseIndexSql, hasBrowseIndex } from "./dashboard-sql/browse-index.js";
 import { countGroups } from "./dashboard-sql/count-groups.js";
 import { listTasks } from "./dashboard-sql/list-tasks.js";
@@ -42,7 +40,42 @@ import { releaseTasks } from "./sql/release-tasks.js";
 import { fromTimeText, NOW, timeText } from "./sql/values.js";
 import type { MysqlTable } from "./table.js";
 
-export class MysqlStore implements Store {
+/** Each unit operation's SQL unit. */
+const UNITS: StoreUnits<Db, MysqlTable> = {
+  insertTasks: insertRequest,
+  tasksByKeys: selectTasksByKeys,
+  claimByIds: claimTasksByIds,
+  claimDue: claimDueTasks,
+  complete: completeTasks,
+  fail: failTasks,
+  extendLeases,
+  release: releaseTasks,
+  findExpiredLeases,
+  holdExpiredLease,
+  requeueExpired,
+  abandonExpired,
+  findUnpublished,
+  queuesWithStaleWakeups,
+  findStaleWakeups,
+  markPublished,
+  markUnpublished,
+  prune: pruneTasks,
+  retryTask,
+  retryDeadTasks,
+  cancelTask,
+  runTaskNow,
+  pendingAges,
+  findTask,
+  hasBrowseIndex,
+  listTaskGroups,
+  countGroups,
+  listTasks,
+  recentWorkers,
+  stuckTasks,
+  finishedPerMinute,
+};
+
+export class MysqlStore extends UnitStore<Db, MysqlTable> implements Store {
   readonly dialect = "mysql";
   readonly displayName = "MySQL";
   /** No in-process wake-ups: a broker or polling, as on PostgreSQL. */
@@ -52,80 +85,16 @@ export class MysqlStore implements Store {
 
   /** `pool`: the store's own pool (closed by close()); undefined when `db` is an app's Prisma client or a transaction. */
   constructor(
-    private readonly db: Db,
-    private readonly table: MysqlTable,
+    db: Db,
+    table: MysqlTable,
     private readonly pool?: PoolDb,
-  ) {}
-
-  insertTasks(rows: readonly PreparedTask[], publishes: boolean) {
-    return insertRequest(this.db, this.table, rows, publishes);
-  }
-  tasksByKeys(keys: readonly string[]) {
-    return selectTasksByKeys(this.db, this.table, keys);
+  ) {
+    super(UNITS, db, table);
   }
 
-  claimByIds(ids: readonly string[], filter: ClaimFilter) {
-    return claimTasksByIds(this.db, this.table, ids, filter);
-  }
-  claimDue(limit: number, filter: ClaimFilter) {
-    return claimDueTasks(this.db, this.table, limit, filter);
-  }
-  complete(owner: string, completions: readonly Completion[]) {
-    return completeTasks(this.db, this.table, owner, completions);
-  }
-  fail(owner: string, failures: readonly Failure[]) {
-    return failTasks(this.db, this.table, owner, failures);
-  }
-  extendLeases(owner: string, ids: readonly string[], leaseMs: number) {
-    return extendLeases(this.db, this.table, owner, ids, leaseMs);
-  }
-  release(owner: string, ids: readonly string[]) {
-    return releaseTasks(this.db, this.table, owner, ids);
-  }
 
-  findExpiredLeases(limit: number) {
-    return findExpiredLeases(this.db, this.table, limit);
-  }
-  holdExpiredLease(id: string, holder: string, holdMs: number) {
-    return holdExpiredLease(this.db, this.table, id, holder, holdMs);
-  }
-  requeueExpired(ids: readonly string[], held?: HeldLease) {
-    return requeueExpired(this.db, this.table, ids, held);
-  }
-  abandonExpired(ids: readonly string[], detail?: string, held?: HeldLease) {
-    return abandonExpired(this.db, this.table, ids, detail, held);
-  }
-  findUnpublished(options: { graceMs: number; limit: number }) {
-    return findUnpublished(this.db, this.table, options);
-  }
-  queuesWithStaleWakeups(republishAfterMs: number) {
-    return queuesWithStaleWakeups(this.db, this.table, republishAfterMs);
-  }
-  findStaleWakeups(options: { republishAfterMs: number; queues: readonly string[]; limit: number }) {
-    return findStaleWakeups(this.db, this.table, options);
-  }
-  markPublished(ids: readonly string[]) {
-    return markPublished(this.db, this.table, ids);
-  }
-  markUnpublished(ids: readonly string[]) {
-    return markUnpublished(this.db, this.table, ids);
-  }
-  prune(options: { retentionMs: number; limit: number }) {
-    return pruneTasks(this.db, this.table, options);
-  }
 
-  retryTask(id: string) {
-    return retryTask(this.db, this.table, id);
-  }
-  retryDeadTasks(options: { name?: string; limit: number }) {
-    return retryDeadTasks(this.db, this.table, options);
-  }
-  cancelTask(id: string) {
-    return cancelTask(this.db, this.table, id);
-  }
-  runTaskNow(id: string) {
-    return runTaskNow(this.db, this.table, id);
-  }
+
 
   async now(): Promise<Date> {
     const rows = await this.db.query<{ db_now: string }>(`SELECT ${timeText(NOW)} AS db_now`, []);
@@ -134,35 +103,8 @@ export class MysqlStore implements Store {
   countTasks() {
     return countTasks(this.db, this.table);
   }
-  pendingAges() {
-    return pendingAges(this.db, this.table);
-  }
-  findTask(id: string) {
-    return findTask(this.db, this.table, id);
-  }
-  hasBrowseIndex() {
-    return hasBrowseIndex(this.db, this.table);
-  }
   browseIndexAdvice() {
     return browseIndexSql(this.table);
-  }
-  listTaskGroups(pin?: { queue?: string; name?: string }) {
-    return listTaskGroups(this.db, this.table, pin);
-  }
-  countGroups(options: { groups: readonly TaskGroup[] | undefined; exactLimit: number; sampleRows?: number }) {
-    return countGroups(this.db, this.table, options);
-  }
-  listTasks(filter: TaskFilter, page: PageRequest, groups: readonly TaskGroup[] | undefined) {
-    return listTasks(this.db, this.table, filter, page, groups);
-  }
-  recentWorkers(windowSeconds: number, limit?: number) {
-    return recentWorkers(this.db, this.table, windowSeconds, limit);
-  }
-  stuckTasks(unpublishedGraceSeconds: number) {
-    return stuckTasks(this.db, this.table, unpublishedGraceSeconds);
-  }
-  finishedPerMinute() {
-    return finishedPerMinute(this.db, this.table);
   }
 
   defaultLockKey(): number {

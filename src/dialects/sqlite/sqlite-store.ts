@@ -3,12 +3,10 @@
 
 import { realpathSync } from "node:fs";
 import type { Logger } from "../../logger.js";
-import type { PreparedTask } from "../../store/enqueue-rows.js";
 import type { ElectionTiming, LeaderLock } from "../../store/leader-lock.js";
 import type { PrepareReport, Store } from "../../store/store.js";
+import { UnitStore, type StoreUnits } from "../../store/unit-store.js";
 import type { StoreProblem } from "../../store/store-problem.js";
-import type { ClaimFilter, Completion, Failure, HeldLease } from "../../store/task-writes.js";
-import type { PageRequest, TaskFilter, TaskGroup } from "../../store/views.js";
 import { NOW, toDate } from "./clock.js";
 import { finishedPerMinute, recentWorkers, stuckTasks } from "./dashboard-sql/activity.js";
 import { listTasks } from "./dashboard-sql/list-tasks.js";
@@ -30,16 +28,53 @@ import { abandonExpired, findExpiredLeases, holdExpiredLease, requeueExpired } f
 import { findStaleWakeups, findUnpublished, markPublished, markUnpublished, queuesWithStaleWakeups } from "./sql/wakeups.js";
 import type { SqliteTable } from "./table.js";
 
-export class SqliteStore implements Store {
+/** Each unit operation's SQL unit. */
+const UNITS: StoreUnits<SqliteDb, SqliteTable> = {
+  insertTasks: insertRequest,
+  tasksByKeys: selectTasksByKeys,
+  claimByIds: claimTasksByIds,
+  claimDue: claimDueTasks,
+  complete: completeTasks,
+  fail: failTasks,
+  extendLeases,
+  release: releaseTasks,
+  findExpiredLeases,
+  holdExpiredLease,
+  requeueExpired,
+  abandonExpired,
+  findUnpublished,
+  queuesWithStaleWakeups,
+  findStaleWakeups,
+  markPublished,
+  markUnpublished,
+  prune: pruneTasks,
+  retryTask,
+  retryDeadTasks,
+  cancelTask,
+  runTaskNow,
+  pendingAges,
+  findTask,
+  hasBrowseIndex,
+  listTaskGroups,
+  countGroups: (db, table, options) => countGroups(db, table, options.groups),
+  listTasks,
+  recentWorkers,
+  stuckTasks,
+  finishedPerMinute,
+};
+
+export class SqliteStore extends UnitStore<SqliteDb, SqliteTable> implements Store {
   readonly dialect = "sqlite";
   readonly displayName = "SQLite";
 
   /** `file`: the store's own connection (closed by close()); undefined when `db` is an app's Prisma client or a transaction. */
   constructor(
-    private readonly db: SqliteDb,
-    private readonly table: SqliteTable,
+    db: SqliteDb,
+    table: SqliteTable,
     private readonly file?: SqliteFileDb,
-  ) {}
+  ) {
+    super(UNITS, db, table);
+  }
 
   /** No LISTEN/NOTIFY here: wake-ups come from RabbitMQ, in-process delivery or polling. */
   readonly notifications = undefined;
@@ -70,75 +105,9 @@ export class SqliteStore implements Store {
     await this.db.query("ROLLBACK", []).catch(() => {});
   }
 
-  insertTasks(rows: readonly PreparedTask[], publishes: boolean) {
-    return insertRequest(this.db, this.table, rows, publishes);
-  }
-  tasksByKeys(keys: readonly string[]) {
-    return selectTasksByKeys(this.db, this.table, keys);
-  }
 
-  claimByIds(ids: readonly string[], filter: ClaimFilter) {
-    return claimTasksByIds(this.db, this.table, ids, filter);
-  }
-  claimDue(limit: number, filter: ClaimFilter) {
-    return claimDueTasks(this.db, this.table, limit, filter);
-  }
-  complete(owner: string, completions: readonly Completion[]) {
-    return completeTasks(this.db, this.table, owner, completions);
-  }
-  fail(owner: string, failures: readonly Failure[]) {
-    return failTasks(this.db, this.table, owner, failures);
-  }
-  extendLeases(owner: string, ids: readonly string[], leaseMs: number) {
-    return extendLeases(this.db, this.table, owner, ids, leaseMs);
-  }
-  release(owner: string, ids: readonly string[]) {
-    return releaseTasks(this.db, this.table, owner, ids);
-  }
 
-  findExpiredLeases(limit: number) {
-    return findExpiredLeases(this.db, this.table, limit);
-  }
-  holdExpiredLease(id: string, holder: string, holdMs: number) {
-    return holdExpiredLease(this.db, this.table, id, holder, holdMs);
-  }
-  requeueExpired(ids: readonly string[], held?: HeldLease) {
-    return requeueExpired(this.db, this.table, ids, held);
-  }
-  abandonExpired(ids: readonly string[], detail?: string, held?: HeldLease) {
-    return abandonExpired(this.db, this.table, ids, detail, held);
-  }
-  findUnpublished(options: { graceMs: number; limit: number }) {
-    return findUnpublished(this.db, this.table, options);
-  }
-  queuesWithStaleWakeups(republishAfterMs: number) {
-    return queuesWithStaleWakeups(this.db, this.table, republishAfterMs);
-  }
-  findStaleWakeups(options: { republishAfterMs: number; queues: readonly string[]; limit: number }) {
-    return findStaleWakeups(this.db, this.table, options);
-  }
-  markPublished(ids: readonly string[]) {
-    return markPublished(this.db, this.table, ids);
-  }
-  markUnpublished(ids: readonly string[]) {
-    return markUnpublished(this.db, this.table, ids);
-  }
-  prune(options: { retentionMs: number; limit: number }) {
-    return pruneTasks(this.db, this.table, options);
-  }
 
-  retryTask(id: string) {
-    return retryTask(this.db, this.table, id);
-  }
-  retryDeadTasks(options: { name?: string; limit: number }) {
-    return retryDeadTasks(this.db, this.table, options);
-  }
-  cancelTask(id: string) {
-    return cancelTask(this.db, this.table, id);
-  }
-  runTaskNow(id: string) {
-    return runTaskNow(this.db, this.table, id);
-  }
 
   async now(): Promise<Date> {
     const rows = await this.db.query<{ now: unknown }>(`SELECT ${NOW} AS now`, []);
@@ -147,35 +116,8 @@ export class SqliteStore implements Store {
   countTasks() {
     return countTasks(this.db, this.table).then((rows) => rows.map((row) => ({ ...row, count: Number(row.count) })));
   }
-  pendingAges() {
-    return pendingAges(this.db, this.table);
-  }
-  findTask(id: string) {
-    return findTask(this.db, this.table, id);
-  }
-  hasBrowseIndex() {
-    return hasBrowseIndex(this.db, this.table);
-  }
   browseIndexAdvice() {
     return browseIndexSql(this.table);
-  }
-  listTaskGroups(pin?: { queue?: string; name?: string }) {
-    return listTaskGroups(this.db, this.table, pin);
-  }
-  countGroups(options: { groups: readonly TaskGroup[] | undefined; exactLimit: number }) {
-    return countGroups(this.db, this.table, options.groups);
-  }
-  listTasks(filter: TaskFilter, page: PageRequest, groups: readonly TaskGroup[] | undefined) {
-    return listTasks(this.db, this.table, filter, page, groups);
-  }
-  recentWorkers(windowSeconds: number, limit?: number) {
-    return recentWorkers(this.db, this.table, windowSeconds, limit);
-  }
-  stuckTasks(unpublishedGraceSeconds: number) {
-    return stuckTasks(this.db, this.table, unpublishedGraceSeconds);
-  }
-  finishedPerMinute() {
-    return finishedPerMinute(this.db, this.table);
   }
 
   /** The lock key's only use on SQLite is the lease row's name; 1 for every table (each table has its own leaders table). */

@@ -1,0 +1,144 @@
+// The Store operations every dialect runs the same way: one SQL unit of the dialect's folder, called with the store's
+// connection and table. A dialect's store extends UnitStore with its units and adds what differs (clock, locks, checks).
+
+import type { Store } from "./store.js";
+
+/** The Store operations that are one SQL unit each, called as unit(db, table, ...the operation's arguments). */
+export type UnitOperation =
+  | "insertTasks"
+  | "tasksByKeys"
+  | "claimByIds"
+  | "claimDue"
+  | "complete"
+  | "fail"
+  | "extendLeases"
+  | "release"
+  | "findExpiredLeases"
+  | "holdExpiredLease"
+  | "requeueExpired"
+  | "abandonExpired"
+  | "findUnpublished"
+  | "queuesWithStaleWakeups"
+  | "findStaleWakeups"
+  | "markPublished"
+  | "markUnpublished"
+  | "prune"
+  | "retryTask"
+  | "retryDeadTasks"
+  | "cancelTask"
+  | "runTaskNow"
+  | "pendingAges"
+  | "findTask"
+  | "hasBrowseIndex"
+  | "listTaskGroups"
+  | "countGroups"
+  | "listTasks"
+  | "recentWorkers"
+  | "stuckTasks"
+  | "finishedPerMinute";
+
+/** A dialect's SQL units, one per operation, typed by the Store's own signatures. */
+export type StoreUnits<D, T> = { [K in UnitOperation]: (db: D, table: T, ...args: Parameters<Store[K]>) => ReturnType<Store[K]> };
+
+/** Runs each unit operation through the dialect's unit with this store's connection and table. */
+export abstract class UnitStore<D, T> implements Pick<Store, UnitOperation> {
+  protected constructor(
+    private readonly units: StoreUnits<D, T>,
+    protected readonly db: D,
+    protected readonly table: T,
+  ) {}
+
+  insertTasks(...args: Parameters<Store["insertTasks"]>) {
+    return this.units.insertTasks(this.db, this.table, ...args);
+  }
+  tasksByKeys(...args: Parameters<Store["tasksByKeys"]>) {
+    return this.units.tasksByKeys(this.db, this.table, ...args);
+  }
+  claimByIds(...args: Parameters<Store["claimByIds"]>) {
+    return this.units.claimByIds(this.db, this.table, ...args);
+  }
+  claimDue(...args: Parameters<Store["claimDue"]>) {
+    return this.units.claimDue(this.db, this.table, ...args);
+  }
+  complete(...args: Parameters<Store["complete"]>) {
+    return this.units.complete(this.db, this.table, ...args);
+  }
+  fail(...args: Parameters<Store["fail"]>) {
+    return this.units.fail(this.db, this.table, ...args);
+  }
+  extendLeases(...args: Parameters<Store["extendLeases"]>) {
+    return this.units.extendLeases(this.db, this.table, ...args);
+  }
+  release(...args: Parameters<Store["release"]>) {
+    return this.units.release(this.db, this.table, ...args);
+  }
+  findExpiredLeases(...args: Parameters<Store["findExpiredLeases"]>) {
+    return this.units.findExpiredLeases(this.db, this.table, ...args);
+  }
+  holdExpiredLease(...args: Parameters<Store["holdExpiredLease"]>) {
+    return this.units.holdExpiredLease(this.db, this.table, ...args);
+  }
+  requeueExpired(...args: Parameters<Store["requeueExpired"]>) {
+    return this.units.requeueExpired(this.db, this.table, ...args);
+  }
+  abandonExpired(...args: Parameters<Store["abandonExpired"]>) {
+    return this.units.abandonExpired(this.db, this.table, ...args);
+  }
+  findUnpublished(...args: Parameters<Store["findUnpublished"]>) {
+    return this.units.findUnpublished(this.db, this.table, ...args);
+  }
+  queuesWithStaleWakeups(...args: Parameters<Store["queuesWithStaleWakeups"]>) {
+    return this.units.queuesWithStaleWakeups(this.db, this.table, ...args);
+  }
+  findStaleWakeups(...args: Parameters<Store["findStaleWakeups"]>) {
+    return this.units.findStaleWakeups(this.db, this.table, ...args);
+  }
+  markPublished(...args: Parameters<Store["markPublished"]>) {
+    return this.units.markPublished(this.db, this.table, ...args);
+  }
+  markUnpublished(...args: Parameters<Store["markUnpublished"]>) {
+    return this.units.markUnpublished(this.db, this.table, ...args);
+  }
+  prune(...args: Parameters<Store["prune"]>) {
+    return this.units.prune(this.db, this.table, ...args);
+  }
+  retryTask(...args: Parameters<Store["retryTask"]>) {
+    return this.units.retryTask(this.db, this.table, ...args);
+  }
+  retryDeadTasks(...args: Parameters<Store["retryDeadTasks"]>) {
+    return this.units.retryDeadTasks(this.db, this.table, ...args);
+  }
+  cancelTask(...args: Parameters<Store["cancelTask"]>) {
+    return this.units.cancelTask(this.db, this.table, ...args);
+  }
+  runTaskNow(...args: Parameters<Store["runTaskNow"]>) {
+    return this.units.runTaskNow(this.db, this.table, ...args);
+  }
+  pendingAges(...args: Parameters<Store["pendingAges"]>) {
+    return this.units.pendingAges(this.db, this.table, ...args);
+  }
+  findTask(...args: Parameters<Store["findTask"]>) {
+    return this.units.findTask(this.db, this.table, ...args);
+  }
+  hasBrowseIndex(...args: Parameters<Store["hasBrowseIndex"]>) {
+    return this.units.hasBrowseIndex(this.db, this.table, ...args);
+  }
+  listTaskGroups(...args: Parameters<Store["listTaskGroups"]>) {
+    return this.units.listTaskGroups(this.db, this.table, ...args);
+  }
+  countGroups(...args: Parameters<Store["countGroups"]>) {
+    return this.units.countGroups(this.db, this.table, ...args);
+  }
+  listTasks(...args: Parameters<Store["listTasks"]>) {
+    return this.units.listTasks(this.db, this.table, ...args);
+  }
+  recentWorkers(...args: Parameters<Store["recentWorkers"]>) {
+    return this.units.recentWorkers(this.db, this.table, ...args);
+  }
+  stuckTasks(...args: Parameters<Store["stuckTasks"]>) {
+    return this.units.stuckTasks(this.db, this.table, ...args);
+  }
+  finishedPerMinute(...args: Parameters<Store["finishedPerMinute"]>) {
+    return this.units.finishedPerMinute(this.db, this.table, ...args);
+  }
+}
