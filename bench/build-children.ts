@@ -26,6 +26,7 @@ const CHILD_FILES = [
   "bench/peers/peer.ts",
   "bench/peers/ours-tasks.ts",
   "bench/peers/ours-worker.ts",
+  "bench/trace/recorder.ts",
   "bench/peers/graphile-worker-settings.ts",
   "bench/peers/graphile-worker-worker.ts",
   "bench/peers/pg-boss-settings.ts",

@@ -6,11 +6,12 @@ import { defineTasks } from "../../src/index.js";
 
 export const BENCH_TASK = "bench-noop";
 
-export function benchTasks(onRun?: (n: number) => void) {
+/** `onRun` is called at each handler's start with the payload's n and the task's id. */
+export function benchTasks(onRun?: (n: number, id: string) => void) {
   return defineTasks({
     [BENCH_TASK]: {
       payload: z.object({ n: z.number().int() }),
-      handler: onRun ? (payload: { n: number }) => onRun(payload.n) : undefined,
+      handler: onRun ? (payload: { n: number }, ctx: { task: { id: string } }) => onRun(payload.n, ctx.task.id) : undefined,
     },
   });
 }

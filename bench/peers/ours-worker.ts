@@ -1,16 +1,23 @@
 // The worker side of prisma-task-queue in a benchmark child: createWorker() with the no-op task, silent logs.
 // BENCH_OURS_WORKER_OPTIONS (JSON) adds worker options, to measure settings (e.g. a proposed claimAhead) without edits.
+// BENCH_TRACE_DIR (set by bench/trace-latency.ts) records the worker's trace points and store operations there.
 
-import { silentLogger } from "../../src/index.js";
+import { openStore, silentLogger } from "../../src/index.js";
 import { createWorker, type WorkerOptions } from "../../src/worker/create-worker.js";
+import { TraceRecorder } from "../trace/recorder.js";
 import { benchTasks } from "./ours-tasks.js";
 import type { WorkerHandle, WorkerStart } from "./peer.js";
 
 export async function startWorker({ target, concurrency, onRun }: WorkerStart): Promise<WorkerHandle> {
   const extra = JSON.parse(process.env.BENCH_OURS_WORKER_OPTIONS ?? "{}") as Partial<WorkerOptions>;
+  const traceDir = process.env.BENCH_TRACE_DIR;
+  const recorder = traceDir ? new TraceRecorder() : undefined;
+  // Traced: the store the worker would open itself (same pool size and name), with its operations timed.
+  const store = recorder?.wrapStore(openStore(target.databaseUrl, { max: 6, applicationName: "task-runner worker" }));
   const worker = createWorker({
-    tasks: benchTasks(onRun),
+    tasks: benchTasks(recorder ? (n, id) => (recorder.handlerStarted(n, id), onRun(n)) : onRun),
     databaseUrl: target.databaseUrl,
+    store,
     amqpUrl: target.amqpUrl,
     amqpPrefix: target.prefix,
     concurrency,
@@ -18,5 +25,11 @@ export async function startWorker({ target, concurrency, onRun }: WorkerStart): 
     ...extra,
   });
   await worker.start();
-  return { stop: () => worker.stop() };
+  return {
+    stop: async () => {
+      await worker.stop();
+      recorder?.save(`${traceDir}/worker-${process.pid}.json`);
+      await store?.close();
+    },
+  };
 }

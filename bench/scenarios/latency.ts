@@ -25,6 +25,8 @@ export interface LatencyResult {
    * loop after each commit, so a busy app delays its wake-ups; NOTIFY-based peers are woken by the database.
    */
   harnessLoopDelayMs: { p50: number; p99: number };
+  /** With `keepTimes`: [payload n, commit returned, handler start] of every measured task (wall ms). */
+  times?: Array<[number, number, number]>;
 }
 
 const IDLE_MS = 500;
@@ -33,7 +35,7 @@ export async function latency(
   peer: Peer,
   producer: Producer,
   target: RunTarget,
-  options: { rate: number; seconds: number; timeoutMs: number; profileName?: string; inProcess?: boolean },
+  options: { rate: number; seconds: number; timeoutMs: number; profileName?: string; inProcess?: boolean; keepTimes?: boolean },
 ): Promise<LatencyResult> {
   const workers = options.inProcess ? await InProcessWorker.start(peer, target) : await childWorker(peer, target, options);
   try {
@@ -73,9 +75,12 @@ export async function latency(
     }
     const startOf = new Map(await workers.stop());
     const samples: number[] = [];
+    const times: Array<[number, number, number]> = [];
     for (let n = warmup; n < total; n++) {
       const start = startOf.get(n);
-      if (start !== undefined) samples.push(start - commits[n]!);
+      if (start === undefined) continue;
+      samples.push(start - commits[n]!);
+      if (options.keepTimes) times.push([n, commits[n]!, start]);
     }
     return {
       rate: options.rate,
@@ -88,6 +93,7 @@ export async function latency(
       max: Math.max(...samples),
       achievedRate: ((total - warmup) * 1000) / measuredMs,
       harnessLoopDelayMs: { p50: loopDelay.percentile(50) / 1e6, p99: loopDelay.percentile(99) / 1e6 },
+      ...(options.keepTimes ? { times } : {}),
     };
   } catch (error) {
     workers.kill();

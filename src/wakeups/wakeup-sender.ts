@@ -5,6 +5,7 @@
 import type { Logger } from "../logger.js";
 import type { WakeupTarget } from "../store/task-writes.js";
 import type { DeadTaskNotification } from "./dead-task-notification.js";
+import { traceChannels, traceWakeups } from "../trace/channels.js";
 import { PublishedMarker, type PublicationMark } from "./published-marker.js";
 import type { WakeupPublisher, WakeupTransport } from "./transport.js";
 
@@ -54,7 +55,9 @@ export class WakeupSender {
   /** Hands the wake-ups over (they leave with this event-loop turn's batch); their fate is recorded as it comes. */
   send(wakeups: readonly WakeupTarget[]): void {
     if (wakeups.length === 1) {
-      this.publisher.publish(wakeups[0]!.queue, [wakeups[0]!.id]);
+      const ids = [wakeups[0]!.id];
+      traceWakeups(traceChannels.wakeupsSent, wakeups[0]!.queue, ids);
+      this.publisher.publish(wakeups[0]!.queue, ids);
       return;
     }
     const byQueue = new Map<string, string[]>();
@@ -63,7 +66,10 @@ export class WakeupSender {
       if (ids) ids.push(id);
       else byQueue.set(queue, [id]);
     }
-    for (const [queue, ids] of byQueue) this.publisher.publish(queue, ids);
+    for (const [queue, ids] of byQueue) {
+      traceWakeups(traceChannels.wakeupsSent, queue, ids);
+      this.publisher.publish(queue, ids);
+    }
   }
 
   /** Sends the wake-ups and resolves, once they are confirmed (or failed) and recorded, with how many were confirmed. */

@@ -19,6 +19,7 @@ import { TaskRun, type RunHooks } from "./task-run.js";
 import { openTransport } from "../wakeups/open-transport.js";
 import type { WakeupListener, WakeupTransport } from "../wakeups/transport.js";
 import { WakeupSender } from "../wakeups/wakeup-sender.js";
+import { traceChannels, traceWakeups } from "../trace/channels.js";
 import type { ResolvedWorkerOptions } from "./worker-options.js";
 
 /** Pauses before claiming again an id whose row is missing (the message overtook the commit) or locked: ~1.5 s in all. */
@@ -133,7 +134,10 @@ export class TaskWorker {
     this.listener = this.transport.listen({
       queues: options.queues,
       prefetch: options.concurrency,
-      deliver: (ids, queue) => this.track(this.deliver(ids, queue)),
+      deliver: (ids, queue) => {
+        traceWakeups(traceChannels.wakeupsReceived, queue, ids);
+        return this.track(this.deliver(ids, queue));
+      },
       // Wake-ups sent while the listener was away are gone (NOTIFY): look for their tasks once.
       resumed: () => this.poller.catchUp(),
     });

@@ -3,6 +3,7 @@
 
 import type { ChannelModel, ConfirmChannel } from "amqplib";
 import type { Logger } from "../../logger.js";
+import { traceChannels, traceWakeups } from "../../trace/channels.js";
 import type { DeadTaskNotification } from "../dead-task-notification.js";
 import type { PublishHooks, WakeupPublisher } from "../transport.js";
 import type { BrokerConnection } from "./connection.js";
@@ -121,6 +122,7 @@ export class Publisher implements WakeupPublisher {
       // (enqueue in a transaction, concurrency 10, measured here: +25 % tx/s). Quorum queues store them regardless.
       const options = { persistent: false, contentType: "application/json" };
       try {
+        traceWakeups(traceChannels.wakeupsPublished, queue, ids);
         channel.publish(this.options.topology.exchange, queue, body, options, (error: unknown) => {
           if (error) this.fail(ids, error instanceof Error ? error : new Error(`broker nacked the wake-up: ${String(error)}`));
           else this.options.onConfirmed?.(ids);
