@@ -18,10 +18,13 @@ import { taskColumns, toTaskRecord, type TaskRow } from "./task-row.js";
 export async function claimTasksByIds(db: Db, table: PgTable, ids: readonly string[], filter: ClaimFilter): Promise<ClaimByIdResult[]> {
   const t = table.sql;
   const unique = [...new Set(ids)];
+  // One id (a wake-up at a time, the common case off a drain) gets a statement of its own: with `= ANY($1)` the cached
+  // generic plan reads the row through a bitmap scan, 0.1 ms of a 0.45 ms claim measured here (bench/pg-statements.ts).
+  const one = unique.length === 1;
   const claimed = await db.query<TaskRow>(
     `WITH locked AS (
        SELECT id, status, run_at, name, queue FROM ${t}
-       WHERE id = ANY($1::uuid[])
+       WHERE ${one ? "id = $1::uuid" : "id = ANY($1::uuid[])"}
        ORDER BY id
        FOR NO KEY UPDATE SKIP LOCKED
      )
@@ -32,8 +35,8 @@ export async function claimTasksByIds(db: Db, table: PgTable, ids: readonly stri
      WHERE t.id = locked.id AND locked.status = 'pending' AND locked.run_at <= now()
        AND locked.name = ANY($2::text[]) AND locked.queue = ANY($3::text[])
      RETURNING ${taskColumns("t")}`,
-    [unique, filter.names, filter.queues, filter.owner, Math.round(filter.leaseMs)],
-    "ptq_claim_by_id",
+    [one ? unique[0] : unique, filter.names, filter.queues, filter.owner, Math.round(filter.leaseMs)],
+    one ? "ptq_claim_one" : "ptq_claim_by_id",
   );
   const byId = new Map(claimed.map((row) => [row.id, row]));
   const rest = unique.filter((id) => !byId.has(id));
