@@ -44,6 +44,10 @@ export const ROWS: Row[] = [
   { key: "latency.inProcess.p50", label: "4. same, worker in the app's process, p50", unit: "ms", better: "lower", value: (r) => r.latencyInProcess?.p50 },
   { key: "latency.inProcess.p99", label: "4. same, worker in the app's process, p99", unit: "ms", better: "lower", value: (r) => r.latencyInProcess?.p99 },
   { key: "latency.inProcess.max", label: "4. same, worker in the app's process, max", unit: "ms", better: "lower", value: (r) => r.latencyInProcess?.max },
+  { key: "cpu.1x10.workers", label: "3. CPU per 1,000 tasks, drain 1 × 10: worker processes (median run)", unit: "ms", better: "lower", value: (r) => r.drain?.["1x10"].workerCpuMsPer1000 },
+  { key: "cpu.1x10.machine", label: "3. CPU per 1,000 tasks, drain 1 × 10: whole machine (median run)", unit: "ms", better: "lower", value: (r) => r.drain?.["1x10"].machineCpuMsPer1000 },
+  { key: "cpu.2x5.workers", label: "3. CPU per 1,000 tasks, drain 2 × 5: worker processes (median run)", unit: "ms", better: "lower", value: (r) => r.drain?.["2x5"].workerCpuMsPer1000 },
+  { key: "cpu.2x5.machine", label: "3. CPU per 1,000 tasks, drain 2 × 5: whole machine (median run)", unit: "ms", better: "lower", value: (r) => r.drain?.["2x5"].machineCpuMsPer1000 },
   { key: "rss.1x10", label: "5. worker peak RSS, drain 1 × 10 (highest run)", unit: "MB", better: "lower", value: (r) => peakRss(r, "1x10") },
   { key: "rss.2x5", label: "5. worker peak RSS, drain 2 × 5 (highest process and run)", unit: "MB", better: "lower", value: (r) => peakRss(r, "2x5") },
 ];

@@ -37,7 +37,7 @@ export function runs(config: BenchConfig): Run[] {
       runs.push(result);
       const median = [...runs].sort((a, b) => a.tasksPerSecond - b.tasksPerSecond)[Math.floor((runs.length - 1) / 2)]!;
       into.drain = { ...into.drain!, [layout]: median };
-      return `${Math.round(result.tasksPerSecond)} tasks/s (${(result.durationMs / 1000).toFixed(2)} s, handled ${result.handled}), peak RSS ${result.peakRssMb.toFixed(0)} MB (${result.startedRssMb.toFixed(0)} MB once started; heap ${result.peakHeapTotalMb.toFixed(0)} MB, external ${result.peakExternalMb.toFixed(0)} MB)`;
+      return `${Math.round(result.tasksPerSecond)} tasks/s (${(result.durationMs / 1000).toFixed(2)} s, handled ${result.handled}), peak RSS ${result.peakRssMb.toFixed(0)} MB (${result.startedRssMb.toFixed(0)} MB once started; heap ${result.peakHeapTotalMb.toFixed(0)} MB, external ${result.peakExternalMb.toFixed(0)} MB); CPU per 1,000 tasks: workers ${result.workerCpuMsPer1000.toFixed(0)} ms, machine ${result.machineCpuMsPer1000?.toFixed(0) ?? "–"} ms`;
     },
   });
   const latencyRun = (inProcess: boolean): Run => ({

@@ -35,6 +35,8 @@ export interface ChildReport {
   startedRssBytes: number;
   /** The kernel's maximum RSS of the whole process life (includes loading the code), in bytes. */
   maxRssBytes: number;
+  /** CPU time of this process (user + system) from the start message to the stop message, in ms. */
+  cpuMs: number;
   /** [n, wall-clock ms at handler start], when recording. */
   starts: Array<[number, number]>;
 }

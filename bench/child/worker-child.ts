@@ -29,6 +29,7 @@ let startedRssBytes = 0;
 let peakHeapTotalBytes = 0;
 let peakExternalBytes = 0;
 let sampler: NodeJS.Timeout | undefined;
+let cpuAtStart: NodeJS.CpuUsage | undefined;
 const sample = () => {
   const usage = process.memoryUsage();
   peakRssBytes = Math.max(peakRssBytes, usage.rss);
@@ -46,6 +47,7 @@ send({ type: "ready" });
 
 async function start(): Promise<void> {
   try {
+    cpuAtStart = process.cpuUsage();
     sample();
     sampler = setInterval(sample, 20);
     const t0 = wallMs();
@@ -62,7 +64,9 @@ async function stop(): Promise<void> {
     sample();
     clearInterval(sampler);
     await handle?.stop();
+    const cpu = process.cpuUsage(cpuAtStart);
     const report: ChildReport = {
+      cpuMs: (cpu.user + cpu.system) / 1000,
       pid: process.pid,
       handled,
       peakRssBytes,
