@@ -10,23 +10,26 @@ import type { Completion } from "../../../store/task-writes.js";
 /**
  * Marks the tasks succeeded where `owner` still holds the lease; returns the ids it marked.
  *
- * Rows are addressed by primary key (`id = ANY($3)`). `lease_owner = $2` already implies status running (every way
+ * Rows are addressed by primary key (`id = ANY($1)`, or `id = $1` for one). `lease_owner = $2` already implies status running (every way
  * out of running clears lease_owner), and leaving `status = 'running'` out keeps the planner off the partial lease
  * index: with it, a stale row estimate gave a nested loop that re-read the whole batch for every running row
  * (500 completions: 250,000 comparisons, 60–110 ms; by primary key: 8–19 ms).
  */
 export async function completeTasks(db: Db, table: PgTable, owner: string, completions: readonly Completion[]): Promise<string[]> {
-  const param = `[${completions.map((c) => `{"id":"${c.id}","result":${c.resultJson}}`).join(",")}]`;
+  // Most handlers return nothing: then only the ids travel, once (a JSON document of ids and results was 2.5 times
+  // the bytes, parsed again by the server), and one id is read by primary key rather than through an array's bitmap scan.
+  const withResults = completions.some((c) => c.resultJson !== "null");
+  const one = completions.length === 1;
+  const ids = one ? completions[0]!.id : completions.map((c) => c.id);
   const rows = await db.query<{ id: string }>(
     `UPDATE ${table.sql} t
-     SET status = 'succeeded', result = r.result, finished_at = clock_timestamp(), lease_owner = NULL, lease_expires_at = NULL,
-         finished_by = $2, last_error = NULL,
-         updated_at = clock_timestamp()
-     FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, result jsonb)
-     WHERE t.id = ANY($3::uuid[]) AND t.id = r.id AND t.lease_owner = $2
+     SET status = 'succeeded', result = ${withResults ? "r.result" : "NULL"}, finished_at = clock_timestamp(),
+         lease_owner = NULL, lease_expires_at = NULL, finished_by = $2, last_error = NULL, updated_at = clock_timestamp()
+     ${withResults ? "FROM jsonb_to_recordset($3::jsonb) AS r(id uuid, result jsonb)" : ""}
+     WHERE ${one ? "t.id = $1::uuid" : "t.id = ANY($1::uuid[])"} ${withResults ? "AND t.id = r.id" : ""} AND t.lease_owner = $2
      RETURNING t.id::text AS id`,
-    [param, owner, completions.map((c) => c.id)],
-    "ptq_complete",
+    withResults ? [ids, owner, `[${completions.map((c) => `{"id":"${c.id}","result":${c.resultJson}}`).join(",")}]`] : [ids, owner],
+    `ptq_complete${withResults ? "_results" : ""}${one ? "_one" : ""}`,
   );
   return rows.map((row) => row.id);
 }
