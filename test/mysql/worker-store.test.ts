@@ -150,3 +150,23 @@ describe("the store's own transactions and statements", () => {
     }
   });
 });
+
+describe("complete", () => {
+  const owner = "vanished-worker:1"; // the lease owner insertMysqlRows gives running rows
+  it("stores no result for a batch without results, and each row's own result in a mixed batch", async () => {
+    const plain = await insertMysqlRows(sql, [{ status: "running" }, { status: "running" }]);
+    expect((await store.complete(owner, plain.map((id) => ({ id, resultJson: "null" })))).sort()).toEqual([...plain].sort());
+    const mixed = await insertMysqlRows(sql, [{ status: "running" }, { status: "running" }, { status: "running" }]);
+    const results = ["null", '{"sent":3}', '"ok"'];
+    expect(await store.complete(owner, mixed.map((id, i) => ({ id, resultJson: results[i]! })))).toHaveLength(3);
+    for (const id of [...plain, mixed[0]!]) expect(await mysqlRowOf(sql, id)).toMatchObject({ status: "succeeded", result: null, lease_owner: null });
+    expect((await mysqlRowOf(sql, mixed[1]!))!.result).toEqual({ sent: 3 });
+    expect((await mysqlRowOf(sql, mixed[2]!))!.result).toBe("ok");
+  });
+
+  it("leaves a task whose lease another worker holds", async () => {
+    const [theirs] = await insertMysqlRows(sql, [{ status: "running" }]);
+    expect(await store.complete("someone-else", [{ id: theirs!, resultJson: "null" }])).toEqual([]);
+    expect(await mysqlRowOf(sql, theirs!)).toMatchObject({ status: "running", lease_owner: owner });
+  });
+});

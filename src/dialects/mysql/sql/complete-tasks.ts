@@ -26,11 +26,15 @@ export async function completeTasks(db: Db, table: MysqlTable, owner: string, co
     );
     if (held.length === 0) return [];
     const params: unknown[] = [];
-    const result = caseById(
-      held.map((row) => ({ id: row.id, sql: "?", values: [results.get(row.id.toLowerCase()) ?? "null"] })),
-      "result",
-      params,
-    );
+    // Most handlers return nothing: then every row gets the same value and the statement needs no CASE over the ids.
+    const withResults = held.some((row) => (results.get(row.id.toLowerCase()) ?? "null") !== "null");
+    const result = withResults
+      ? caseById(
+          held.map((row) => ({ id: row.id, sql: "?", values: [results.get(row.id.toLowerCase()) ?? "null"] })),
+          "result",
+          params,
+        )
+      : (params.push("null"), "?");
     await tx.write(
       `UPDATE ${table.sql} FORCE INDEX (PRIMARY)
        SET status = 'succeeded', result = ${result}, finished_at = ${NOW}, lease_owner = NULL, lease_expires_at = NULL, updated_at = ${NOW},
