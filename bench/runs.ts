@@ -55,7 +55,7 @@ export function runs(config: BenchConfig): Run[] {
       if (inProcess) into.latencyInProcess = result;
       else into.latency = result;
       const ms = (v: number) => v.toFixed(2);
-      return `p50 ${ms(result.p50)} p90 ${ms(result.p90)} p99 ${ms(result.p99)} max ${ms(result.max)} ms (${result.samples} samples, ${result.missing} missing, ${Math.round(result.achievedRate)}/s; harness loop delay p50 ${ms(result.harnessLoopDelayMs.p50)} p99 ${ms(result.harnessLoopDelayMs.p99)} ms)`;
+      return `p50 ${ms(result.p50)} p90 ${ms(result.p90)} p99 ${ms(result.p99)} max ${ms(result.max)} ms (${result.samples} samples, ${result.missing} missing, ${Math.round(result.achievedRate)}/s; harness loop delay p50 ${ms(result.harnessLoopDelayMs.p50)} p99 ${ms(result.harnessLoopDelayMs.p99)} ms; the enqueuing transaction p50 ${ms(result.transactionMs.p50)} p99 ${ms(result.transactionMs.p99)} ms)`;
     },
   });
   const drains = Array.from({ length: config.drainRepeats }, (_, i) => [drainRun(1, 10, i + 1), drainRun(2, 5, i + 1)]).flat();

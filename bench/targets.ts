@@ -1,7 +1,7 @@
-// The targets of issue 5 (ours on PostgreSQL) and of the dialect issues (ours on SQLite, issue 12; ours on MySQL, issue
-// 13), judged against one run: each says which row it reads, what it demands and whether the run met it. Ratios are
-// ours ÷ peer (for another dialect: it ÷ ours); for latency and memory lower is better, so there the ratio must be ≤ the
-// bound.
+// The targets of issues 5 and 15 (ours on PostgreSQL; NOTIFY latency) and of the dialect issues (ours on SQLite, issue
+// 12; ours on MySQL, issue 13), judged against one run: each says which row it reads, what it demands and whether the
+// run met it. Ratios are ours ÷ peer (for another dialect: it ÷ ours); for latency and memory lower is better, so
+// there the ratio must be ≤ the bound.
 
 import type { PeerName } from "./config.js";
 import { ratio, ROWS, type Results } from "./results.js";
@@ -41,8 +41,20 @@ export function judgeTargets(results: Results): TargetVerdict[] {
     const r = mine / base;
     verdicts.push({ row: key, peer, target: `≥ ${bound}× ours (PostgreSQL) in the same run (${issue})`, measured: `${fmt(r)}×`, met: r >= bound });
   };
+  /** `peer`'s figure ÷ graphile-worker's ≤ `bound` (lower is better); judged only when both ran. */
+  const peerAtMost = (key: string, peer: PeerName, bound: number, issue: string) => {
+    const mine = results[peer] && row(key).value(results[peer]!);
+    const theirs = results["graphile-worker"] && row(key).value(results["graphile-worker"]);
+    if (mine === undefined || theirs === undefined || theirs === 0) return;
+    const r = mine / theirs;
+    verdicts.push({ row: key, peer, target: `≤ 1× graphile-worker (${issue})`, measured: `${fmt(r)}×`, met: r <= bound });
+  };
   atLeast("drain.1x10.tps", "graphile-worker", 1.2);
+  atLeast("drain.2x5.tps", "graphile-worker", 1.2);
   atLeast("drain.1x10.tps", "pg-boss", 4);
+  // Issue 15: with NOTIFY, latency at or below graphile-worker's in the same run.
+  peerAtMost("latency.p50", "ours-notify", 1, "issue 15");
+  peerAtMost("latency.p99", "ours-notify", 1, "issue 15");
   atMost("latency.p50", "graphile-worker", 1);
   atMost("latency.p99", "graphile-worker", 1);
   absolute("enqueue.c1.ratio", "≥ 85 % of the transaction without enqueue", (v) => v >= 85, "%");

@@ -25,6 +25,8 @@ export interface LatencyResult {
    * loop after each commit, so a busy app delays its wake-ups; NOTIFY-based peers are woken by the database.
    */
   harnessLoopDelayMs: { p50: number; p99: number };
+  /** How long the app's enqueuing transaction (business row + one enqueue) took, from the call to its return, in ms. */
+  transactionMs: { p50: number; p99: number; max: number };
   /** With `keepTimes`: [payload n, commit returned, handler start] of every measured task (wall ms). */
   times?: Array<[number, number, number]>;
 }
@@ -45,6 +47,7 @@ export async function latency(
     const warmup = options.rate; // one second's worth
     const total = warmup + Math.round(options.rate * options.seconds);
     const commits = new Array<number>(total);
+    const calls = new Array<number>(total);
     const intervalMs = 1000 / options.rate;
     const inflight: Promise<void>[] = [];
     const failures: unknown[] = [];
@@ -57,6 +60,7 @@ export async function latency(
       const wait = due - wallMs();
       if (wait > 0) await sleep(wait);
       if (n === warmup) measuredFrom = wallMs();
+      calls[n] = wallMs();
       inflight.push(
         producer.transaction(n, true).then(
           () => void (commits[n] = wallMs()),
@@ -74,6 +78,7 @@ export async function latency(
       await sleep(20);
     }
     const startOf = new Map(await workers.stop());
+    const durations = commits.slice(warmup).map((commit, i) => commit - calls[warmup + i]!);
     const samples: number[] = [];
     const times: Array<[number, number, number]> = [];
     for (let n = warmup; n < total; n++) {
@@ -93,6 +98,7 @@ export async function latency(
       max: Math.max(...samples),
       achievedRate: ((total - warmup) * 1000) / measuredMs,
       harnessLoopDelayMs: { p50: loopDelay.percentile(50) / 1e6, p99: loopDelay.percentile(99) / 1e6 },
+      transactionMs: { p50: percentile(durations, 50), p99: percentile(durations, 99), max: Math.max(...durations) },
       ...(options.keepTimes ? { times } : {}),
     };
   } catch (error) {
