@@ -10,10 +10,10 @@ import type { Completion } from "../../../store/task-writes.js";
 /**
  * Marks the tasks succeeded where `owner` still holds the lease; returns the ids it marked.
  *
- * Rows are addressed by primary key (`id = ANY($1)`, or `id = $1` for one). `lease_owner = $2` already implies status running (every way
- * out of running clears lease_owner), and leaving `status = 'running'` out keeps the planner off the partial lease
- * index: with it, a stale row estimate gave a nested loop that re-read the whole batch for every running row
- * (500 completions: 250,000 comparisons, 60–110 ms; by primary key: 8–19 ms).
+ * Rows are addressed by primary key (`id = ANY($1)`, or `id = $1` for one). `lease_owner = $2` already implies status
+ * running (every way out of running clears lease_owner), and leaving `status = 'running'` out keeps the planner off the
+ * partial lease index: with it, a stale row estimate gave a nested loop that re-read the whole batch for every running
+ * row (500 completions: 250,000 comparisons, 60–110 ms; by primary key: 8–19 ms).
  */
 export async function completeTasks(db: Db, table: PgTable, owner: string, completions: readonly Completion[]): Promise<string[]> {
   // Most handlers return nothing: then only the ids travel, once (a JSON document of ids and results was 2.5 times
