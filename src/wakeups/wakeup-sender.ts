@@ -55,9 +55,7 @@ export class WakeupSender {
   /** Hands the wake-ups over (they leave with this event-loop turn's batch); their fate is recorded as it comes. */
   send(wakeups: readonly WakeupTarget[]): void {
     if (wakeups.length === 1) {
-      const ids = [wakeups[0]!.id];
-      traceWakeups(traceChannels.wakeupsSent, wakeups[0]!.queue, ids);
-      this.publisher.publish(wakeups[0]!.queue, ids);
+      this.publish(wakeups[0]!.queue, [wakeups[0]!.id]);
       return;
     }
     const byQueue = new Map<string, string[]>();
@@ -66,10 +64,12 @@ export class WakeupSender {
       if (ids) ids.push(id);
       else byQueue.set(queue, [id]);
     }
-    for (const [queue, ids] of byQueue) {
-      traceWakeups(traceChannels.wakeupsSent, queue, ids);
-      this.publisher.publish(queue, ids);
-    }
+    for (const [queue, ids] of byQueue) this.publish(queue, ids);
+  }
+
+  private publish(queue: string, ids: string[]): void {
+    traceWakeups(traceChannels.wakeupsSent, queue, ids);
+    this.publisher.publish(queue, ids);
   }
 
   /** Sends the wake-ups and resolves, once they are confirmed (or failed) and recorded, with how many were confirmed. */
