@@ -4,6 +4,7 @@
 
 import { openStore, silentLogger } from "../../src/index.js";
 import { createWorker, type WorkerOptions } from "../../src/worker/create-worker.js";
+import { WORKER_POOL } from "../../src/worker/task-worker.js";
 import { TraceRecorder } from "../trace/recorder.js";
 import { benchTasks } from "./ours-tasks.js";
 import type { WorkerHandle, WorkerStart } from "./peer.js";
@@ -12,8 +13,8 @@ export async function startWorker({ target, concurrency, onRun }: WorkerStart): 
   const extra = JSON.parse(process.env.BENCH_OURS_WORKER_OPTIONS ?? "{}") as Partial<WorkerOptions>;
   const traceDir = process.env.BENCH_TRACE_DIR;
   const recorder = traceDir ? new TraceRecorder() : undefined;
-  // Traced: the store the worker would open itself (same pool size and name), with its operations timed.
-  const store = recorder?.wrapStore(openStore(target.databaseUrl, { max: 6, applicationName: "task-runner worker" }));
+  // Traced: the store the worker would open itself (its own pool settings), with its operations timed.
+  const store = recorder?.wrapStore(openStore(target.databaseUrl, WORKER_POOL));
   const worker = createWorker({
     tasks: benchTasks(recorder ? (n, id) => (recorder.handlerStarted(n, id), onRun(n)) : onRun),
     databaseUrl: target.databaseUrl,

@@ -22,6 +22,9 @@ import { WakeupSender } from "../wakeups/wakeup-sender.js";
 import { traceChannels, traceWakeups } from "../trace/channels.js";
 import type { ResolvedWorkerOptions } from "./worker-options.js";
 
+/** The pool of the store a worker opens for itself (without `store`). */
+export const WORKER_POOL = { max: 6, applicationName: "task-runner worker" } as const;
+
 /** Pauses before claiming again an id whose row is missing (the message overtook the commit) or locked: ~1.5 s in all. */
 const CLAIM_RETRY_DELAYS_MS = [50, 100, 200, 400, 800];
 /**
@@ -92,8 +95,7 @@ export class TaskWorker {
     const { options } = this;
     this.store = options.store ?? (this.ownStore = openStore(options.databaseUrl!, {
       table: options.table,
-      max: 6,
-      applicationName: "task-runner worker",
+      ...WORKER_POOL,
       preparedStatements: options.preparedStatements,
     }));
     this.transport = openTransport({
