@@ -27,6 +27,7 @@ const CHILD_FILES = [
   "bench/peers/ours-tasks.ts",
   "bench/peers/ours-worker.ts",
   "bench/trace/recorder.ts",
+  "bench/trace/timed-store.ts",
   "bench/peers/graphile-worker-settings.ts",
   "bench/peers/graphile-worker-worker.ts",
   "bench/peers/pg-boss-settings.ts",

@@ -20,41 +20,39 @@ const fmt = (value: number | undefined, digits = 2) => (value === undefined ? "n
 
 export function judgeTargets(results: Results): TargetVerdict[] {
   const verdicts: TargetVerdict[] = [];
-  const atLeast = (key: string, peer: "graphile-worker" | "pg-boss", bound: number) => {
+  /** Ours ÷ `peer` on a row against `bound`: at least it for rates, at most it where lower is better. */
+  const oursAgainst = (key: string, peer: "graphile-worker" | "pg-boss", op: "≥" | "≤", bound: number) => {
     const r = ratio(row(key), results, peer);
-    verdicts.push({ row: key, peer: "ours", target: `≥ ${bound}× ${peer}`, measured: `${fmt(r)}×`, met: r === undefined ? undefined : r >= bound });
+    const met = r === undefined ? undefined : op === "≥" ? r >= bound : r <= bound;
+    verdicts.push({ row: key, peer: "ours", target: `${op} ${bound}× ${peer}`, measured: `${fmt(r)}×`, met });
   };
-  const atMost = (key: string, peer: "graphile-worker" | "pg-boss", bound: number) => {
-    const r = ratio(row(key), results, peer);
-    verdicts.push({ row: key, peer: "ours", target: `≤ ${bound}× ${peer}`, measured: `${fmt(r)}×`, met: r === undefined ? undefined : r <= bound });
-  };
+  const atLeast = (key: string, peer: "graphile-worker" | "pg-boss", bound: number) => oursAgainst(key, peer, "≥", bound);
+  const atMost = (key: string, peer: "graphile-worker" | "pg-boss", bound: number) => oursAgainst(key, peer, "≤", bound);
   const absolute = (key: string, target: string, test: (value: number) => boolean, unit: string, peer: PeerName = "ours") => {
     const value = results[peer] && row(key).value(results[peer]!);
     if (peer !== "ours" && results[peer] === undefined) return; // that dialect was not measured in this run
     verdicts.push({ row: key, peer, target, measured: `${fmt(value, 1)} ${unit}`, met: value === undefined ? undefined : test(value) });
   };
-  /** `peer` ÷ ours (PostgreSQL) ≥ `bound` on a row; judged only when both were measured in this run. */
-  const againstOurs = (key: string, peer: PeerName, bound: number, issue: string) => {
+  /** `peer`'s figure ÷ `over`'s on a row, judged by `met`; only when both were measured in this run. */
+  const peerRatio = (key: string, peer: PeerName, over: PeerName, met: (r: number) => boolean, target: string) => {
     const mine = results[peer] && row(key).value(results[peer]!);
-    const base = results.ours && row(key).value(results.ours);
-    if (mine === undefined || base === undefined || base === 0) return;
-    const r = mine / base;
-    verdicts.push({ row: key, peer, target: `≥ ${bound}× ours (PostgreSQL) in the same run (${issue})`, measured: `${fmt(r)}×`, met: r >= bound });
-  };
-  /** `peer`'s figure ÷ graphile-worker's ≤ `bound` (lower is better); judged only when both ran. */
-  const peerAtMost = (key: string, peer: PeerName, bound: number, issue: string) => {
-    const mine = results[peer] && row(key).value(results[peer]!);
-    const theirs = results["graphile-worker"] && row(key).value(results["graphile-worker"]);
+    const theirs = results[over] && row(key).value(results[over]!);
     if (mine === undefined || theirs === undefined || theirs === 0) return;
     const r = mine / theirs;
-    verdicts.push({ row: key, peer, target: `≤ 1× graphile-worker (${issue})`, measured: `${fmt(r)}×`, met: r <= bound });
+    verdicts.push({ row: key, peer, target, measured: `${fmt(r)}×`, met: met(r) });
   };
+  /** `peer` ÷ ours (PostgreSQL) ≥ `bound`. */
+  const againstOurs = (key: string, peer: PeerName, bound: number, issue: string) =>
+    peerRatio(key, peer, "ours", (r) => r >= bound, `≥ ${bound}× ours (PostgreSQL) in the same run (${issue})`);
+  /** `peer` ÷ graphile-worker ≤ 1 (lower is better). */
+  const peerAtMostGraphile = (key: string, peer: PeerName, issue: string) =>
+    peerRatio(key, peer, "graphile-worker", (r) => r <= 1, `≤ 1× graphile-worker (${issue})`);
   atLeast("drain.1x10.tps", "graphile-worker", 1.2);
   atLeast("drain.2x5.tps", "graphile-worker", 1.2);
   atLeast("drain.1x10.tps", "pg-boss", 4);
   // Issue 15: with NOTIFY, latency at or below graphile-worker's in the same run.
-  peerAtMost("latency.p50", "ours-notify", 1, "issue 15");
-  peerAtMost("latency.p99", "ours-notify", 1, "issue 15");
+  peerAtMostGraphile("latency.p50", "ours-notify", "issue 15");
+  peerAtMostGraphile("latency.p99", "ours-notify", "issue 15");
   atMost("latency.p50", "graphile-worker", 1);
   atMost("latency.p99", "graphile-worker", 1);
   absolute("enqueue.c1.ratio", "≥ 85 % of the transaction without enqueue", (v) => v >= 85, "%");

@@ -6,7 +6,7 @@
 import { Session } from "node:inspector/promises";
 import { execSync } from "node:child_process";
 import { performance } from "node:perf_hooks";
-import { openStore, silentLogger, type Store } from "../src/index.js";
+import { openStore, silentLogger } from "../src/index.js";
 import { createWorker, type WorkerOptions } from "../src/worker/create-worker.js";
 import { Databases, type BenchDatabases } from "./databases.js";
 import { MysqlDatabases } from "./mysql-databases.js";
@@ -18,6 +18,7 @@ import { SqliteFiles } from "./sqlite-files.js";
 import { benchTasks } from "./peers/ours-tasks.js";
 import { sleep } from "./clock.js";
 import { resolveServices } from "../test/support/services.js";
+import { timedStore } from "./trace/timed-store.js";
 
 const arg = (name: string, fallback: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
 const count = Number(arg("count", "20000"));
@@ -47,24 +48,13 @@ const pool = openStore(target.databaseUrl, { max: 6 });
 if (process.argv.includes("--async-commit") && databases instanceof Databases) await databases.setting(database, "synchronous_commit", "off");
 const kinds = new Map<string, Kind>();
 /** The worker's operations on the store, timed, with the rows they returned. */
-const TRACED = new Set(["claimByIds", "claimDue", "complete", "fail", "extendLeases", "release"]);
-const store = new Proxy(pool, {
-  get(inner, property) {
-    const value = Reflect.get(inner, property) as unknown;
-    if (typeof value !== "function" || typeof property !== "string") return value;
-    if (!TRACED.has(property)) return value.bind(inner);
-    return async (...args: unknown[]) => {
-      const began = performance.now();
-      const result = await (value as (...a: unknown[]) => unknown).apply(inner, args);
-      const kind = kinds.get(property) ?? { calls: 0, rows: 0, ms: 0 };
-      kind.calls += 1;
-      kind.rows += Array.isArray(result) ? result.length : 0;
-      kind.ms += performance.now() - began;
-      kinds.set(property, kind);
-      return result;
-    };
-  },
-}) as Store;
+const store = timedStore(pool, (operation, began, ended, _args, result) => {
+  const kind = kinds.get(operation) ?? { calls: 0, rows: 0, ms: 0 };
+  kind.calls += 1;
+  kind.rows += Array.isArray(result) ? result.length : 0;
+  kind.ms += ended - began;
+  kinds.set(operation, kind);
+});
 try {
   await producer.seed(count);
   let handled = 0;

@@ -8,6 +8,7 @@ import { PerformanceObserver, performance } from "node:perf_hooks";
 import type { Store } from "../../src/index.js";
 import { traceChannels, type WakeupTraceMessage } from "../../src/trace/channels.js";
 import { wallMs } from "../clock.js";
+import { timedStore } from "./timed-store.js";
 
 export type WakeupPoint = "sent" | "published" | "received";
 
@@ -22,9 +23,6 @@ export interface ProcessTrace {
   /** [payload n, task id, wall ms at handler start]. */
   starts: Array<[number, string, number]>;
 }
-
-/** Store operations a worker runs on its hot path, recorded with the ids they carried. */
-const RECORDED = new Set(["claimByIds", "claimDue", "complete", "fail", "extendLeases", "release"]);
 
 export class TraceRecorder {
   readonly trace: ProcessTrace = { pid: process.pid, wakeups: [], operations: [], gc: [], starts: [] };
@@ -53,20 +51,9 @@ export class TraceRecorder {
 
   /** `store`, with its hot-path operations timed. */
   wrapStore(store: Store): Store {
-    const operations = this.trace.operations;
-    return new Proxy(store, {
-      get(inner, property) {
-        const value = Reflect.get(inner, property) as unknown;
-        if (typeof value !== "function" || typeof property !== "string") return value;
-        if (!RECORDED.has(property)) return value.bind(inner);
-        return async (...args: unknown[]) => {
-          const began = wallMs();
-          const result = await (value as (...a: unknown[]) => unknown).apply(inner, args);
-          const ids = property === "claimDue" ? (result as Array<{ id: string }>).map((task) => task.id) : idsOf(property, args);
-          operations.push([property, began, wallMs(), ids]);
-          return result;
-        };
-      },
+    return timedStore(store, (operation, began, ended, args, result) => {
+      const ids = operation === "claimDue" ? (result as Array<{ id: string }>).map((task) => task.id) : idsOf(operation, args);
+      this.trace.operations.push([operation, began, ended, ids]);
     });
   }
 
