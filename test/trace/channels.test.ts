@@ -6,7 +6,7 @@ import diagnostics from "node:diagnostics_channel";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTasks, silentLogger, taskQueue } from "../../src/index.js";
-import { traceChannels, type WakeupTraceMessage } from "../../src/trace/channels.js";
+import { traceChannels, traceWakeups, type WakeupTraceMessage } from "../../src/trace/channels.js";
 import { testPrisma } from "../support/prisma.js";
 import { waitUntil } from "../support/wait.js";
 import { WorkerTestBed } from "../worker/harness.js";
@@ -44,6 +44,15 @@ describe("trace channels", () => {
     expect(diagnostics.channel("prisma-task-queue:wakeups-sent")).toBe(traceChannels.wakeupsSent);
     expect(diagnostics.channel("prisma-task-queue:wakeups-published")).toBe(traceChannels.wakeupsPublished);
     expect(diagnostics.channel("prisma-task-queue:wakeups-received")).toBe(traceChannels.wakeupsReceived);
+  });
+
+  it("publish nothing while nobody subscribes, and { queue, ids } once someone does", () => {
+    const published: unknown[] = [];
+    const channel = (hasSubscribers: boolean) => ({ hasSubscribers, publish: (message: unknown) => void published.push(message) }) as unknown as diagnostics.Channel;
+    traceWakeups(channel(false), "default", ["a"]);
+    expect(published).toEqual([]);
+    traceWakeups(channel(true), "mail", ["a", "b"]);
+    expect(published).toEqual([{ queue: "mail", ids: ["a", "b"] }]);
   });
 
   it("with RabbitMQ: sent, then published in the app, then received in the worker; nothing for a rollback", async () => {
