@@ -143,6 +143,7 @@ export async function checkSoak(db: Pick<SoakDatabase, "prisma">, seen: SoakObse
     ["re-runs after a SIGKILLed worker", rerunsAfterKill.length, minimums.rerunsAfterKill],
     ["lease recoveries by the cleaner", seen.recoveries, minimums.recoveries],
     ["wake-ups before commit", load.earlyWakeups, minimums.earlyWakeups],
+    ["commits failed on purpose", load.failedCommits, minimums.faultsPerKind],
     ...Object.entries(seen.faults).map(([kind, n]): [string, number, number] => [`fault ${kind}`, n, minimums.faultsPerKind]),
   ];
   for (const [what, got, least] of coverage) if (got < least) violations.push(`coverage: ${what} ${got}, fewer than the ${least} required`);
@@ -160,6 +161,7 @@ export async function checkSoak(db: Pick<SoakDatabase, "prisma">, seen: SoakObse
     ["tasks rolled back", String(load.rolledBack.size)],
     ["keyed duplicates returned", String(load.duplicates)],
     ["wake-ups before commit", String(load.earlyWakeups)],
+    ["commits failed on purpose (a deferred key; MySQL: the connection killed), each with an enqueue beside it", String(load.failedCommits)],
     ...Object.entries(seen.faults).map(([kind, n]) => [`fault: ${kind}`, String(n)] as [string, string]),
     ["worker kills with a task in flight", String(seen.killsMidTask)],
     ["handler runs", String([...runs.values()].reduce((sum, list) => sum + list.length, 0))],

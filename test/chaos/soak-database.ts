@@ -9,7 +9,7 @@ import { openStore, type Store } from "../../src/index.js";
 import { mysqlDatabaseUrl } from "../support/mysql-database.js";
 import { TcpProxy } from "../support/tcp-proxy.js";
 import type { SeededRandom } from "./seeded-random.js";
-import { SOAK_BUSY_MS, soakPrisma, type SoakPrisma } from "./soak-prisma.js";
+import { createSoakGuard, SOAK_BUSY_MS, soakPrisma, type SoakPrisma } from "./soak-prisma.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -36,6 +36,7 @@ export async function openSoakDatabase(url: string): Promise<SoakDatabase> {
   const store = openStore(url, { max: 3 });
   const prisma = soakPrisma(url);
   await createSoakEffects(prisma);
+  await createSoakGuard(prisma, url);
   const close = async () => {
     await prisma.$disconnect();
     await store.close();

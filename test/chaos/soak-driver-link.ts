@@ -72,6 +72,10 @@ export class DriverLink {
     this.send({ type: "early-wakeup" });
   }
 
+  requestFailingCommit(): void {
+    this.send({ type: "failing-commit" });
+  }
+
   /** Stops the load and waits until every transaction it began has settled and its wake-ups are published. */
   async stop(): Promise<void> {
     this.send({ type: "stop" });

@@ -6,13 +6,13 @@ import { declareExchanges, declareQueue, topology } from "../../src/wakeups/rabb
 import { encodeWakeup } from "../../src/wakeups/rabbitmq/wakeup-message.js";
 import { notifyChannel } from "../../src/wakeups/notify/notify-channel.js";
 import { openStore, silentLogger, taskQueue } from "../../src/index.js";
-import { soakPrisma } from "./soak-prisma.js";
+import { breakCommit, soakPrisma } from "./soak-prisma.js";
 import { driveLoad, type LoadDelta } from "./soak-load.js";
 import { SeededRandom } from "./seeded-random.js";
 import { soakTasks } from "./soak-tasks.js";
 
 /** Orchestrator → driver. */
-export type ToDriver = { type: "early-wakeup" } | { type: "stop" };
+export type ToDriver = { type: "early-wakeup" } | { type: "failing-commit" } | { type: "stop" };
 /** Driver → orchestrator. */
 export type FromDriver = { type: "ready" } | { type: "tx"; delta: LoadDelta } | { type: "done" } | { type: "error"; message: string };
 
@@ -40,8 +40,10 @@ const prisma = soakPrisma(env("DATABASE_URL")).$extends(
 
 let stopped = false;
 let earlyWakeups = 0;
+let failingCommits = 0;
 process.on("message", (message: ToDriver) => {
   if (message.type === "early-wakeup") earlyWakeups++;
+  if (message.type === "failing-commit") failingCommits++;
   if (message.type === "stop") stopped = true;
 });
 process.on("disconnect", () => (stopped = true));
@@ -59,6 +61,8 @@ try {
         else channel.publish(names.exchange, "default", encodeWakeup(ids), { persistent: true });
       },
       takeEarlyWakeup: () => (earlyWakeups > 0 ? (earlyWakeups--, true) : false),
+      takeFailingCommit: () => (failingCommits > 0 ? (failingCommits--, true) : false),
+      breakCommit: (tx) => breakCommit(env("DATABASE_URL"), prisma, tx),
       settled: (delta) => send({ type: "tx", delta }),
       rolledBackByDatabase: (error) => !store.classify(error).lasting && store.classify(error).kind === "unreachable",
     },

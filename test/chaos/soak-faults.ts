@@ -14,6 +14,7 @@ export const COMMON_FAULT_KINDS = [
   "phantom-wakeups",
   "early-wakeup",
   "publish-failure",
+  "failing-commit",
 ] as const;
 
 export type FaultKind = (typeof COMMON_FAULT_KINDS)[number] | DatabaseFaultKind;
@@ -30,6 +31,8 @@ export interface FaultTargets {
   duplicateWakeups(count: number): number;
   phantomWakeups(count: number): void;
   requestEarlyWakeup(): void;
+  /** The driver's next transaction fails at COMMIT for a lasting reason, with an enqueue issued while it is open. */
+  requestFailingCommit(): void;
   failPublishing(ms: number): Promise<void>;
 }
 
@@ -92,6 +95,9 @@ export async function runFaults(
       }
       case "early-wakeup":
         targets.requestEarlyWakeup();
+        break;
+      case "failing-commit":
+        targets.requestFailingCommit();
         break;
       case "publish-failure": {
         const ms = random.int(300, 1500);

@@ -17,6 +17,8 @@ export interface LoadRecord {
   duplicates: number;
   /** Ids published by hand before their transaction committed (the early wake-up fault). */
   earlyWakeups: number;
+  /** Transactions whose COMMIT failed on purpose (the failing-commit fault), each with an enqueue issued while it was open. */
+  failedCommits: number;
 }
 
 export interface LoadHooks {
@@ -24,6 +26,10 @@ export interface LoadHooks {
   publishRaw(ids: string[]): void;
   /** True when the fault schedule wants the next transaction to publish its ids before COMMIT. */
   takeEarlyWakeup(): boolean;
+  /** True when the fault schedule wants the next transaction's COMMIT to fail for a lasting reason. */
+  takeFailingCommit(): boolean;
+  /** Inside the transaction, after its enqueues: makes its COMMIT fail (a deferred key violated, or the connection killed). */
+  breakCommit(tx: any): Promise<void>;
   /** Called after every transaction with what it added to the record. */
   settled(delta: LoadDelta): void;
   /**
@@ -42,6 +48,8 @@ export interface LoadDelta {
   failedTransaction: boolean;
   duplicates: number;
   earlyWakeup: boolean;
+  /** Its COMMIT failed on purpose. */
+  failedCommit: boolean;
 }
 
 /** Adds one transaction's delta to `record` (the orchestrator's copy of the driver process's record). */
@@ -49,7 +57,8 @@ export function applyDelta(record: LoadRecord, delta: LoadDelta): void {
   for (const { id, ...task } of delta.committed) record.committed.set(id, task);
   for (const id of delta.rolledBack) record.rolledBack.add(id);
   record.transactions++;
-  if (delta.failedTransaction) record.failedTransactions++;
+  if (delta.failedCommit) record.failedCommits++;
+  else if (delta.failedTransaction) record.failedTransactions++;
   else if (delta.rolledBackTransaction) record.rolledBackTransactions++;
   else record.committedTransactions++;
   record.duplicates += delta.duplicates;
@@ -59,7 +68,7 @@ export function applyDelta(record: LoadRecord, delta: LoadDelta): void {
 class PlannedRollback extends Error {}
 
 export function emptyLoadRecord(): LoadRecord {
-  return { committed: new Map(), rolledBack: new Set(), transactions: 0, rolledBackTransactions: 0, failedTransactions: 0, committedTransactions: 0, duplicates: 0, earlyWakeups: 0 };
+  return { committed: new Map(), rolledBack: new Set(), transactions: 0, rolledBackTransactions: 0, failedTransactions: 0, committedTransactions: 0, duplicates: 0, earlyWakeups: 0, failedCommits: 0 };
 }
 
 /**
@@ -84,8 +93,10 @@ export async function driveLoad(
   const loop = async () => {
     for (await pace(); until(); await pace()) {
       const enqueued: Array<{ task: EnqueuedTask; delayed: boolean }> = [];
-      const delta: LoadDelta = { committed: [], rolledBack: [], rolledBackTransaction: false, failedTransaction: false, duplicates: 0, earlyWakeup: false };
-      const rollback = random.chance(0.15);
+      const delta: LoadDelta = { committed: [], rolledBack: [], rolledBackTransaction: false, failedTransaction: false, duplicates: 0, earlyWakeup: false, failedCommit: false };
+      const failCommit = hooks.takeFailingCommit();
+      const rollback = !failCommit && random.chance(0.15);
+      let alone: Promise<{ task: EnqueuedTask; at: number } | undefined> | undefined;
       const early = hooks.takeEarlyWakeup();
       const count = random.int(1, 5);
       const plan = Array.from({ length: count }, () => ({
@@ -122,6 +133,14 @@ export async function driveLoad(
             await new Promise((resolve) => setTimeout(resolve, random.int(5, 150)));
           }
           if (rollback) throw new PlannedRollback("planned rollback");
+          if (failCommit) {
+            // An enqueue outside the transaction while it is open: acknowledged only once its own row committed.
+            alone = prisma.task.enqueue("soak-plain", { sleepMs: 0, failTimes: 0 }).then(
+              (task: EnqueuedTask) => ({ task, at: Date.now() }),
+              () => undefined,
+            );
+            await hooks.breakCommit(tx);
+          }
         });
         const committedAt = Date.now();
         for (const { task, delayed } of enqueued) {
@@ -129,11 +148,14 @@ export async function driveLoad(
         }
       } catch (error) {
         const planned = error instanceof PlannedRollback;
-        if (!planned && !hooks.rolledBackByDatabase(error)) throw error;
+        if (!planned && !failCommit && !hooks.rolledBackByDatabase(error)) throw error;
         for (const { task } of enqueued) if (task.created) delta.rolledBack.push(task.id);
         delta.rolledBackTransaction = planned;
         delta.failedTransaction = !planned;
+        delta.failedCommit = failCommit;
       }
+      const acknowledged = await alone;
+      if (acknowledged) delta.committed.push({ id: acknowledged.task.id, name: acknowledged.task.name, committedAt: acknowledged.at, delayed: false });
       hooks.settled(delta);
       if (recentKeys.length > 200) recentKeys.splice(0, 100);
     }

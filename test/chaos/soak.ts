@@ -139,6 +139,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       publishRaw([...fresh, ...rolledBack]);
     },
     requestEarlyWakeup: () => driver?.requestEarlyWakeup(),
+    requestFailingCommit: () => driver?.requestFailingCommit(),
     async failPublishing(ms) {
       driverBrokerProxy.refuse();
       await sleep(ms);
