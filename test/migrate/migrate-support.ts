@@ -12,9 +12,14 @@ import type { UpgradeDatabase, UpgradeDialect } from "../upgrade/upgrade-databas
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
+/** The folder of a dialect's shipped migrations. */
+export function shippedFolder(dialect: UpgradeDialect): string {
+  return join(root, dialect.migrations);
+}
+
 /** The shipped migration folders of a dialect, oldest first. */
 export function shippedMigrations(dialect: UpgradeDialect): string[] {
-  return readdirSync(join(root, dialect.migrations))
+  return readdirSync(shippedFolder(dialect))
     .filter((name) => /^\d{14}_/.test(name))
     .sort();
 }
