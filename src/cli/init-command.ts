@@ -137,7 +137,7 @@ export async function initCommand(argv: string[], io: CommandIo): Promise<number
     `${verb} add model ${model} (table "${table}") to ${relative(io.cwd, modelTarget)}\n` +
       `${verb} write the migration ${relative(io.cwd, join(migrationDir, "migration.sql"))}\n\n` +
       `Next:\n` +
-      `  1. apply it: npx prisma migrate deploy   (or run the SQL file with your database's client)\n` +
+      `  1. apply it: npx task-runner migrate   (or npx prisma migrate deploy: both record it in _prisma_migrations)\n` +
       `  2. regenerate the client: npx prisma generate\n` +
       `  3. extend your client:\n` +
       `       const prisma = new PrismaClient({ adapter }).$extends(taskQueue({ tasks, ${shared} }));\n` +
