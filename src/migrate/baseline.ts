@@ -1,7 +1,9 @@
-// Tables created outside Prisma Migrate: a pending migration of prisma-task-queue would create a table that is
-// already there (its SQL was run with the database's client, or by an older setup). Without --baseline that stops the
-// run; with it, the longest run of pending task-queue migrations whose tables the database already has, column for
-// column, is recorded as applied without running them, as `prisma migrate resolve --applied` would record them.
+// Tables created outside Prisma Migrate, and --baseline: which pending task-queue migrations the existing tables
+// already match, column for column, so that they are recorded as applied without running them.
+//
+// A pending migration of prisma-task-queue that would create a table already there (its SQL was run with the
+// database's client, or an older setup made it) stops the run without --baseline. With it, the longest run of pending
+// task-queue migrations whose tables match is recorded, as `prisma migrate resolve --applied` would record them.
 
 import { MigrationBaselineError, MigrationForeignTableError } from "../errors.js";
 import type { MigrationFolder } from "./migrations-folder.js";

@@ -1,8 +1,8 @@
-// What the database's `_prisma_migrations` says about the app's migration folders, judged as `task-runner migrate`
-// judges it before running anything: a failed run's half-applied migration and an applied migration edited afterwards
-// stop it; the folders without a record (or whose record was rolled back) are the pending ones, in name order, as
-// `prisma migrate deploy` picks them (schema-engine/core/src/commands/apply_migrations.rs in
-// https://github.com/prisma/prisma-engines).
+// What `_prisma_migrations` says about the app's migration folders: the half-applied and edited migrations that stop
+// a run, and the pending folders in name order, as `prisma migrate deploy` picks them.
+//
+// As read in schema-engine/core/src/commands/apply_migrations.rs of https://github.com/prisma/prisma-engines: a record
+// started but neither finished nor rolled back stops it; a folder without a record that is not rolled back is pending.
 
 import { MigrationEditedError, MigrationHalfAppliedError, MigrationsFolderError } from "../errors.js";
 import { checksumMatches, migrationChecksum } from "./checksum.js";

@@ -1,6 +1,5 @@
-// The seam between `task-runner migrate` and a dialect: Prisma Migrate's `_prisma_migrations` table and the running of
-// one migration script, on a connection of the dialect's own driver. Each dialect implements it in its folder, with
-// Prisma's own DDL for the table and Prisma's way of filling a row; nothing here holds SQL.
+// The seam between `task-runner migrate` and a dialect: Prisma Migrate's `_prisma_migrations` table and the running
+// of migration scripts on the dialect's own driver. Each dialect implements it in its folder; nothing here holds SQL.
 
 import type { StoreProblem } from "../store/store-problem.js";
 

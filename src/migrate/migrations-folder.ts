@@ -1,6 +1,7 @@
-// Reads an app's Prisma migrations folder the way `prisma migrate deploy` lists it: every sub-folder is a migration,
-// named by the folder, ordered by name, its script the UTF-8 text of its migration.sql; migration_lock.toml names the
-// database the folder was written for. (As in packages/migrate/src/utils/listMigrations.ts of https://github.com/prisma/prisma.)
+// Reads an app's Prisma migrations folder as `prisma migrate deploy` lists it: every sub-folder a migration, ordered
+// by name, its script the UTF-8 text of its migration.sql, and the database migration_lock.toml names.
+//
+// As in packages/migrate/src/utils/listMigrations.ts of https://github.com/prisma/prisma.
 
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";

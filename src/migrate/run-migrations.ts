@@ -1,6 +1,5 @@
-// `task-runner migrate` without its command line: reads the app's migrations folder, checks it against
-// `_prisma_migrations` under Prisma Migrate's lock, then records (--baseline) and applies what is pending, in name
-// order, reporting each step as it is done.
+// `task-runner migrate` without its command line: checks the app's migrations folder against `_prisma_migrations`
+// under Prisma Migrate's lock, then records (--baseline) and applies what is pending, reporting each step.
 
 import { MigrationNotFailedError } from "../errors.js";
 import { baselinePlan, tablesToInspect } from "./baseline.js";

@@ -1,7 +1,8 @@
 // The tables a migration script creates and the columns they have after it, read from the script's text: what
-// `--baseline` compares with the tables the database already has. It reads the statements that make columns (CREATE
-// TABLE, ALTER TABLE … ADD/DROP/RENAME COLUMN, DROP TABLE) in either quoting style ("x" or `x`) and ignores the rest;
-// it runs nothing.
+// `--baseline` compares with the tables the database already has.
+//
+// It reads the statements that make columns (CREATE TABLE, ALTER TABLE … ADD/DROP/RENAME COLUMN, DROP TABLE) in either
+// quoting style ("x" or `x`) and ignores the rest; it runs nothing.
 
 /** Columns per table, in the order they were created. */
 export type TableShapes = Map<string, string[]>;

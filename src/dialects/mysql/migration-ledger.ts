@@ -1,7 +1,8 @@
-// `task-runner migrate` on MySQL and MariaDB: one mariadb connection of its own that sends a migration script whole
-// (multipleStatements), as Prisma's engine does, under Prisma Migrate's named lock. DDL commits itself on MySQL, so a
-// migration cannot run in a transaction: its row is written as started first and finished after, as Prisma writes it,
-// and a failing script leaves the row started with the error in its logs: half-applied, and reported as such.
+// `task-runner migrate` on MySQL and MariaDB: one mariadb connection that sends each migration script whole, under
+// Prisma Migrate's named lock, its row written as started first and finished after, as Prisma writes it.
+//
+// DDL commits itself on MySQL, so a migration cannot run in a transaction: a failing script leaves the statements before
+// it applied and the row started with the error in its logs: half-applied, and reported as such.
 
 import { randomUUID } from "node:crypto";
 import type { Connection } from "mariadb";

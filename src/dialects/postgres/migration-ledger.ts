@@ -1,6 +1,7 @@
-// `task-runner migrate` on PostgreSQL: one pg connection of its own (the schema of the URL's ?schema=, as Prisma
-// reads it, else the server's search_path), Prisma Migrate's lock held for the run, and each migration run in one
-// transaction with its record, so that a failing script leaves neither its changes nor a row behind.
+// `task-runner migrate` on PostgreSQL: one pg connection holding Prisma Migrate's lock for the run, each migration
+// run in one transaction with its record, so that a failing script leaves neither its changes nor a row behind.
+//
+// The connection works in the schema of the URL's ?schema=, as Prisma reads it, else in the server's search_path.
 
 import { randomUUID } from "node:crypto";
 import pg from "pg";

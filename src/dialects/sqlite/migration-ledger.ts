@@ -1,7 +1,8 @@
-// `task-runner migrate` on SQLite: a better-sqlite3 connection of its own on the database file (created when missing,
-// as `prisma migrate deploy` creates it), each migration run in one BEGIN IMMEDIATE transaction with its record. Like
-// Prisma's engine, the connection leaves foreign key enforcement off, so a script that rebuilds a table (copy, drop,
-// rename) does not cascade the drop to rows that point at it.
+// `task-runner migrate` on SQLite: a better-sqlite3 connection on the database file (created when missing, as
+// `prisma migrate deploy` creates it), each migration run in one BEGIN IMMEDIATE transaction with its record.
+//
+// Like Prisma's engine, the connection leaves foreign key enforcement off, so a script that rebuilds a table (copy,
+// drop, rename) does not cascade the drop to rows that point at it.
 
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
