@@ -14,6 +14,7 @@ export type TaskQueueErrorCode =
   | "WORKER_SHUTTING_DOWN"
   | "TASK_ASSERTION_FAILED"
   | "TASK_INLINE_RUN_FAILED"
+  | "TASK_ENQUEUE_WOULD_WAIT"
   | "MIGRATIONS_FOLDER_INVALID"
   | "MIGRATION_HALF_APPLIED"
   | "MIGRATION_EDITED"
@@ -103,6 +104,22 @@ export class TaskQueueConfigError extends TaskQueueError {
     problem: string,
   ) {
     super("TASK_QUEUE_CONFIG_INVALID", `Invalid option "${option}": ${problem}`);
+  }
+}
+
+/**
+ * An enqueue on the client itself (not on the transaction client `tx`) from inside that client's own open transaction,
+ * on a client with one connection (SQLite): it would wait for the transaction that is waiting for it.
+ */
+export class TaskEnqueueWouldWaitError extends TaskQueueError {
+  constructor(readonly taskNames: readonly string[]) {
+    super(
+      "TASK_ENQUEUE_WOULD_WAIT",
+      `enqueue of ${taskNames.map((name) => JSON.stringify(name)).join(", ")} was called on the client while a transaction of the same ` +
+        `client is open in this call: on SQLite the client has one connection, so this enqueue would wait for that transaction, ` +
+        `which waits for it. Enqueue through the transaction client (tx.task.enqueue inside $transaction(async (tx) => ...)), ` +
+        `or after the transaction has ended.`,
+    );
   }
 }
 

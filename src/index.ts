@@ -22,6 +22,7 @@ export type { EnqueueOptions } from "./enqueue/prepare.js";
 export type { EnqueuedTask } from "./enqueue/enqueued-task.js";
 export {
   TaskDefinitionError,
+  TaskEnqueueWouldWaitError,
   TaskOptionsError,
   TaskPayloadError,
   TaskPayloadTooLargeError,

@@ -10,6 +10,7 @@ import { CommitListeners } from "./enqueue/committed-enqueues.js";
 import { ENQUEUE_HOOK, enqueueHook } from "./enqueue/enqueue-hook.js";
 import { enqueuePromise, settleBatch, type EnqueueCore } from "./enqueue/enqueue-promise.js";
 import { prepareTask, type EnqueueOptions } from "./enqueue/prepare.js";
+import { transactionGate } from "./enqueue/transaction-gate.js";
 import { TransactionScope, TransactionScopes } from "./enqueue/transaction-scopes.js";
 import { TaskOptionsError, TaskQueueConfigError } from "./errors.js";
 import { jsonLogger, type Logger } from "./logger.js";
@@ -113,6 +114,9 @@ export function taskQueue<const Tasks extends TaskRegistry, const Model extends 
     checkModel(client, modelName, table.name);
     const baseTransaction = client.$transaction as (this: unknown, ...args: unknown[]) => Promise<unknown>;
     const store = prismaStore(client, table);
+    // One connection (SQLite): transactions one at a time, a failed one ended before the next; see TransactionGate.
+    const gate = transactionGate(client, store);
+    const endFailed = () => store.endFailedTransaction();
     const transport = openTransport({ ...options, logger, store, inProcess: store.wakeupIdentity });
     const report = store.prepare();
     const ready = readyClient(report, transport, logger);
@@ -134,6 +138,12 @@ export function taskQueue<const Tasks extends TaskRegistry, const Model extends 
       },
       notifyChannel: transport.enqueueChannel,
       scopes: new TransactionScopes(),
+      ownTransaction: gate && {
+        get held() {
+          return gate.held;
+        },
+        run: (request) => gate.run(async () => ((await baseTransaction.call(client, [request])) as unknown[])[0], endFailed),
+      },
       commit(wakeups, enqueued) {
         // NOTIFY wake-ups left with the COMMIT itself (the insert sent them); others are handed to the sender now.
         if (wakeups.length > 0 && transport.enqueueChannel === undefined) sender.send(wakeups);
@@ -190,32 +200,20 @@ export function taskQueue<const Tasks extends TaskRegistry, const Model extends 
         else if (outer.kind === "autocommit") core.commit(committed.wakeups, committed.enqueued);
         else if (committed.wakeups.length > 0) core.untracked();
       };
+      // A transaction nested in one of this client's (a savepoint) runs inside the outer one's turn at the gate.
+      const atGate = <T>(attempt: () => Promise<T>) => (gate && outer.kind === "autocommit" ? gate.run(attempt, endFailed) : attempt());
       if (typeof arg === "function") {
         await ready;
         const scope = new TransactionScope();
-        let callbackDone = false;
-        let result: unknown;
-        try {
-          result = await baseTransaction.call(
-            self,
-            async (tx: object) => {
-              const value = await core.scopes.within(tx, scope, () => (arg as (tx: object) => Promise<unknown>)(tx));
-              callbackDone = true;
-              return value;
-            },
-            transactionOptions,
-          );
-        } catch (error) {
-          // The callback finished, so what failed was the COMMIT: some adapters leave the connection inside it.
-          if (callbackDone) await store.afterFailedTransaction(error);
-          throw error;
-        }
+        const result = await atGate(() =>
+          baseTransaction.call(self, (tx: object) => core.scopes.within(tx, scope, () => (arg as (tx: object) => Promise<unknown>)(tx)), transactionOptions),
+        );
         settle(scope);
         return result;
       }
       if (Array.isArray(arg)) {
         await ready;
-        const results = (await baseTransaction.call(self, arg, transactionOptions)) as unknown[];
+        const results = (await atGate(() => baseTransaction.call(self, arg, transactionOptions))) as unknown[];
         settle(await settleBatch(core, client, arg, results));
         return results;
       }

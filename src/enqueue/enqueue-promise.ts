@@ -2,7 +2,8 @@
 // the surrounding transaction commits). Passed to a batch $transaction([...]), it joins that batch and the batch's
 // $transaction publishes after the commit.
 
-import type { InsertedTask, PreparedTask } from "../store/enqueue-rows.js";
+import type { InsertRequest, InsertedTask, PreparedTask } from "../store/enqueue-rows.js";
+import { TaskEnqueueWouldWaitError } from "../errors.js";
 import type { Store } from "../store/store.js";
 import type { EnqueueBatch } from "./committed-enqueues.js";
 import { toEnqueuedTask, wakeupsOf } from "./enqueued-task.js";
@@ -21,6 +22,12 @@ export interface EnqueueCore {
   untracked(): void;
   /** True when wake-ups are published (a transport is configured): the insert then marks due tasks as published. */
   publishes: boolean;
+  /**
+   * Where the client runs every statement on one connection (SQLite): how an enqueue outside a transaction gets a
+   * transaction of its own, so its row can never join another transaction open on that connection and vanish with it.
+   * `held`: the caller is inside one of this client's transactions (its enqueue on the client would wait for itself).
+   */
+  ownTransaction?: { readonly held: boolean; run(request: InsertRequest["request"]): Promise<unknown> };
   /** The NOTIFY channel the insert itself sends the due tasks' wake-ups on (NOTIFY transport), else undefined. */
   notifyChannel?: string;
 }
@@ -44,8 +51,14 @@ export function enqueuePromise(core: EnqueueCore, client: object, rows: Prepared
   const insert = store.insertTasks(rows, core.publishes, core.notifyChannel);
   const raw = insert.request;
   let run: Promise<unknown> | undefined;
+  const send = () => {
+    const own = placement.kind === "autocommit" ? core.ownTransaction : undefined;
+    if (!own) return raw;
+    if (own.held) throw new TaskEnqueueWouldWaitError(rows.map((row) => row.name));
+    return own.run(raw);
+  };
   const start = () =>
-    (run ??= core.ready.then(() => raw).then(async (result) => {
+    (run ??= core.ready.then(send).then(async (result) => {
       const complete = await completeRows(store, await insert.read(result));
       const wakeups = wakeupsOf(complete);
       const batch: EnqueueBatch = { prepared: rows, inserted: complete };

@@ -173,10 +173,19 @@ export interface Store extends EnqueueStore, WorkerStore, CleanerStore, Operator
    */
   prepare(): Promise<PrepareReport>;
   /**
-   * Called when a transaction of the app's client failed: SQLite ends a transaction the adapter left open after a
-   * failed COMMIT (it sends no ROLLBACK, and every later BEGIN would fail). Never rejects.
+   * True when the app's client runs every statement on one connection (SQLite): a statement sent outside a transaction
+   * then runs inside whatever transaction is open on it. The extension therefore runs the client's transactions one at
+   * a time, ends a failed one with endFailedTransaction() before the next starts, and gives an enqueue outside a
+   * transaction a transaction of its own. False when each statement gets a connection of its own (a pool).
    */
-  afterFailedTransaction(error: unknown): Promise<void>;
+  readonly sharedConnection: boolean;
+  /**
+   * Ends a transaction that a failed one left open on the client's connection: SQLite keeps a transaction open after a
+   * COMMIT that failed (a deferred foreign key, SQLITE_BUSY), and Prisma's adapter sends no ROLLBACK then. Resolves
+   * when no transaction is open; rejects when one is and cannot be ended. Nothing to do where the database ends a
+   * failed transaction itself and the pool drops a broken connection (PostgreSQL, MySQL).
+   */
+  endFailedTransaction(): Promise<void>;
   /** Runs `fn` inside one transaction, with a store bound to it. */
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
   /** The same store bound to a Prisma client or transaction client (a transactional handler's `tx`). */

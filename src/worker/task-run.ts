@@ -3,6 +3,7 @@
 
 import type { TaskDefinition, TaskRecord } from "../define-tasks.js";
 import type { TaskContext } from "../task-context.js";
+import { transactionGate } from "../enqueue/transaction-gate.js";
 import { TaskPayloadError, UnknownTaskError } from "../errors.js";
 import { parsePayload, type ParsedPayload } from "../payload-validation.js";
 import type { Logger } from "../logger.js";
@@ -214,8 +215,10 @@ export class TaskRun {
   private async runInTransaction(definition: HandledDefinition, payload: unknown, ctx: RunContext, timeoutMs: number): Promise<void> {
     const { task, options } = this;
     const prisma = options.prisma as { $transaction(fn: (tx: unknown) => Promise<unknown>, opts?: object): Promise<unknown> };
-    try {
-      await prisma.$transaction(
+    // On a client with one connection (SQLite), the run takes its turn at the client's gate like the app's transactions.
+    const gate = transactionGate(prisma, this.store);
+    const attempt = () =>
+      prisma.$transaction(
         async (tx) => {
           const value = await definition.handler(payload, withTransaction(ctx, tx));
           if (!this.take("committing")) throw this.abortReason ?? new TaskLeaseLostError(task.name, task.id);
@@ -226,6 +229,8 @@ export class TaskRun {
         },
         { timeout: timeoutMs + 5000, maxWait: 10_000 },
       );
+    try {
+      await (gate ? gate.run(attempt, () => this.store.through(prisma).endFailedTransaction()) : attempt());
     } catch (error) {
       if (this.state === "running") {
         // The handler (or the transaction's start) failed; its writes are rolled back. Record the failure outside.

@@ -1,5 +1,6 @@
 // A TCP proxy the tests own, for fault injection between our processes and PostgreSQL or RabbitMQ: cut (reset every
-// connection), blackhole (drop every byte), refuse (reset new connections), partition (a dead link), restore.
+// connection), blackhole (drop every byte), refuse (reset new connections), partition (a dead link), restore, and
+// severAfter (let one statement reach the server, then lose the connection before its answer comes back).
 
 import { createServer, connect, type Server, type Socket } from "node:net";
 
@@ -12,6 +13,7 @@ export class TcpProxy {
   port = 0;
   /** Connections accepted so far, and how many were cut. */
   readonly stats = { accepted: 0, cut: 0 };
+  private sever: { pattern: Buffer; severed: () => void } | undefined;
 
   constructor(
     private readonly targetHost: string,
@@ -64,6 +66,15 @@ export class TcpProxy {
     this.mode = "pass";
   }
 
+  /**
+   * The next client bytes that contain `pattern` (e.g. a COMMIT) are passed to the server, and then that connection is
+   * lost: the client's side is reset at once, and the server's answer is dropped and its side closed once it comes.
+   * Resolves when the answer was dropped: the server has run the statement and the client never heard of it.
+   */
+  severAfter(pattern: string): Promise<void> {
+    return new Promise((severed) => (this.sever = { pattern: Buffer.from(pattern), severed }));
+  }
+
   /** URL of `url` rewritten to go through this proxy. */
   route(url: string): string {
     const parsed = new URL(url);
@@ -89,16 +100,27 @@ export class TcpProxy {
     upstream.on("error", () => client.destroy());
     const pair = { client, upstream };
     this.pairs.add(pair);
+    let severing = false;
     const forget = () => {
-      if (this.mode === "partition") return; // the far side never hears of it
+      if (this.mode === "partition" || severing) return; // the far side never hears of it (or only once it answered)
       this.pairs.delete(pair);
       client.destroy();
       upstream.destroy();
     };
     client.on("close", forget);
     upstream.on("close", forget);
-    client.on("data", (chunk) => {
-      if (this.mode === "pass") upstream.write(chunk);
+    client.on("data", (chunk: Buffer) => {
+      if (this.mode !== "pass") return;
+      upstream.write(chunk);
+      const sever = this.sever;
+      if (!sever || !chunk.includes(sever.pattern)) return;
+      this.sever = undefined;
+      severing = true;
+      this.pairs.delete(pair);
+      this.stats.cut++;
+      client.resetAndDestroy();
+      upstream.removeAllListeners("data");
+      upstream.once("data", () => (upstream.destroy(), sever.severed()));
     });
     upstream.on("data", (chunk) => {
       if (this.mode === "pass") client.write(chunk);

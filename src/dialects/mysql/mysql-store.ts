@@ -130,7 +130,8 @@ export class MysqlStore extends UnitStore<Db, MysqlTable> implements Store {
   }
 
   /** A failed COMMIT leaves nothing behind here: the server ends the transaction itself. */
-  async afterFailedTransaction(): Promise<void> {}
+  readonly sharedConnection = false;
+  async endFailedTransaction(): Promise<void> {}
 
   through(prisma: unknown): Store {
     if (!isPrismaRawClient(prisma)) throw new TypeError("through() takes a Prisma client or transaction client");

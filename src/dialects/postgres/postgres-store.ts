@@ -127,7 +127,8 @@ export class PostgresStore extends UnitStore<Db, PgTable> implements Store {
     return {};
   }
 
-  async afterFailedTransaction(): Promise<void> {}
+  readonly sharedConnection = false;
+  async endFailedTransaction(): Promise<void> {}
 
   through(prisma: unknown): Store {
     if (!isPrismaRawClient(prisma)) throw new TypeError("through() takes a Prisma client or transaction client");

@@ -98,16 +98,17 @@ export class SqliteStore extends UnitStore<SqliteDb, SqliteTable> implements Sto
     }
   }
 
-  async afterFailedTransaction(error: unknown): Promise<void> {
-    if (this.file || this.classify(error).kind !== "unreachable") return;
-    // The adapter sent COMMIT, it failed (SQLITE_BUSY), and Prisma's rollback released the adapter's lock without a
-    // ROLLBACK: the connection is still inside the transaction. End it, or every later BEGIN fails.
-    await this.db.query("ROLLBACK", []).catch(() => {});
+  /** The app's client (on @prisma/adapter-better-sqlite3) runs every statement on one connection. */
+  readonly sharedConnection = true;
+
+  async endFailedTransaction(): Promise<void> {
+    if (this.file) return; // the store's own connection: its transaction() rolls back itself
+    try {
+      await this.db.query("ROLLBACK", []);
+    } catch (error) {
+      if (!isNoTransaction(error)) throw error;
+    }
   }
-
-
-
-
 
   async now(): Promise<Date> {
     const rows = await this.db.query<{ now: unknown }>(`SELECT ${NOW} AS now`, []);
@@ -157,6 +158,11 @@ export class SqliteStore extends UnitStore<SqliteDb, SqliteTable> implements Sto
   async close(): Promise<void> {
     this.file?.close();
   }
+}
+
+/** True for the error of a ROLLBACK sent when no transaction is open: the failed transaction ended itself. */
+function isNoTransaction(error: unknown): boolean {
+  return /no transaction is active/.test(classifySqliteError(error).message);
 }
 
 /** The in-process wake-up identity of a database file and table: the same for every path that reaches the file. */
