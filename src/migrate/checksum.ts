@@ -7,9 +7,9 @@
 // read, without any normalisation. A stored checksum matches a script when it equals the checksum of the script as
 // is, of the script with every CRLF turned into LF, or of the script with every LF turned into CRLF (git may change
 // line endings on checkout). A stored checksum that is not 64 characters long was written by an older engine that
-// dropped each byte's leading zero (prisma/prisma-engines#1887) and is compared in that form. The Prisma CLI reads
-// migration.sql as UTF-8 text (packages/migrate/src/utils/listMigrations.ts in https://github.com/prisma/prisma), so a
-// script here is that same text.
+// dropped each byte's leading zero (https://github.com/prisma/prisma-engines/issues/1887) and is compared in that
+// form. The Prisma CLI reads migration.sql as UTF-8 text (packages/migrate/src/utils/listMigrations.ts in
+// https://github.com/prisma/prisma), so a script here is that same text.
 
 import { createHash } from "node:crypto";
 
