@@ -23,7 +23,7 @@ export function databaseAdvice(problem: StoreProblem, context: AdviceContext): s
     case "missing-database":
       return `that database does not exist: check the database name in ${option}`;
     case "missing-table":
-      return `the table ${shown} does not exist there: apply the migration (npx task-runner init writes it), or set the table/schema options to the ones taskQueue() uses`;
+      return `the table ${shown} does not exist there: apply the migration (npx task-runner init writes it, npx task-runner migrate applies it), or set the table/schema options to the ones taskQueue() uses`;
     case "privilege":
       return `the user may not use ${shown}: grant it SELECT, INSERT, UPDATE and DELETE on the table`;
     case "server-too-old":

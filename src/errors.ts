@@ -14,7 +14,15 @@ export type TaskQueueErrorCode =
   | "WORKER_SHUTTING_DOWN"
   | "TASK_ASSERTION_FAILED"
   | "TASK_INLINE_RUN_FAILED"
-  | "TASK_ENQUEUE_WOULD_WAIT";
+  | "TASK_ENQUEUE_WOULD_WAIT"
+  | "MIGRATIONS_FOLDER_INVALID"
+  | "MIGRATION_HALF_APPLIED"
+  | "MIGRATION_EDITED"
+  | "MIGRATION_FOREIGN_TABLE"
+  | "MIGRATION_BASELINE_MISMATCH"
+  | "MIGRATION_NOT_FAILED"
+  | "MIGRATION_FAILED"
+  | "MIGRATION_LOCKED";
 
 /** Base class: every error this package throws on purpose is a TaskQueueError with a stable `code`. */
 export class TaskQueueError extends Error {
@@ -123,4 +131,128 @@ export class UnrecoverableError extends TaskQueueError {
     super("TASK_UNRECOVERABLE", message);
     if (options && "cause" in options) (this as { cause?: unknown }).cause = options.cause;
   }
+}
+
+/** The migrations folder cannot be used: missing, a migration without its migration.sql, or locked to another database. */
+export class MigrationsFolderError extends TaskQueueError {
+  constructor(
+    readonly dir: string,
+    problem: string,
+  ) {
+    super("MIGRATIONS_FOLDER_INVALID", `The migrations folder ${dir} ${problem}`);
+  }
+}
+
+/** `_prisma_migrations` records migrations as started but never finished: a failed run may have left them half-applied. */
+export class MigrationHalfAppliedError extends TaskQueueError {
+  constructor(readonly migrations: ReadonlyArray<{ name: string; startedAt: string; logs: string | null }>) {
+    const list = migrations.map((m) => `${m.name} (started ${m.startedAt}${m.logs ? `; its error: ${oneLine(m.logs)}` : ""})`).join(", ");
+    const first = migrations[0]!.name;
+    super(
+      "MIGRATION_HALF_APPLIED",
+      `_prisma_migrations records ${list} as started but not finished: a failed run may have applied part of it. ` +
+        `Compare the database with its migration.sql and undo what it applied, then mark it rolled back with ` +
+        `\`task-runner migrate --rolled-back ${first}\` (or \`npx prisma migrate resolve --rolled-back ${first}\`) and run \`task-runner migrate\` again to apply it.`,
+    );
+  }
+}
+
+/** A migration that ran was edited afterwards: its file no longer has the checksum `_prisma_migrations` recorded. */
+export class MigrationEditedError extends TaskQueueError {
+  constructor(readonly migrations: ReadonlyArray<{ name: string; file: string; recorded: string; current: string }>) {
+    const list = migrations.map((m) => `${m.file} (recorded checksum ${m.recorded.slice(0, 12)}…, file now ${m.current.slice(0, 12)}…)`).join(", ");
+    super(
+      "MIGRATION_EDITED",
+      `${list} changed after it was applied: an applied migration must stay as it ran, or the next database built from ` +
+        `the folder differs from this one. Restore the file as it was applied (e.g. \`git checkout -- <file>\`) and put the ` +
+        `change in a new migration folder.`,
+    );
+  }
+}
+
+/** A table that pending migrations create exists already, but no record says a migration created it. */
+export class MigrationForeignTableError extends TaskQueueError {
+  constructor(
+    readonly tables: readonly string[],
+    readonly migrations: readonly string[],
+  ) {
+    super(
+      "MIGRATION_FOREIGN_TABLE",
+      `${tables.map((t) => `table "${t}"`).join(" and ")} already ${tables.length === 1 ? "exists" : "exist"}, but _prisma_migrations ` +
+        `records none of the migrations that create ${tables.length === 1 ? "it" : "them"} (${migrations.join(", ")}): it was created ` +
+        `outside Prisma Migrate (its SQL run with the database's client, or an older setup). Run \`task-runner migrate --baseline\` to ` +
+        `record the migrations the table already matches without running them (its columns are checked first); the ones after are then applied.`,
+    );
+  }
+}
+
+/** `--baseline` found no migration whose columns the existing table has. */
+export class MigrationBaselineError extends TaskQueueError {
+  constructor(readonly differences: ReadonlyArray<{ table: string; migration: string; missing: readonly string[]; extra: readonly string[]; absent: boolean }>) {
+    const list = differences
+      .map((d) =>
+        d.absent
+          ? `table "${d.table}" (created by ${d.migration}) does not exist`
+          : `table "${d.table}" does not match ${d.migration}:` +
+            (d.missing.length ? ` it lacks ${quoteList(d.missing)}` : "") +
+            (d.missing.length && d.extra.length ? " and" : "") +
+            (d.extra.length ? ` it has ${quoteList(d.extra)}, which the migrations do not create` : ""),
+      )
+      .join("; ");
+    super(
+      "MIGRATION_BASELINE_MISMATCH",
+      `Cannot baseline: ${list}. Nothing was recorded. Bring the table to the columns of one of its migrations by hand ` +
+        `(for a missing newer column, run that part of the newer migration's SQL), then run \`task-runner migrate --baseline\` again.`,
+    );
+  }
+}
+
+/** `--rolled-back <name>` names a migration that is not recorded as failed. */
+export class MigrationNotFailedError extends TaskQueueError {
+  constructor(
+    readonly migration: string,
+    state: "finished" | "unrecorded",
+  ) {
+    super(
+      "MIGRATION_NOT_FAILED",
+      `--rolled-back ${migration}: _prisma_migrations ` +
+        (state === "finished" ? `records it as finished, not failed` : `has no unfinished record of it`) +
+        `, so there is nothing to roll back. Pass the name of a migration that a failed run left started but not finished.`,
+    );
+  }
+}
+
+/** A migration's SQL failed. `partial`: the dialect could not roll it back (MySQL commits each DDL statement). */
+export class MigrationFailedError extends TaskQueueError {
+  constructor(
+    readonly migration: string,
+    readonly databaseError: string,
+    readonly partial: boolean,
+  ) {
+    super(
+      "MIGRATION_FAILED",
+      partial
+        ? `Migration ${migration} failed: ${databaseError}. MySQL commits each DDL statement, so the statements before the failing one ` +
+            `are applied, and _prisma_migrations records the migration as started but not finished. Undo what it applied, fix its ` +
+            `migration.sql, then run \`task-runner migrate --rolled-back ${migration}\` and \`task-runner migrate\` again.`
+        : `Migration ${migration} failed and was rolled back, so nothing of it is applied or recorded: ${databaseError}. Fix its ` +
+            `migration.sql (it never ran, so changing it is safe) and run \`task-runner migrate\` again.`,
+    );
+  }
+}
+
+/** Another migrator (`task-runner migrate` or `prisma migrate`) holds the migration lock or recorded the migration meanwhile. */
+export class MigrationLockedError extends TaskQueueError {
+  constructor(detail: string) {
+    super("MIGRATION_LOCKED", `${detail}: another \`task-runner migrate\` or \`prisma migrate\` is running on this database. Wait for it to end and run again.`);
+  }
+}
+
+function oneLine(text: string): string {
+  const line = text.trim().split("\n")[0]!;
+  return line.length > 200 ? `${line.slice(0, 200)}…` : line;
+}
+
+function quoteList(names: readonly string[]): string {
+  return names.map((name) => `"${name}"`).join(", ");
 }

@@ -49,7 +49,7 @@ export const COMMON_OPTIONS = {
 
 export const COMMON_HELP = `Common options (every command but init):
   -c, --config <path>      config file (default: ./task-runner.config.ts, then .mts, .js, .mjs; optional for status,
-                           retry, cancel, run and dashboard, required for worker, cleaner and start)
+                           retry, cancel, run, dashboard and migrate, required for worker, cleaner and start)
       --database-url <url> database URL; overrides DATABASE_URL, which overrides databaseUrl in the config
       --amqp-url <url>     RabbitMQ URL; overrides AMQP_URL, which overrides amqpUrl in the config
       --table <name>       task table (default tasks); overrides table in the config

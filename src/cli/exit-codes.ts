@@ -5,7 +5,10 @@ export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 /** The command line or the config file is wrong. */
 export const EXIT_USAGE = 2;
-/** The task does not exist, or is not in a state the action allows. */
+/**
+ * The task does not exist, or is not in a state the action allows; for `migrate`, the migration history is in a state
+ * it refuses to build on (a half-applied or edited migration, a table created outside Prisma Migrate).
+ */
 export const EXIT_NOT_FOUND = 3;
 
 /** An error the dispatcher prints as one line (no stack unless --verbose) and turns into `exitCode`. */

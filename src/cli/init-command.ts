@@ -2,12 +2,13 @@
 // multi-file schema, in the dialect of its datasource provider, under another model/table name when the app already
 // has a Task, and says what it did.
 
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { dialectForProvider, supportedProviders } from "../dialects/index.js";
 import { taskMigrationSources, taskModelSource } from "../package-files.js";
 import { appPrefix } from "./app-prefix.js";
+import { locateSchema, migrationsBeside } from "./schema-location.js";
 
 export interface CommandIo {
   cwd: string;
@@ -118,7 +119,7 @@ export async function initCommand(argv: string[], io: CommandIo): Promise<number
 
   const modelText = renameModel(taskModelSource(dialect.schemaFiles), model, table);
   const sql = renameTable(taskMigrationSources(dialect.schemaFiles).map((migration) => migration.sql).join("\n"), table);
-  const migrationsDir = values.migrations ? resolve(io.cwd, values.migrations) : join(schema.kind === "file" ? dirname(schema.path) : schema.path, "migrations");
+  const migrationsDir = values.migrations ? resolve(io.cwd, values.migrations) : migrationsBeside(schema);
   const migrationDir = join(migrationsDir, `${timestamp()}_${table}_task_queue`);
   const modelTarget = schema.kind === "file" ? schema.path : join(schema.path, `${snakeCase(model)}.prisma`);
   const dryRun = values["dry-run"] ?? false;
@@ -136,7 +137,7 @@ export async function initCommand(argv: string[], io: CommandIo): Promise<number
     `${verb} add model ${model} (table "${table}") to ${relative(io.cwd, modelTarget)}\n` +
       `${verb} write the migration ${relative(io.cwd, join(migrationDir, "migration.sql"))}\n\n` +
       `Next:\n` +
-      `  1. apply it: npx prisma migrate deploy   (or run the SQL file with your database's client)\n` +
+      `  1. apply it: npx task-runner migrate   (or npx prisma migrate deploy: both record it in _prisma_migrations)\n` +
       `  2. regenerate the client: npx prisma generate\n` +
       `  3. extend your client:\n` +
       `       const prisma = new PrismaClient({ adapter }).$extends(taskQueue({ tasks, ${shared} }));\n` +
@@ -156,17 +157,6 @@ const WITHOUT_BROKER: Record<string, string> = {
   sqlite: `Without AMQP_URL, SQLite workers are woken in-process or poll; the prefix then does nothing.\n`,
   mysql: `Without AMQP_URL, workers poll the table instead of being woken; the prefix then does nothing.\n`,
 };
-
-type SchemaLocation = { kind: "file" | "folder"; path: string };
-
-function locateSchema(cwd: string, given: string | undefined): SchemaLocation | undefined {
-  const candidates = given ? [resolve(cwd, given)] : [join(cwd, "prisma", "schema.prisma"), join(cwd, "prisma", "schema"), join(cwd, "schema.prisma")];
-  for (const path of candidates) {
-    if (!existsSync(path)) continue;
-    return { kind: statSync(path).isDirectory() ? "folder" : "file", path };
-  }
-  return undefined;
-}
 
 function prismaFilesIn(dir: string): string[] {
   return readdirSync(dir, { recursive: true, encoding: "utf8" })

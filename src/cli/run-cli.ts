@@ -3,6 +3,7 @@
 
 import { dashboardCommand } from "../dashboard/command.js";
 import { initCommand } from "./init-command.js";
+import { migrateCommand } from "./migrate-command.js";
 import { cancelCommand } from "./cancel-command.js";
 import type { CliIo } from "./command-context.js";
 import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "./exit-codes.js";
@@ -25,6 +26,7 @@ const COMMANDS: Record<string, Command> = {
   cancel: { summary: "cancel a pending task", run: cancelCommand },
   run: { summary: "make a delayed pending task due now", run: runNowCommand },
   init: { summary: "add the task model and its migration to your Prisma schema", run: initCommand },
+  migrate: { summary: "apply the pending Prisma migrations and record them as prisma migrate deploy does", run: migrateCommand },
   dashboard: { summary: "serve the web dashboard (overview, tasks, retry/cancel/run now)", run: dashboardCommand },
 };
 
@@ -39,8 +41,8 @@ Commands:
 ${list}
 
 Run \`task-runner <command> --help\` for a command's options. Every command but init reads ./task-runner.config.ts
-(export default defineConfig({ tasks, ... }); optional for status, retry, cancel, run and dashboard) and takes the
-same common flags. Precedence: --database-url/--amqp-url, then DATABASE_URL/AMQP_URL, then the file.
+(export default defineConfig({ tasks, ... }); optional for status, retry, cancel, run, dashboard and migrate) and
+takes the same common flags. Precedence: --database-url/--amqp-url, then DATABASE_URL/AMQP_URL, then the file.
 `;
 }
 

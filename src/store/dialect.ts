@@ -1,6 +1,7 @@
 // A dialect: one database family behind the store seam. It recognises its URLs and Prisma providers, opens a store
-// on its own driver, binds a store to an app's Prisma client, and names its shipped Prisma model and migrations.
+// on its own driver, binds a store to an app's Prisma client, names its shipped model and migrations, and applies them.
 
+import type { MigrationLedger, MigrationLedgerOptions } from "../migrate/migration-ledger.js";
 import type { Store } from "./store.js";
 import type { TaskTable } from "./task-table.js";
 
@@ -41,6 +42,8 @@ export interface Dialect {
   openStore(url: string, options: OpenStoreOptions): Store;
   /** A store whose operations run through `client`, a Prisma client or transaction client of this dialect. */
   prismaStore(client: unknown, table: TaskTable): Store;
+  /** Prisma Migrate's `_prisma_migrations` and the running of migration scripts on `url`, for `task-runner migrate`. */
+  openMigrationLedger(url: string, options?: MigrationLedgerOptions): MigrationLedger;
   /** Why the app's Prisma driver adapter (by its adapterName) cannot serve the queue, or undefined when it can. */
   adapterProblem?(adapterName: string): string | undefined;
 }

@@ -16,7 +16,7 @@ describe("--help", () => {
   it("lists the commands and exits 0; no command at all prints it to stderr and exits 2", async () => {
     const [help, none] = await Promise.all([runCli(["--help"], { cwd: app }), runCli([], { cwd: app })]);
     expect(help.code).toBe(0);
-    for (const command of ["start", "worker", "cleaner", "status", "show", "retry", "cancel", "run", "init"]) {
+    for (const command of ["start", "worker", "cleaner", "status", "show", "retry", "cancel", "run", "init", "migrate"]) {
       expect(help.stdout).toMatch(new RegExp(`^  ${command} `, "m"));
     }
     expect(none.code).toBe(2);
@@ -24,7 +24,7 @@ describe("--help", () => {
   });
 
   it("works on every command, without a config or a database", async () => {
-    const commands = ["start", "worker", "cleaner", "status", "show", "retry", "cancel", "run", "init"];
+    const commands = ["start", "worker", "cleaner", "status", "show", "retry", "cancel", "run", "init", "migrate"];
     const results = await Promise.all(commands.map((command) => runCli([command, "--help"], { cwd: empty })));
     results.forEach((result, index) => {
       expect(result, commands[index]).toMatchObject({ code: 0, stderr: "" });
@@ -34,6 +34,7 @@ describe("--help", () => {
     expect(results[5]!.stdout).toContain("--dead");
     expect(results[4]!.stdout).toContain("error history");
     expect(results[0]!.stdout).toContain("Exit codes: 0 ok, 1 runtime failure");
+    expect(results[9]!.stdout).toContain("--baseline");
     expect((await runCli(["help", "retry"], { cwd: empty })).stdout).toContain("Usage: task-runner retry");
   });
 });

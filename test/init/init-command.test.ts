@@ -61,7 +61,7 @@ describe("task-runner init", () => {
     const shared = 'amqpUrl: process.env.AMQP_URL, amqpPrefix: "acme.shop_web"';
     expect(result.out).toContain(
       "Next:\n" +
-        "  1. apply it: npx prisma migrate deploy   (or run the SQL file with your database's client)\n" +
+        "  1. apply it: npx task-runner migrate   (or npx prisma migrate deploy: both record it in _prisma_migrations)\n" +
         "  2. regenerate the client: npx prisma generate\n" +
         "  3. extend your client:\n" +
         `       const prisma = new PrismaClient({ adapter }).$extends(taskQueue({ tasks, ${shared} }));\n` +

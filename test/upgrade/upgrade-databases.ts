@@ -42,6 +42,8 @@ export interface UpgradeDatabase {
   url: string;
   /** Runs one migration's SQL. */
   apply(sql: string): Promise<void>;
+  /** Runs one statement with positional parameters ($1 on PostgreSQL, ? elsewhere) and returns its rows. */
+  query<Row = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<Row[]>;
   /** Creates the tests' business tables (after the older migrations, as an app's own migrations would). */
   business(): Promise<void>;
   /** Inserts one task row as the older version wrote it; returns its id. */
@@ -71,6 +73,7 @@ export const postgresUpgrade: UpgradeDialect = {
     return {
       url,
       apply: async (text) => void (await sql.query(text)),
+      query: async <Row>(text: string, params: unknown[] = []) => (await sql.query(text, params)).rows as Row[],
       business: async () => void (await sql.query(businessSql())),
       async insert(row) {
         const { rows } = await sql.query<{ id: string }>(
@@ -101,6 +104,10 @@ export const sqliteUpgrade: UpgradeDialect = {
     return {
       url: `file:${path}`,
       apply: async (text) => void db.exec(text),
+      async query<Row>(text: string, params: unknown[] = []) {
+        const statement = db.prepare(text);
+        return (statement.reader ? statement.all(...params) : (statement.run(...params), [])) as Row[];
+      },
       business: async () => void db.exec(readFileSync(new URL("../sql/business-sqlite.sql", import.meta.url), "utf8")),
       async insert(row) {
         const id = randomUUID();
@@ -130,6 +137,10 @@ export const mysqlUpgrade: UpgradeDialect = {
     return {
       url: database.url,
       apply: (text) => runMysqlScripts(database.serverUrl, database.name, [text]),
+      query: async <Row>(text: string, params: unknown[] = []) => {
+        const result = await pool.query(text, params);
+        return (Array.isArray(result) ? result : []) as Row[];
+      },
       business: async () => {}, // createMysqlTestDatabase({ migrate: false }) already made them
       async insert(row) {
         const id = randomUUID();

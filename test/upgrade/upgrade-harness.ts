@@ -27,21 +27,25 @@ export interface UpgradeResult {
   applied: string[];
 }
 
+/** How migrations reach the database: returns the names applied, in order. Default: each script run as is. */
+export type ApplyMigrations = (database: UpgradeDatabase, migrations: readonly Migration[]) => Promise<string[]>;
+
 /** Applies `older`, seeds, applies `newer` with the tasks in flight, runs the current worker and cleaner to the end. */
 export async function upgradeWithTasksInFlight(
   dialect: UpgradeDialect,
   older: readonly Migration[],
   newer: readonly Migration[],
   runLog: string,
+  applyMigrations: ApplyMigrations = applyEach,
 ): Promise<UpgradeResult> {
   const database = await dialect.open();
   const applied: string[] = [];
   let store: Store | undefined;
   try {
-    for (const migration of older) applied.push(await apply(database, migration));
+    applied.push(...(await applyMigrations(database, older)));
     await database.business();
     const seeded = await seed(database);
-    for (const migration of newer) applied.push(await apply(database, migration));
+    applied.push(...(await applyMigrations(database, newer)));
 
     process.env.CONFORMANCE_RUN_LOG = runLog;
     store = openStore(database.url, { max: 4 });
@@ -73,9 +77,9 @@ export async function upgradeWithTasksInFlight(
   }
 }
 
-async function apply(database: UpgradeDatabase, migration: Migration): Promise<string> {
-  await database.apply(readFileSync(join(migration.dir, migration.name, "migration.sql"), "utf8"));
-  return migration.name;
+async function applyEach(database: UpgradeDatabase, migrations: readonly Migration[]): Promise<string[]> {
+  for (const migration of migrations) await database.apply(readFileSync(join(migration.dir, migration.name, "migration.sql"), "utf8"));
+  return migrations.map((migration) => migration.name);
 }
 
 /**

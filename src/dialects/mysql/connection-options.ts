@@ -2,7 +2,7 @@
 // parameters of the URL are the driver's own options (ssl, sessionVariables, …), so anything the driver can do stays
 // reachable without a new option here.
 
-import type { PoolConfig } from "mariadb";
+import type { ConnectionConfig, PoolConfig } from "mariadb";
 import { TaskQueueConfigError } from "../../errors.js";
 import { redactUrl } from "../../redact-url.js";
 
@@ -27,6 +27,20 @@ export interface MysqlPoolOptions {
  * init statement of its own (see READ_COMMITTED in pool-db.ts for why).
  */
 export function poolConfig(url: string, options: MysqlPoolOptions): PoolConfig {
+  const connection = connectionConfig(url, options);
+  return {
+    ...connection,
+    connectionLimit: options.max ?? 10,
+    // One connection waits ready; more open on demand up to the limit and close after a minute idle. (The driver's pool
+    // never opens a connection with minimumIdle 0.)
+    minimumIdle: 1,
+    idleTimeout: 60,
+    acquireTimeout: connection.connectTimeout,
+  } as PoolConfig;
+}
+
+/** The settings of one connection to `url` (the pool's, without the pool's own). */
+export function connectionConfig(url: string, options: Omit<MysqlPoolOptions, "max">): ConnectionConfig {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -37,7 +51,6 @@ export function poolConfig(url: string, options: MysqlPoolOptions): PoolConfig {
   if (database === "") {
     throw new TaskQueueConfigError("databaseUrl", `${JSON.stringify(redactUrl(url))} names no database; add it as the path: mysql://user:password@host:3306/app.`);
   }
-  const connectTimeout = options.connectTimeoutMs ?? 10_000;
   return {
     ...urlOptions(parsed.searchParams),
     host: parsed.hostname.replace(/^\[(.*)\]$/, "$1") || "localhost",
@@ -45,17 +58,11 @@ export function poolConfig(url: string, options: MysqlPoolOptions): PoolConfig {
     user: parsed.username ? decodeURIComponent(parsed.username) : undefined,
     password: parsed.password ? decodeURIComponent(parsed.password) : undefined,
     database,
-    connectionLimit: options.max ?? 10,
-    // One connection waits ready; more open on demand up to the limit and close after a minute idle. (The driver's pool
-    // never opens a connection with minimumIdle 0.)
-    minimumIdle: 1,
-    idleTimeout: 60,
-    connectTimeout,
-    acquireTimeout: connectTimeout,
+    connectTimeout: options.connectTimeoutMs ?? 10_000,
     socketTimeout: options.queryTimeoutMs ?? 60_000,
     keepAliveDelay: 10_000,
     connectAttributes: { program_name: options.applicationName ?? "prisma-task-queue" },
-  } as PoolConfig;
+  } as ConnectionConfig;
 }
 
 /** The URL's query parameters as driver options: "true"/"false" and integers typed, JSON objects parsed. */

@@ -5,6 +5,7 @@
 import type { Dialect, OpenStoreOptions } from "../../store/dialect.js";
 import type { Store } from "../../store/store.js";
 import type { TaskTable } from "../../store/task-table.js";
+import { mysqlMigrationLedger } from "./migration-ledger.js";
 import { MysqlStore } from "./mysql-store.js";
 import { poolDb } from "./pool-db.js";
 import { isPrismaRawClient, prismaDb } from "./prisma-db.js";
@@ -27,6 +28,7 @@ export const mysqlDialect: Dialect = {
     });
     return new MysqlStore(pool, mysqlTable(options.table), pool);
   },
+  openMigrationLedger: mysqlMigrationLedger,
   prismaStore(client: unknown, table: TaskTable): Store {
     if (!isPrismaRawClient(client)) throw new TypeError("prismaStore() takes a Prisma client or transaction client");
     return new MysqlStore(prismaDb(client), mysqlTable(table));

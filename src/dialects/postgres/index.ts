@@ -4,6 +4,7 @@
 import type { Dialect, OpenStoreOptions } from "../../store/dialect.js";
 import type { Store } from "../../store/store.js";
 import type { TaskTable } from "../../store/task-table.js";
+import { pgMigrationLedger } from "./migration-ledger.js";
 import { pgDb } from "./pg-db.js";
 import { PostgresStore } from "./postgres-store.js";
 import { isPrismaRawClient, prismaDb } from "./prisma-db.js";
@@ -26,6 +27,7 @@ export const postgresDialect: Dialect = {
     });
     return new PostgresStore(pool, pgTable(options.table), pool);
   },
+  openMigrationLedger: pgMigrationLedger,
   prismaStore(client: unknown, table: TaskTable): Store {
     if (!isPrismaRawClient(client)) throw new TypeError("prismaStore() takes a Prisma client or transaction client");
     return new PostgresStore(prismaDb(client), pgTable(table));

@@ -7,12 +7,15 @@ import { createRequire } from "node:module";
 export interface SqliteStatement {
   readonly reader: boolean;
   all(...params: unknown[]): unknown[];
+  get(...params: unknown[]): unknown;
   run(...params: unknown[]): { changes: number };
 }
 
 /** The part of a better-sqlite3 database the dialect uses. */
 export interface SqliteDatabase {
   prepare(sql: string): SqliteStatement;
+  /** Runs every statement of `source` (a migration script). */
+  exec(source: string): unknown;
   pragma(source: string, options?: { simple?: boolean }): unknown;
   close(): void;
   readonly inTransaction: boolean;

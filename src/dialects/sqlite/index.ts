@@ -6,6 +6,7 @@ import type { Store } from "../../store/store.js";
 import type { TaskTable } from "../../store/task-table.js";
 import { SqliteFileDb } from "./file-db.js";
 import { isSqliteUrl, requireExistingFile, sqliteFilePath } from "./file-url.js";
+import { sqliteMigrationLedger } from "./migration-ledger.js";
 import { isPrismaRawClient, prismaSqliteDb } from "./prisma-db.js";
 import { SqliteStore } from "./sqlite-store.js";
 import { sqliteTable } from "./table.js";
@@ -32,6 +33,7 @@ export const sqliteDialect: Dialect = {
       `later write. Use @prisma/adapter-better-sqlite3 on the same file: new PrismaBetterSqlite3({ url: "file:./dev.db" }).`
     );
   },
+  openMigrationLedger: sqliteMigrationLedger,
   prismaStore(client: unknown, table: TaskTable): Store {
     if (!isPrismaRawClient(client)) throw new TypeError("prismaStore() takes a Prisma client or transaction client");
     return new SqliteStore(prismaSqliteDb(client), sqliteTable(table));
