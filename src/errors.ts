@@ -15,6 +15,7 @@ export type TaskQueueErrorCode =
   | "TASK_ASSERTION_FAILED"
   | "TASK_INLINE_RUN_FAILED"
   | "TASK_ENQUEUE_WOULD_WAIT"
+  | "TASK_CLIENT_UNUSABLE"
   | "MIGRATIONS_FOLDER_INVALID"
   | "MIGRATION_HALF_APPLIED"
   | "MIGRATION_EDITED"
@@ -120,6 +121,23 @@ export class TaskEnqueueWouldWaitError extends TaskQueueError {
         `which waits for it. Enqueue through the transaction client (tx.task.enqueue inside $transaction(async (tx) => ...)), ` +
         `or after the transaction has ended.`,
     );
+  }
+}
+
+/**
+ * A SQLite client that can run no further transaction: under Prisma 6 a failed COMMIT leaves the adapter's transaction
+ * lock taken for good, so its next transaction would wait forever. Every later transaction and enqueue of it fails so.
+ */
+export class TaskClientUnusableError extends TaskQueueError {
+  constructor(prismaVersion: string, cause: unknown) {
+    super(
+      "TASK_CLIENT_UNUSABLE",
+      `a COMMIT of this SQLite client failed (${String((cause as Error)?.message ?? cause).split("\n").filter(Boolean).at(-1)}), and ` +
+        `Prisma ${prismaVersion} keeps @prisma/adapter-better-sqlite3's transaction lock after a failed COMMIT, so this client ` +
+        `would wait forever for its next transaction. Create a new PrismaClient and extend it again, or upgrade to Prisma 7, ` +
+        `which releases the lock.`,
+    );
+    (this as { cause?: unknown }).cause = cause;
   }
 }
 

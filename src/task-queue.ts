@@ -12,7 +12,7 @@ import { enqueuePromise, settleBatch, type EnqueueCore } from "./enqueue/enqueue
 import { prepareTask, type EnqueueOptions } from "./enqueue/prepare.js";
 import { transactionGate } from "./enqueue/transaction-gate.js";
 import { TransactionScope, TransactionScopes } from "./enqueue/transaction-scopes.js";
-import { TaskOptionsError, TaskQueueConfigError } from "./errors.js";
+import { TaskClientUnusableError, TaskOptionsError, TaskQueueConfigError } from "./errors.js";
 import { jsonLogger, type Logger } from "./logger.js";
 import type { NamingOptions } from "./naming-options.js";
 import type { PrepareReport } from "./store/store.js";
@@ -205,9 +205,24 @@ export function taskQueue<const Tasks extends TaskRegistry, const Model extends 
       if (typeof arg === "function") {
         await ready;
         const scope = new TransactionScope();
-        const result = await atGate(() =>
-          baseTransaction.call(self, (tx: object) => core.scopes.within(tx, scope, () => (arg as (tx: object) => Promise<unknown>)(tx)), transactionOptions),
-        );
+        let callbackDone = false;
+        const result = await atGate(async () => {
+          try {
+            return await baseTransaction.call(
+              self,
+              async (tx: object) => {
+                const value = await core.scopes.within(tx, scope, () => (arg as (tx: object) => Promise<unknown>)(tx));
+                callbackDone = true;
+                return value;
+              },
+              transactionOptions,
+            );
+          } catch (error) {
+            // Prisma 6 keeps the adapter's lock after a failed COMMIT: fail the client's next calls instead of hanging.
+            if (gate && callbackDone && keepsLockAfterFailedCommit(client)) gate.refuse(new TaskClientUnusableError(prismaVersion(client), error));
+            throw error;
+          }
+        });
         settle(scope);
         return result;
       }
@@ -243,6 +258,17 @@ function readyClient(prepared: Promise<PrepareReport>, transport: WakeupTranspor
   });
   ready.catch(() => {}); // reported by every enqueue that awaits it
   return ready;
+}
+
+/** The version of the Prisma client, e.g. "7.10.0"; "unknown" when it does not say. */
+function prismaVersion(client: object): string {
+  const version = (client as { _clientVersion?: unknown })._clientVersion;
+  return typeof version === "string" ? version : "unknown";
+}
+
+/** True for Prisma 6, whose engine sends no release to the adapter after a COMMIT that failed (7 does). */
+function keepsLockAfterFailedCommit(client: object): boolean {
+  return /^6\./.test(prismaVersion(client));
 }
 
 /** Fails early, naming the fix, when the client has no such model or maps it to another table. */

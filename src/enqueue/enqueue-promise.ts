@@ -55,7 +55,8 @@ export function enqueuePromise(core: EnqueueCore, client: object, rows: Prepared
     const own = placement.kind === "autocommit" ? core.ownTransaction : undefined;
     if (!own) return raw;
     if (own.held) throw new TaskEnqueueWouldWaitError(rows.map((row) => row.name));
-    return own.run(raw);
+    // A request made now, once the client is ready (Prisma 6 never runs one made before its first query in a batch).
+    return own.run(store.insertTasks(rows, core.publishes, core.notifyChannel).request);
   };
   const start = () =>
     (run ??= core.ready.then(send).then(async (result) => {

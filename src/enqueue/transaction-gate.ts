@@ -16,6 +16,12 @@ interface Hold {
 export class TransactionGate {
   private tail: Promise<unknown> = Promise.resolve();
   private readonly holds = new AsyncLocalStorage<Hold>();
+  private unusable: Error | undefined;
+
+  /** From now on every transaction through the gate fails with `error` at once: the client can run none. */
+  refuse(error: Error): void {
+    this.unusable = error;
+  }
 
   /** True when the calling code runs inside a transaction of this gate that has not ended yet. */
   get held(): boolean {
@@ -31,6 +37,7 @@ export class TransactionGate {
     const hold: Hold = { active: true };
     const run = this.tail.then(() =>
       this.holds.run(hold, async () => {
+        if (this.unusable) throw this.unusable;
         try {
           return await attempt();
         } catch (error) {

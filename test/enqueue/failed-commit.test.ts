@@ -52,6 +52,8 @@ interface Scenario {
   breakIt(tx: Client, bench: Bench): Promise<void>;
   /** Afterwards, what puts the database back (a page limit lifted). */
   repair?(bench: Bench): Promise<unknown>;
+  /** The enqueue issued while the failing transaction is open may fail too (the database is full, or busy). */
+  duringMayFail?: boolean;
   /** What the app's error says. */
   failsWith?: RegExp;
   /** The connection was lost during COMMIT: the app gets an error, and its task runs exactly when its row committed. */
@@ -120,6 +122,7 @@ const SCENARIOS: Scenario[] = [
     },
     breakIt: async () => {}, // its COMMIT waits out the busy timeout behind the reader
     repair: () => readerGone,
+    duringMayFail: true,
     failsWith: /SocketTimeout|busy|locked/i,
   },
   {
@@ -131,6 +134,7 @@ const SCENARIOS: Scenario[] = [
       await tx.$executeRawUnsafe(`INSERT INTO reports (id, status, result) SELECT hex(randomblob(16)), 'filler', zeroblob(100000) FROM (SELECT 1 UNION SELECT 2)`);
     },
     repair: async ({ prisma }) => void (await prisma.$executeRawUnsafe(`PRAGMA max_page_count = 1073741823`)),
+    duringMayFail: true,
   },
   {
     name: "an error thrown inside the transaction",
@@ -248,21 +252,31 @@ describe.each(SCENARIOS.map((scenario) => [`${scenario.harness.name}: ${scenario
       const task = await prisma.task.enqueue("run", { ms: 0 }).catch(() => undefined); // failing is allowed; vanishing is not
       if (task) returned.push(task.id);
     };
-    const during: Array<Promise<void>> = [];
-    const failure = await prisma
+    let opened!: () => void;
+    const isOpen = new Promise<void>((resolve) => (opened = resolve));
+    let proceed!: () => void;
+    const mayProceed = new Promise<void>((resolve) => (proceed = resolve));
+    const failing = prisma
       .$transaction(async (tx) => {
         written.push((await tx.task.enqueue("run", { ms: 0 })).id);
-        during.push(enqueueAlone()); // while this transaction is open
+        opened();
+        await mayProceed;
         await scenario.breakIt(tx as Client, bench);
       }, scenario.options)
       .then(
         () => undefined,
         (error: unknown) => error,
       );
+    await isOpen;
+    // Another caller's enqueue while the failing transaction is open (on SQLite it waits for that transaction's end).
+    const during = enqueueAlone();
+    proceed();
+    const failure = await failing;
     expect(failure, "the transaction failed").toBeInstanceOf(Error);
     console.log(`${scenario.harness.name}, ${scenario.name}: ${String((failure as Error).message).split("\n").filter(Boolean).at(-1)}`);
     if (scenario.failsWith) expect((failure as Error).message).toMatch(scenario.failsWith);
-    await Promise.all([...during, ...bench.pending]);
+    await Promise.all([during, ...bench.pending]);
+    if (scenario.duringMayFail !== true) expect(returned.length, "the enqueue issued while the transaction was open returned an id").toBe(1);
     await scenario.repair?.(bench);
     await enqueueAlone();
     // The client works for the next call: a transaction commits, and its task runs.
