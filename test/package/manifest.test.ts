@@ -1,0 +1,29 @@
+// The published package.json: npm runs none of its scripts when an app installs it (the build runs before packing),
+// and its description tells what the product is.
+
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const manifest = JSON.parse(readFileSync(fileURLToPath(new URL("../../package.json", import.meta.url)), "utf8")) as {
+  description: string;
+  scripts: Record<string, string>;
+};
+
+/** The scripts npm runs in an installed package, or in a directory or git dependency it packs for the install. */
+const INSTALL_SCRIPTS = ["preinstall", "install", "postinstall", "preprepare", "prepare", "postprepare"];
+
+describe("package.json", () => {
+  it("has no script that npm runs when the package is installed, and builds before it is packed", () => {
+    expect(Object.keys(manifest.scripts).filter((name) => INSTALL_SCRIPTS.includes(name))).toEqual([]);
+    expect(manifest.scripts.prepack).toBe("npm run build");
+    expect(manifest.scripts.build).toContain("tsc -p tsconfig.build.json");
+  });
+
+  it("describes the product: the transactional enqueue, every wake-up transport and every database", () => {
+    for (const words of ["transaction", "Prisma", "NOTIFY", "RabbitMQ", "in-process", "PostgreSQL", "SQLite", "MySQL/MariaDB"]) {
+      expect(manifest.description).toContain(words);
+    }
+  });
+
+});
