@@ -1,5 +1,5 @@
 // The published package.json: npm runs none of its scripts when an app installs it (the build runs before packing),
-// and its description tells what the product is.
+// its description tells what the product is, and its peer range admits no driver that breaks on the Node it supports.
 
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -7,7 +7,9 @@ import { describe, expect, it } from "vitest";
 
 const manifest = JSON.parse(readFileSync(fileURLToPath(new URL("../../package.json", import.meta.url)), "utf8")) as {
   description: string;
+  engines: { node: string };
   scripts: Record<string, string>;
+  peerDependencies: Record<string, string>;
 };
 
 /** The scripts npm runs in an installed package, or in a directory or git dependency it packs for the install. */
@@ -26,4 +28,8 @@ describe("package.json", () => {
     }
   });
 
+  it("admits better-sqlite3 12 only: 13 needs Node 22, and the package supports Node 20.19", () => {
+    expect(manifest.engines.node).toBe(">=20.19");
+    expect(manifest.peerDependencies["better-sqlite3"]).toBe(">=12.6 <13");
+  });
 });
