@@ -1,11 +1,11 @@
-// The CLI's usage surface as a subprocess: --help on every command, unknown commands and flags, and every kind of
-// bad config, each with its exit code (0 help, 2 usage/config) and a message that names the problem and the file.
+// The CLI's usage surface as a subprocess: --help on every command, --version, unknown commands and flags, and every
+// kind of bad config, each with its exit code (0 help, 2 usage/config) and a message that names the problem and the file.
 
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { fixtureDir, runCli } from "./cli-process.js";
+import { fixtureDir, root, runCli } from "./cli-process.js";
 
 const app = fixtureDir("cli-app");
 const empty = mkdtempSync(join(tmpdir(), "task-runner-empty-"));
@@ -118,5 +118,20 @@ describe("bad config exits 2 and says what is wrong in which file", () => {
     const result = await runCli(["status"], { cwd: fixtureDir("cli-commonjs") });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("no database URL: set DATABASE_URL");
+  });
+});
+
+describe("--version", () => {
+  it("prints the package's own version (not the app's) with --version and -v, and exits 0", async () => {
+    const expected = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).version as string;
+    const app = mkdtempSync(join(tmpdir(), "task-runner-version-"));
+    try {
+      writeFileSync(join(app, "package.json"), JSON.stringify({ name: "some-app", version: "9.9.9" }));
+      const results = await Promise.all([runCli(["--version"], { cwd: app }), runCli(["-v"], { cwd: app })]);
+      for (const result of results) expect(result).toEqual({ code: 0, stdout: `${expected}\n`, stderr: "" });
+      expect(expected).toMatch(/^\d+\.\d+\.\d+/);
+    } finally {
+      rmSync(app, { recursive: true, force: true });
+    }
   });
 });
