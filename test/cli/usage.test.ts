@@ -135,3 +135,34 @@ describe("--version", () => {
     }
   });
 });
+
+describe("a SQLite URL that cannot be used", () => {
+  const cwd = fixtureDir("cli-no-url");
+  const missing = join(cwd, "missing.db");
+
+  it("names where it came from (the variable or the flag) and the fix, for every command, and exits 2", async () => {
+    const [status, flag, start, dashboard] = await Promise.all([
+      runCli(["status"], { cwd, env: { DATABASE_URL: "file:./missing.db" } }),
+      runCli(["retry", "--dead", "--database-url", "file:./missing.db"], { cwd }),
+      runCli(["start"], { cwd, env: { DATABASE_URL: "file:./missing.db" } }),
+      runCli(["dashboard", "--port", "0"], { cwd, env: { DATABASE_URL: "file:./missing.db" } }),
+    ]);
+    const problem =
+      `the SQLite database ${missing} (from "file:./missing.db") does not exist. A relative path is resolved against the ` +
+      `working directory (${cwd}), as @prisma/adapter-better-sqlite3 does. Fix the path, or create the database by ` +
+      `applying the migration (npx task-runner init writes it; then npx prisma migrate deploy).\n`;
+    expect(status).toEqual({ code: 2, stdout: "", stderr: `task-runner status: the environment variable DATABASE_URL: ${problem}` });
+    expect(flag).toEqual({ code: 2, stdout: "", stderr: `task-runner retry: --database-url: ${problem}` });
+    expect(start).toMatchObject({ code: 2, stderr: `task-runner start: the environment variable DATABASE_URL: ${problem}` });
+    expect(dashboard).toMatchObject({ code: 2, stderr: `task-runner dashboard: the environment variable DATABASE_URL: ${problem}` });
+  });
+
+  it("says the same for URL parameters, which the Prisma adapter would read as part of the file name", async () => {
+    const result = await runCli(["status"], { cwd, env: { DATABASE_URL: "file:./dev.db?connection_limit=1" } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      'task-runner status: the environment variable DATABASE_URL: "file:./dev.db?connection_limit=1" carries URL parameters, which ' +
+        "@prisma/adapter-better-sqlite3 would take as part of the file name. Use file:<path> alone; set the busy timeout with the adapter's timeout option.\n",
+    );
+  });
+});
