@@ -135,10 +135,10 @@ function countsPanel(rows: Row[], data: OverviewData, view: OverviewView): Html 
       <th class="num">Cancelled</th><th class="num" title="succeeded / dead in the last hour">Last hour ✓ / ✗</th><th></th></tr></thead>
     <tbody>${body}</tbody>
   </table>`}
-  ${estimated || !data.browseIndex
-    ? html`<p class="legend-note padded">${estimated ? "≈ marks counts above the exact limit, estimated from a sample of the table. " : ""}${data.browseIndex
-        ? ""
-        : "The task table has no browse index, so counts and filtered lists scan the whole table (see the dashboard docs)."}</p>`
+  ${estimated || data.browseIndexAdvised
+    ? html`<p class="legend-note padded">${estimated ? "≈ marks counts above the exact limit, estimated from a sample of the table. " : ""}${data.browseIndexAdvised
+        ? "The task table has no browse index, so counts and filtered lists scan the whole table (see the dashboard docs)."
+        : ""}</p>`
     : ""}
 </section>`;
 }
