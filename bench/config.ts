@@ -10,7 +10,7 @@
 export const PEERS = ["ours", "graphile-worker", "pg-boss", "ours-sqlite", "ours-mysql", "ours-notify"] as const;
 export type PeerName = (typeof PEERS)[number];
 
-/** The scenarios of issue 5, in the order they run. */
+/** The benchmark's scenarios, in the order they run. */
 export const SCENARIOS = ["enqueue", "bulk", "drain", "latency"] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 

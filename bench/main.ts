@@ -1,6 +1,6 @@
-// `npm run bench`: runs every scenario of issue 5 for prisma-task-queue, graphile-worker and pg-boss on the local
-// PostgreSQL and RabbitMQ, and for prisma-task-queue on the other dialects (a SQLite file, the local MariaDB or
-// MYSQL_URL), each run on a fresh database, then prints one markdown table and writes the JSON.
+// `npm run bench`: runs every scenario (enqueue, bulk, drain, latency) for prisma-task-queue, graphile-worker and
+// pg-boss on the local PostgreSQL and RabbitMQ, and for prisma-task-queue on the other dialects (a SQLite file, the
+// local MariaDB or MYSQL_URL), each run on a fresh database, then prints one markdown table and writes the JSON.
 // Usage: tsx bench/main.ts [--quick] [--only=enqueue,bulk,drain,latency] [--peers=ours,graphile-worker,pg-boss,ours-sqlite,ours-mysql,ours-notify] [--profile]
 
 import { randomBytes } from "node:crypto";

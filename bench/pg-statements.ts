@@ -1,4 +1,4 @@
-// Statement-level measurements behind the worker's PostgreSQL levers (issue 15), each against a fresh database:
+// Statement-level measurements behind the worker's PostgreSQL statements, each against a fresh database:
 //   1. claiming one id: the store's claim (a statement of its own for one id) against the batch statement (`= ANY`)
 //      asked for one id, whose cached generic plan reads the row through a bitmap scan;
 //   2. completing a batch and claiming the next: two statements (two commits, as the worker does) against one

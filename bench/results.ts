@@ -1,4 +1,4 @@
-// The shape of a run's measurements, and the table rows derived from them: one line per figure of issue 5,
+// The shape of a run's measurements, and the table rows derived from them: one line per figure of the benchmark,
 // each with how to read it (higher or lower is better) so ratios and targets can be judged.
 
 import type { PeerName } from "./config.js";

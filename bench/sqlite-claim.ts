@@ -3,8 +3,8 @@
 // marking them succeeded with the store's completion statement:
 //   compare-and-set  the dialect's claim (src/dialects/sqlite/sql/claim-tasks.ts through openStore): one
 //                    UPDATE … WHERE id IN (SELECT … LIMIT n) AND status = 'pending' RETURNING, a single write
-//   generation lock  seed 003's optimistic lock: read `batch` pending rows (whole rows, as the seed's select and a
-//                    worker need them), then in BEGIN IMMEDIATE one UPDATE … WHERE id = ? AND generation = ? per row
+//   generation lock  an optimistic lock: read `batch` pending rows (whole rows, as a worker needs them), then in
+//                    BEGIN IMMEDIATE one UPDATE … WHERE id = ? AND generation = ? per row
 //                    (the attempts column serves as the generation); a row another worker took in between is a lost
 //                    compare-and-set. Rows become task records by the dialect's own mapping, as in the claim above.
 // Prints claims per second (all processes together) and the lost compare-and-sets of each run.
@@ -53,7 +53,7 @@ async function casClaim(store: Store, n: number, filter: Parameters<Store["claim
   return { ids: (await store.claimDue(n, filter)).map((task) => task.id), lost: 0 };
 }
 
-/** Seed 003's claim, on its own better-sqlite3 connection (WAL, a 5 s busy timeout). */
+/** The generation-lock claim, on its own better-sqlite3 connection (WAL, a 5 s busy timeout). */
 function generationClaim(url: string, owner: string) {
   const Database = betterSqlite3();
   const db = new Database(url.slice("file:".length), { timeout: 5000 });

@@ -1,4 +1,5 @@
-// Finds files shipped inside this package (each dialect's Prisma model and SQL migrations) from source or from dist alike.
+// Finds files shipped inside this package (its package.json, each dialect's Prisma model and SQL migrations) from source
+// or from dist alike.
 
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -17,6 +18,11 @@ export function packageRoot(): string {
     if (parent === dir) throw new Error("prisma-task-queue: cannot find the package's own package.json above " + import.meta.url);
     dir = parent;
   }
+}
+
+/** This package's version, from its own package.json (never the app's). */
+export function packageVersion(): string {
+  return JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")).version as string;
 }
 
 /** The shipped Prisma model of the task table, from a dialect's schemaFiles.model. */

@@ -1,6 +1,6 @@
-// `task-runner init`: adds the Task model and its SQL migration to the user's Prisma project, single-file or
+// `task-runner init`: adds the task models and their SQL migration to the user's Prisma project, single-file or
 // multi-file schema, in the dialect of its datasource provider, under another model/table name when the app already
-// has a Task, and says what it did.
+// has a Task, and says what it did and what comes next (init-next-steps.ts).
 
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
@@ -9,11 +9,14 @@ import { dialectForProvider, supportedProviders } from "../dialects/index.js";
 import { taskMigrationSources, taskModelSource } from "../package-files.js";
 import { appPrefix } from "./app-prefix.js";
 import { locateSchema, migrationsBeside } from "./schema-location.js";
+import { findWakeups, nextSteps } from "./init-next-steps.js";
 
 export interface CommandIo {
   cwd: string;
   out: (text: string) => void;
   err: (text: string) => void;
+  /** The environment: AMQP_URL set there means RabbitMQ. Default: none. */
+  env?: NodeJS.ProcessEnv;
 }
 
 const HELP = `Usage: task-runner init [options]
@@ -26,9 +29,12 @@ Options:
   --model <Name>       model name, when your app already has a model named Task (default: Task)
   --table <name>       table name (default: tasks, or the model name in snake_case plural when --model is given)
   --migrations <dir>   migrations folder (default: "migrations" beside the schema)
-  --prefix <name>      RabbitMQ prefix of this app's exchanges and queues for the printed setup (default: from
-                       package.json's name, so apps sharing a broker do not collide; the library's default is
-                       "task_queue")
+  --wakeups <w>        how workers will be woken, for the printed setup: rabbitmq, notify (PostgreSQL) or polling
+                       (default: rabbitmq when AMQP_URL is set in the environment or .env, else NOTIFY on PostgreSQL,
+                       in-process and polling on SQLite, polling on MySQL/MariaDB)
+  --prefix <name>      RabbitMQ prefix of this app's exchanges and queues (or NOTIFY channel prefix) for the printed
+                       setup (default: from package.json's name, so apps sharing a broker do not collide; the
+                       library's default is "task_queue")
   --dry-run            print what would change, write nothing
   -h, --help           show this help
 `;
@@ -47,6 +53,7 @@ export async function initCommand(argv: string[], io: CommandIo): Promise<number
         table: { type: "string" },
         migrations: { type: "string" },
         prefix: { type: "string" },
+        wakeups: { type: "string" },
         "dry-run": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
@@ -96,6 +103,11 @@ export async function initCommand(argv: string[], io: CommandIo): Promise<number
     );
     return 2;
   }
+  const found = findWakeups(dialect, values.wakeups, io.env ?? {}, io.cwd);
+  if (typeof found === "string") {
+    io.err(`task-runner init: ${found}\n`);
+    return 2;
+  }
   const clash = existing.find(({ text }) => new RegExp(`^\\s*model\\s+${model}\\s*\\{`, "m").test(text));
   if (clash) {
     if (clash.text.includes(MARKER)) {
@@ -132,31 +144,19 @@ export async function initCommand(argv: string[], io: CommandIo): Promise<number
   }
   const verb = dryRun ? "Would" : "Did";
   const names = `${model === "Task" ? "" : `, model: "${model}"`}${table === "tasks" ? "" : `, table: "${table}"`}`;
-  const shared = `amqpUrl: process.env.AMQP_URL, amqpPrefix: "${broker.prefix}"${names}`;
   io.out(
-    `${verb} add model ${model} (table "${table}") to ${relative(io.cwd, modelTarget)}\n` +
+    `${verb} add ${modelsAdded(modelText)} to ${relative(io.cwd, modelTarget)}\n` +
       `${verb} write the migration ${relative(io.cwd, join(migrationDir, "migration.sql"))}\n\n` +
-      `Next:\n` +
-      `  1. apply it: npx task-runner migrate   (or npx prisma migrate deploy: both record it in _prisma_migrations)\n` +
-      `  2. regenerate the client: npx prisma generate\n` +
-      `  3. extend your client:\n` +
-      `       const prisma = new PrismaClient({ adapter }).$extends(taskQueue({ tasks, ${shared} }));\n` +
-      `  4. configure the worker and cleaner the same way, in task-runner.config.ts:\n` +
-      `       export default defineConfig({ tasks, databaseUrl: process.env.DATABASE_URL, ${shared} });\n` +
-      `     then run them: npx task-runner start\n\n` +
-      `amqpPrefix "${broker.prefix}" comes from ${broker.source}: it names this app's RabbitMQ exchanges and queues, so\n` +
-      `apps sharing a broker do not collide. Every process of the app must use the same one (pass --prefix to choose).\n` +
-      WITHOUT_BROKER[dialect.name],
+      nextSteps({ found, prefix: { ...broker, given: values.prefix !== undefined }, names }),
   );
   return 0;
 }
 
-/** The last line of init's advice: what wakes workers when AMQP_URL is unset, per dialect. */
-const WITHOUT_BROKER: Record<string, string> = {
-  postgresql: `Without AMQP_URL, workers are woken by PostgreSQL NOTIFY (no broker to run); the prefix then names the NOTIFY channel.\n`,
-  sqlite: `Without AMQP_URL, SQLite workers are woken in-process or poll; the prefix then does nothing.\n`,
-  mysql: `Without AMQP_URL, workers poll the table instead of being woken; the prefix then does nothing.\n`,
-};
+/** The models `text` holds, with their tables: `model Task (table "tasks")`, or two joined by "and". */
+function modelsAdded(text: string): string {
+  const models = [...text.matchAll(/^model (\w+) \{[^}]*?@@map\("([^"]+)"\)/gms)].map((match) => `${match[1]} (table "${match[2]}")`);
+  return `${models.length === 1 ? "model" : "models"} ${models.join(" and ")}`;
+}
 
 function prismaFilesIn(dir: string): string[] {
   return readdirSync(dir, { recursive: true, encoding: "utf8" })

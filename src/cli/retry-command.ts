@@ -1,18 +1,19 @@
 // `task-runner retry <id>` and `task-runner retry --dead [--name <task>]`: put dead (or cancelled) tasks back to
-// pending with fresh attempts, and wake them so they run at once.
+// pending with fresh attempts, wake them so they run at once, and say what happens to them next.
 
 import type { WakeupTarget } from "../store/task-writes.js";
 import { COMMON_HELP, commandConfig, commandLogger, commandTable, parseCommand, type CliIo } from "./command-context.js";
 import { withStore } from "./database-session.js";
 import { CliError, EXIT_OK, EXIT_USAGE } from "./exit-codes.js";
 import { notActionable, taskIdArgument } from "./task-lookup.js";
-import { wakeTasks } from "./wakeups.js";
+import { wakeNote, wakeTasks } from "./wakeups.js";
 
 export const retryHelp = `Usage: task-runner retry <id>
        task-runner retry --dead [--name <task>]
 
-Puts a dead or cancelled task back to pending with its attempts reset, and publishes its wake-up so it runs at once.
-With --dead, does so for every dead task (of one task name with --name).
+Puts a dead or cancelled task back to pending with its attempts reset, and sends its wake-up (RabbitMQ or PostgreSQL
+NOTIFY) so it runs at once; with polling, workers pick it up at their next poll. With --dead, does so for every dead
+task (of one task name with --name).
 
 Options:
       --dead               retry every dead task
@@ -48,14 +49,7 @@ export async function retryCommand(argv: string[], io: CliIo): Promise<number> {
     }
     const woken = await wakeTasks(config, store, changed, logger);
     const what = id ? `task ${id}` : `${changed.length} dead task${changed.length === 1 ? "" : "s"}${values.name ? ` of ${values.name}` : ""}`;
-    io.out(`Retried ${what}: pending again, ${wakeNote(changed.length, woken)}.\n`);
+    io.out(`Retried ${what}: pending again, ${wakeNote(woken)}.\n`);
     return EXIT_OK;
   });
-}
-
-export function wakeNote(changed: number, woken: number): string {
-  if (changed === 0) return "nothing to wake";
-  if (woken === changed) return "woken now";
-  if (woken === 0) return "not woken now (no broker, or it is down): the cleaner wakes it at its next sweep";
-  return `${woken} of ${changed} woken now; the cleaner wakes the rest at its next sweep`;
 }

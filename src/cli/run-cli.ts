@@ -2,6 +2,7 @@
 // and returns the exit code. main.ts is the bin around it.
 
 import { dashboardCommand } from "../dashboard/command.js";
+import { packageVersion } from "../package-files.js";
 import { initCommand } from "./init-command.js";
 import { migrateCommand } from "./migrate-command.js";
 import { cancelCommand } from "./cancel-command.js";
@@ -36,6 +37,7 @@ export function mainHelp(): string {
     .map(([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`)
     .join("\n");
   return `Usage: task-runner <command> [options]
+       task-runner --version      print the version (also -v)
 
 Commands:
 ${list}
@@ -50,6 +52,10 @@ takes the same common flags. Precedence: --database-url/--amqp-url, then DATABAS
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const verbose = argv.includes("--verbose") || argv.includes("-v");
   const [name, ...rest] = argv;
+  if (name === "--version" || name === "-v") {
+    io.out(`${packageVersion()}\n`);
+    return EXIT_OK;
+  }
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
     const topic = name === "help" ? rest[0] : undefined;
     if (topic && Object.hasOwn(COMMANDS, topic)) return COMMANDS[topic]!.run(["--help"], io);

@@ -60,7 +60,6 @@ export async function runCommand(role: Role, argv: string[], io: CliIo): Promise
   const table = commandTable(config);
   const logger = commandLogger(values, config, io);
   await checkDatabase(config.databaseUrl!, table, config.sources.databaseUrl);
-  if (!config.amqpUrl) logger.warn("no amqpUrl (AMQP_URL): workers poll the database and the cleaner publishes nothing", {});
 
   const prisma = await resolvePrisma(config);
   const parts = build(role, config, prisma, logger, { concurrency, queues: values.queue });

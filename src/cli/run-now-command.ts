@@ -3,14 +3,13 @@
 import { COMMON_HELP, commandConfig, commandLogger, commandTable, parseCommand, type CliIo } from "./command-context.js";
 import { withStore } from "./database-session.js";
 import { EXIT_OK } from "./exit-codes.js";
-import { wakeNote } from "./retry-command.js";
 import { notActionable, taskIdArgument } from "./task-lookup.js";
-import { wakeTasks } from "./wakeups.js";
+import { wakeNote, wakeTasks } from "./wakeups.js";
 
 export const runNowHelp = `Usage: task-runner run <id>
 
-Makes a pending task that waits for its run_at (delayed, or waiting for a retry) due now, and publishes its wake-up so
-it runs at once. Exit code 3 says the task is missing or not pending.
+Makes a pending task that waits for its run_at (delayed, or waiting for a retry) due now, and sends its wake-up so it
+runs at once (with polling, workers pick it up at their next poll). Exit code 3 says the task is missing or not pending.
 
 ${COMMON_HELP}`;
 
@@ -28,7 +27,7 @@ export async function runNowCommand(argv: string[], io: CliIo): Promise<number> 
     const changed = await store.runTaskNow(id);
     if (changed.length === 0) throw await notActionable(store, table, id, "run now", "pending");
     const woken = await wakeTasks(config, store, changed, logger);
-    io.out(`Task ${id} is due now: ${wakeNote(1, woken)}.\n`);
+    io.out(`Task ${id} is due now: ${wakeNote(woken)}.\n`);
     return EXIT_OK;
   });
 }

@@ -11,9 +11,10 @@ import { EXIT_OK } from "./exit-codes.js";
 
 export const statusHelp = `Usage: task-runner status [--json]
 
-Shows task counts by queue, task name and status, the oldest due pending task per queue, whether a cleaner leads
-(without one, delayed tasks, retries and lost wake-ups wait), and the broker: connected (with the consumers and
-waiting wake-ups of each queue), refused (with what to fix), unreachable, or none configured.
+Shows task counts by queue, task name and status, the oldest due pending task per queue, whether a cleaner leads and
+what waits without one (expired leases always; delayed tasks, retries and lost wake-ups too when workers are woken by
+RabbitMQ or NOTIFY instead of polling), and the broker: connected (with the consumers and waiting wake-ups of each
+queue), refused (with what to fix), unreachable, or none configured.
 
 Options:
       --json               print one JSON object instead of tables
@@ -25,7 +26,7 @@ const STATUSES = TASK_STATUSES;
 export interface StatusReport {
   tasks: Array<{ queue: string; name: string } & Record<TaskStatus, number>>;
   due: Array<{ queue: string; due: number; oldestDueSeconds: number }>;
-  cleaner: { leading: boolean; pid: number | null; since: string | null };
+  cleaner: { leading: boolean; pid: number | null; pidOf: LeaderInfo["pidOf"] | null; host: string | null; since: string | null };
   broker: BrokerReport;
 }
 
@@ -58,7 +59,14 @@ function buildReport(counts: StatusCount[], ages: PendingAge[], holder: LeaderIn
   return {
     tasks: [...rows.values()],
     due: ages.map((age) => ({ queue: age.queue, due: age.due, oldestDueSeconds: Math.round(age.oldestDueSeconds * 10) / 10 })),
-    cleaner: { leading: holder !== undefined, pid: holder?.pid ?? null, since: holder?.since?.toISOString() ?? null },
+    cleaner: {
+      leading: holder !== undefined,
+      pid: holder?.pid ?? null,
+      pidOf: holder?.pidOf ?? null,
+      // A lease row's holder is "host:pid:…"; a database session's host is its client address.
+      host: holder ? (holder.pidOf === "process" ? (holder.holder?.split(":")[0] ?? null) : holder.clientAddr) : null,
+      since: holder?.since?.toISOString() ?? null,
+    },
     broker,
   };
 }
@@ -77,13 +85,38 @@ function renderReport(report: StatusReport): string {
     lines.push("Due now:");
     for (const due of report.due) lines.push(`  ${due.queue}: ${due.due} due, oldest waiting ${duration(due.oldestDueSeconds)}`);
   }
-  lines.push(
-    report.cleaner.leading
-      ? `Cleaner: leading (database backend pid ${report.cleaner.pid}).`
-      : "Cleaner: none leads. Delayed tasks, retries, expired leases and lost wake-ups wait until one runs (task-runner cleaner).",
-  );
+  lines.push(cleanerLine(report));
   lines.push(...renderBroker(report.broker));
   return `${lines.join("\n")}\n`;
+}
+
+const PID_OF: Record<LeaderInfo["pidOf"], string> = {
+  "database-backend": "database backend pid",
+  "database-connection": "database connection id",
+  process: "process",
+};
+
+/**
+ * Who leads, or what waits for a leader: the cleaner recovers expired leases and prunes whatever wakes the workers;
+ * delayed and retried tasks also wait for it only when workers are woken (RabbitMQ, NOTIFY) instead of polling.
+ */
+function cleanerLine({ cleaner, broker }: StatusReport): string {
+  if (cleaner.leading) {
+    const on = cleaner.pidOf === "process" && cleaner.host ? ` on ${cleaner.host}` : "";
+    return `Cleaner: leading (${PID_OF[cleaner.pidOf!]} ${cleaner.pid}${on}).`;
+  }
+  const woken = broker.transport === "notify" || (broker.transport === "rabbitmq" && broker.state === "connected");
+  if (woken) {
+    return (
+      "Cleaner: none leads. Workers are woken for new tasks only, so delayed tasks, retries, expired leases and lost " +
+      "wake-ups wait until one runs (task-runner cleaner)."
+    );
+  }
+  const polling = broker.transport === "rabbitmq" ? "Workers poll while the broker is unreachable" : "Workers poll for due tasks";
+  return (
+    `Cleaner: none leads. ${polling}, so delayed tasks and retries still run; tasks whose worker died (expired leases) ` +
+    "wait until one runs (task-runner cleaner), and finished tasks are not pruned."
+  );
 }
 
 /** Left-aligned text columns, numbers right-aligned. */

@@ -3,6 +3,7 @@
 
 import { COMMON_HELP, commandConfig, commandLogger, parseCommand, type CliIo } from "../cli/command-context.js";
 import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "../cli/exit-codes.js";
+import { urlRefusal } from "../cli/database-errors.js";
 import { TaskQueueConfigError } from "../errors.js";
 import type { WakeupsChoice } from "../naming-options.js";
 import { startDashboardServer } from "./server.js";
@@ -61,6 +62,8 @@ export async function dashboardCommand(argv: string[], io: CliIo & { signal?: Ab
       logger,
     });
   } catch (error) {
+    const refused = urlRefusal(error, config.sources.databaseUrl);
+    if (refused instanceof CliError) throw refused;
     throw new CliError((error as Error).message, error instanceof TaskQueueConfigError ? EXIT_USAGE : EXIT_FAILURE, { cause: error });
   }
   try {

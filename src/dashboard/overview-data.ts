@@ -14,11 +14,13 @@ export interface OverviewData {
   leader: LeaderInfo | undefined;
   recentDead: TaskListRow[];
   browseIndex: boolean;
+  /** The browse index is missing on a table large enough for it to matter: the page says so. */
+  browseIndexAdvised: boolean;
 }
 
 export async function overviewData(context: DashboardContext): Promise<OverviewData> {
   const { store, settings } = context;
-  const browseIndex = await context.browseIndex();
+  const { present: browseIndex, advised: browseIndexAdvised } = await context.browseIndexState();
   const groups = browseIndex ? await store.listTaskGroups() : undefined;
   const [now, counts, stuck, throughput, workers, leader, recentDead] = await Promise.all([
     store.now(),
@@ -38,5 +40,6 @@ export async function overviewData(context: DashboardContext): Promise<OverviewD
     leader,
     recentDead: recentDead.rows,
     browseIndex,
+    browseIndexAdvised,
   };
 }

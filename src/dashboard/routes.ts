@@ -64,7 +64,7 @@ export function dashboardRoutes(context: DashboardContext): Hono<Env> {
 
   root.get("/", async (c) => {
     const data = await overviewData(context);
-    return page(c, { ...frame("Overview"), active: "overview", now: data.now, chart: true }, overviewPage(data, view(c)));
+    return page(c, { ...frame("Overview"), active: "overview", now: data.now, chart: true }, overviewPage(data, { ...view(c), wakeups: context.wakeups.enabled }));
   });
 
   root.get("/tasks", async (c) => {

@@ -30,8 +30,13 @@ export interface LeaderLock {
 
 /** Who holds the lock, as the database tells it (for `task-runner status` and the dashboard). */
 export interface LeaderInfo {
-  /** The holder's database session (PostgreSQL backend pid), when the dialect has one. */
+  /** The holder's id: its database session (see pidOf), or its operating-system process where the lock has no session. */
   pid: number | null;
+  /**
+   * What `pid` is: "database-backend" (PostgreSQL's backend pid), "database-connection" (MySQL's connection id) or
+   * "process" (the holder's operating-system process id, on the host that starts `holder`: SQLite's lease row).
+   */
+  pidOf: "database-backend" | "database-connection" | "process";
   /** The holder's name as the database knows it (PostgreSQL: application_name). */
   holder: string | null;
   /** The holder's address, null for a local socket. */

@@ -113,6 +113,8 @@ export interface ViewStore {
   hasBrowseIndex(): Promise<boolean>;
   /** The statement that creates that index, to show an operator who lacks it. */
   browseIndexAdvice(): string;
+  /** The number of tasks in the table, or `limit` when it holds at least that many; reads at most `limit` rows. */
+  countTasksUpTo(limit: number): Promise<number>;
   /** The (queue, name) pairs present, ordered; `pin` fixes one side. Call only when hasBrowseIndex is true. */
   listTaskGroups(pin?: { queue?: string; name?: string }): Promise<TaskGroup[]>;
   /** Counts by queue, name and status: exact up to `exactLimit` per group when `groups` is given, else exact. */

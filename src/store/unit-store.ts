@@ -30,6 +30,7 @@ export type UnitOperation =
   | "pendingAges"
   | "findTask"
   | "hasBrowseIndex"
+  | "countTasksUpTo"
   | "listTaskGroups"
   | "countGroups"
   | "listTasks"
@@ -122,6 +123,9 @@ export abstract class UnitStore<D, T> implements Pick<Store, UnitOperation> {
   }
   hasBrowseIndex(...args: Parameters<Store["hasBrowseIndex"]>) {
     return this.units.hasBrowseIndex(this.db, this.table, ...args);
+  }
+  countTasksUpTo(...args: Parameters<Store["countTasksUpTo"]>) {
+    return this.units.countTasksUpTo(this.db, this.table, ...args);
   }
   listTaskGroups(...args: Parameters<Store["listTaskGroups"]>) {
     return this.units.listTaskGroups(this.db, this.table, ...args);

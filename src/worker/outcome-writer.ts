@@ -107,12 +107,10 @@ export class OutcomeWriter {
 
   private announce(row: FailedTask): void {
     const { deadLetters, logger } = this.options;
-    const notification = deadTaskNotification(row, "max-attempts");
-    if (!deadLetters) {
-      logger.warn("dead-letter notification not sent: the worker has no amqpUrl", { taskId: row.id, reason: notification.reason });
-      return;
-    }
-    const sending = deadLetters.notifyDead(notification).then(
+    // Only RabbitMQ carries dead-task notifications (its dead-letter queue); without it there is nothing to send, and
+    // the task is dead in the table, where status and the dashboard show it.
+    if (!deadLetters) return;
+    const sending = deadLetters.notifyDead(deadTaskNotification(row, "max-attempts")).then(
       () => logger.debug("dead-letter notification published", { taskId: row.id }),
       (error: unknown) =>
         logger.warn("dead-letter notification not published; the task is dead in the database all the same", {

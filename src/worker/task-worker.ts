@@ -21,6 +21,7 @@ import type { WakeupListener, WakeupTransport } from "../wakeups/transport.js";
 import { WakeupSender } from "../wakeups/wakeup-sender.js";
 import { traceChannels, traceWakeups } from "../trace/channels.js";
 import type { ResolvedWorkerOptions } from "./worker-options.js";
+import { wakeupSummary } from "./wakeup-summary.js";
 
 /** The pool of the store a worker opens for itself (without `store`). */
 export const WORKER_POOL = { max: 6, applicationName: "task-runner worker" } as const;
@@ -151,8 +152,7 @@ export class TaskWorker {
       queues: options.queues,
       tasks: options.names,
       concurrency: options.concurrency,
-      wakeups: this.listener.consuming,
-      transport: this.transport.name,
+      wakeups: wakeupSummary(this.transport, this.listener.consuming, options.pollIntervalMs),
     });
   }
 

@@ -16,6 +16,9 @@ import { queueNameProblem } from "../names.js";
 import type { NamingOptions, WakeupsChoice } from "../naming-options.js";
 import { checkTransportOptions } from "../wakeups/open-transport.js";
 
+/** How often a worker polls for due tasks while wake-ups do not reach it, by default (pollIntervalMs). */
+export const DEFAULT_POLL_INTERVAL_MS = 1000;
+
 /** Options of createWorker(). */
 export interface WorkerOptions<Tasks extends TaskRegistry = TaskRegistry> extends NamingOptions {
   /**
@@ -206,7 +209,7 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
     concurrency: positiveInteger("concurrency", options.concurrency, 10, 1, 10_000),
     claimAhead: positiveInteger("claimAhead", options.claimAhead, 1000, 0, 100_000),
     leaseMs,
-    pollIntervalMs: positiveInteger("pollIntervalMs", options.pollIntervalMs, 1000, 10),
+    pollIntervalMs: positiveInteger("pollIntervalMs", options.pollIntervalMs, DEFAULT_POLL_INTERVAL_MS, 10),
     preparedStatements: flag("preparedStatements", options.preparedStatements, true),
     shutdownGraceMs: positiveInteger("shutdownGraceMs", options.shutdownGraceMs, 10_000, 0),
     workerId,

@@ -57,7 +57,7 @@ describe("status", () => {
     const report = JSON.parse(result.stdout);
     expect(report.tasks).toContainEqual({ queue: "mail", name: "send-email", pending: 0, running: 0, succeeded: 0, dead: 1, cancelled: 0 });
     expect(report.due).toEqual([{ queue: "default", due: 1, oldestDueSeconds: expect.any(Number) }]);
-    expect(report.cleaner).toEqual({ leading: false, pid: null, since: null });
+    expect(report.cleaner).toEqual({ leading: false, pid: null, pidOf: null, host: null, since: null });
   });
 });
 
@@ -157,11 +157,13 @@ describe("cancel and run", () => {
     }
   });
 
-  it("with wakeups: \"polling\" the action still happens and says the cleaner will wake the task", async () => {
+  it("with wakeups: \"polling\" the action still happens and says a worker's next poll picks the task up", async () => {
     const [id] = await insertRows(sql, [{ name: "finish-report", status: "dead", finishedAgoMs: 1000 }]);
     const result = await runCli(["retry", id!], { cwd: app, env: { ...env, AMQP_URL: undefined, PTQ_WAKEUPS: "polling" } });
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain("not woken now (no broker, or it is down): the cleaner wakes it at its next sweep");
+    expect(result.stdout).toBe(
+      `Retried task ${id}: pending again, no wake-up to send (the workers poll): a running worker picks it up at its next poll, within 1000 ms (pollIntervalMs).\n`,
+    );
     expect((await rowOf(sql, id!))?.status).toBe("pending");
   });
 });

@@ -1,11 +1,11 @@
-// The CLI's usage surface as a subprocess: --help on every command, unknown commands and flags, and every kind of
-// bad config, each with its exit code (0 help, 2 usage/config) and a message that names the problem and the file.
+// The CLI's usage surface as a subprocess: --help on every command, --version, unknown commands and flags, and every
+// kind of bad config, each with its exit code (0 help, 2 usage/config) and a message that names the problem and the file.
 
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { fixtureDir, runCli } from "./cli-process.js";
+import { fixtureDir, root, runCli } from "./cli-process.js";
 
 const app = fixtureDir("cli-app");
 const empty = mkdtempSync(join(tmpdir(), "task-runner-empty-"));
@@ -119,5 +119,51 @@ describe("bad config exits 2 and says what is wrong in which file", () => {
     const result = await runCli(["status"], { cwd: fixtureDir("cli-commonjs") });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("no database URL: set DATABASE_URL");
+  });
+});
+
+describe("--version", () => {
+  it("prints the package's own version (not the app's) with --version and -v, and exits 0", async () => {
+    const expected = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).version as string;
+    const app = mkdtempSync(join(tmpdir(), "task-runner-version-"));
+    try {
+      writeFileSync(join(app, "package.json"), JSON.stringify({ name: "some-app", version: "9.9.9" }));
+      const results = await Promise.all([runCli(["--version"], { cwd: app }), runCli(["-v"], { cwd: app })]);
+      for (const result of results) expect(result).toEqual({ code: 0, stdout: `${expected}\n`, stderr: "" });
+      expect(expected).toMatch(/^\d+\.\d+\.\d+/);
+    } finally {
+      rmSync(app, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("a SQLite URL that cannot be used", () => {
+  const cwd = fixtureDir("cli-no-url");
+  const missing = join(cwd, "missing.db");
+
+  it("names where it came from (the variable or the flag) and the fix, for every command, and exits 2", async () => {
+    const [status, flag, start, dashboard] = await Promise.all([
+      runCli(["status"], { cwd, env: { DATABASE_URL: "file:./missing.db" } }),
+      runCli(["retry", "--dead", "--database-url", "file:./missing.db"], { cwd }),
+      runCli(["start"], { cwd, env: { DATABASE_URL: "file:./missing.db" } }),
+      runCli(["dashboard", "--port", "0"], { cwd, env: { DATABASE_URL: "file:./missing.db" } }),
+    ]);
+    const problem =
+      `the SQLite database ${missing} (from "file:./missing.db") does not exist. A relative path is resolved against the ` +
+      `working directory (${cwd}), as @prisma/adapter-better-sqlite3 does. Fix the path, or create the database by ` +
+      `applying the migration (npx task-runner init writes it; then npx prisma migrate deploy).\n`;
+    expect(status).toEqual({ code: 2, stdout: "", stderr: `task-runner status: the environment variable DATABASE_URL: ${problem}` });
+    expect(flag).toEqual({ code: 2, stdout: "", stderr: `task-runner retry: --database-url: ${problem}` });
+    expect(start).toMatchObject({ code: 2, stderr: `task-runner start: the environment variable DATABASE_URL: ${problem}` });
+    expect(dashboard).toMatchObject({ code: 2, stderr: `task-runner dashboard: the environment variable DATABASE_URL: ${problem}` });
+  });
+
+  it("says the same for URL parameters, which the Prisma adapter would read as part of the file name", async () => {
+    const result = await runCli(["status"], { cwd, env: { DATABASE_URL: "file:./dev.db?connection_limit=1" } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      'task-runner status: the environment variable DATABASE_URL: "file:./dev.db?connection_limit=1" carries URL parameters, which ' +
+        "@prisma/adapter-better-sqlite3 would take as part of the file name. Use file:<path> alone; set the busy timeout with the adapter's timeout option.\n",
+    );
   });
 });

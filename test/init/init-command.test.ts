@@ -26,11 +26,18 @@ function project(files: Record<string, string>): string {
 }
 
 async function run(cwd: string, ...argv: string[]) {
+  return runWith(cwd, {}, ...argv);
+}
+
+async function runWith(cwd: string, env: NodeJS.ProcessEnv, ...argv: string[]) {
   let out = "";
   let err = "";
-  const code = await initCommand(argv, { cwd, out: (s) => (out += s), err: (s) => (err += s) });
+  const code = await initCommand(argv, { cwd, env, out: (s) => (out += s), err: (s) => (err += s) });
   return { code, out, err };
 }
+
+/** init's prose, with its line breaks (it wraps at 118 columns) read as spaces. */
+const prose = (text: string) => text.replace(/\s+/g, " ");
 
 function migrationOf(dir: string): string {
   const [name] = readdirSync(dir);
@@ -54,9 +61,9 @@ describe("task-runner init", () => {
     expect(migrationOf(join(cwd, "prisma/migrations"))).toContain('CREATE TABLE "tasks"');
   });
 
-  it("prints the whole next step with an explicit broker prefix from package.json's name, and amqpUrl", async () => {
+  it("with AMQP_URL set, prints the whole next step with amqpUrl and an explicit broker prefix from package.json's name", async () => {
     const cwd = project({ "prisma/schema.prisma": BASE, "package.json": JSON.stringify({ name: "@acme/shop web" }) });
-    const result = await run(cwd);
+    const result = await runWith(cwd, { AMQP_URL: "amqp://guest:guest@127.0.0.1:5672" });
     expect(result.code).toBe(0);
     const shared = 'amqpUrl: process.env.AMQP_URL, amqpPrefix: "acme.shop_web"';
     expect(result.out).toContain(
@@ -68,16 +75,19 @@ describe("task-runner init", () => {
         "  4. configure the worker and cleaner the same way, in task-runner.config.ts:\n" +
         `       export default defineConfig({ tasks, databaseUrl: process.env.DATABASE_URL, ${shared} });\n` +
         "     then run them: npx task-runner start\n\n" +
-        'amqpPrefix "acme.shop_web" comes from the name in package.json ("@acme/shop web"): it names this app\'s RabbitMQ',
+        "Wake-ups: RabbitMQ (AMQP_URL is set in the environment);",
     );
-    expect(result.out).toContain("Without AMQP_URL, workers are woken by PostgreSQL NOTIFY (no broker to run); the prefix then names the NOTIFY channel.\n");
+    expect(prose(result.out)).toContain(
+      'amqpPrefix "acme.shop_web" comes from the name in package.json ("@acme/shop web"): it names this app\'s RabbitMQ exchanges and queues',
+    );
   });
 
   it("takes --prefix, carries --model and --table into both snippets, and refuses an unusable prefix naming the fix", async () => {
     const cwd = project({ "prisma/schema.prisma": BASE });
     const chosen = await run(cwd, "--prefix", "billing", "--model", "QueueTask");
-    expect(chosen.out).toContain('taskQueue({ tasks, amqpUrl: process.env.AMQP_URL, amqpPrefix: "billing", model: "QueueTask", table: "queue_tasks" })');
-    expect(chosen.out).toContain('amqpPrefix "billing" comes from --prefix');
+    expect(chosen.out).toContain('taskQueue({ tasks, amqpPrefix: "billing", model: "QueueTask", table: "queue_tasks" })');
+    expect(chosen.out).toContain('defineConfig({ tasks, databaseUrl: process.env.DATABASE_URL, amqpPrefix: "billing", model: "QueueTask", table: "queue_tasks" })');
+    expect(prose(chosen.out)).toContain('on the channel "billing.wakeups" (amqpPrefix "billing" comes from --prefix)');
     const bad = await run(project({ "prisma/schema.prisma": BASE }), "--prefix", "shop tasks!");
     expect(bad.code).toBe(2);
     expect(bad.err).toBe(
@@ -89,7 +99,7 @@ describe("task-runner init", () => {
     const cwd = project({ "prisma/schema.prisma": BASE });
     const result = await run(cwd);
     const folder = cwd.split("/").at(-1)!;
-    expect(result.out).toContain(`amqpPrefix "${folder.replace(/[^A-Za-z0-9_.-]/g, "_")}" comes from the folder name ("${folder}")`);
+    expect(prose(result.out)).toContain(`amqpPrefix "${folder.replace(/[^A-Za-z0-9_.-]/g, "_")}" (from the folder name ("${folder}"))`);
   });
 
   it("is a no-op on a second run", async () => {

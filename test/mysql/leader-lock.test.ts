@@ -60,7 +60,7 @@ it("names the holder by its session, and a killed session ends leadership at onc
     host: string;
   }>;
   expect(session).toBeDefined();
-  expect(holder).toEqual({ pid: Number(session!.id), holder: `${session!.user}@${session!.host}`, clientAddr: session!.host, since: null });
+  expect(holder).toEqual({ pid: Number(session!.id), pidOf: "database-connection", holder: `${session!.user}@${session!.host}`, clientAddr: session!.host, since: null });
 
   await sql.query(`KILL CONNECTION ${Number(holder!.pid)}`);
   await waitUntil(() => !leader.isLeader, "the leader to notice its session is gone", 2000);

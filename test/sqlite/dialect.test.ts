@@ -175,6 +175,6 @@ describe("detection", () => {
       cwd: join(dirname(new URL(import.meta.url).pathname), "..", ".."),
       encoding: "utf8",
     });
-    expect(child.stdout).toContain("the better-sqlite3 package is not installed; a file: URL is a SQLite database, which prisma-task-queue's workers, cleaners and CLI open with the better-sqlite3 package: install it (npm i better-sqlite3)");
+    expect(child.stdout).toContain("the better-sqlite3 package is not installed; a file: URL is a SQLite database, which prisma-task-queue's workers, cleaners and CLI open with the better-sqlite3 package: install it (npm i better-sqlite3@12)");
   });
 });

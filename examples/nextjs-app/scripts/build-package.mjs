@@ -1,8 +1,8 @@
 // Builds prisma-task-queue (the repository root, a "file:../.." dependency) and refreshes the copy installed in
 // node_modules, so the example and its test always run the library as it is in this checkout, packaged as published.
 import { execFileSync } from "node:child_process";
-import { chmodSync, cpSync, existsSync, lstatSync, readFileSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("../../..", import.meta.url));
@@ -32,7 +32,16 @@ if (existsSync(installed) && !lstatSync(installed).isSymbolicLink()) {
       rmSync(join(installed, entry), { recursive: true, force: true });
       if (existsSync(join(root, entry))) cpSync(join(root, entry), join(installed, entry), { recursive: true });
     }
-    // tsc writes the bin without the execute bit; npm sets it when it installs, so do the same.
-    for (const bin of Object.values(source.bin ?? {})) chmodSync(join(installed, bin), 0o755);
+    // tsc writes the bin without the execute bit; npm sets it when it installs, so do the same. npm links a bin only
+    // when its file was in the packed copy, which a root without a build (nothing runs tsc at its install) lacks.
+    for (const [name, bin] of Object.entries(source.bin ?? {})) {
+      chmodSync(join(installed, bin), 0o755);
+      const link = join(app, "node_modules", ".bin", name);
+      if (!existsSync(link)) {
+        mkdirSync(join(app, "node_modules", ".bin"), { recursive: true });
+        rmSync(link, { force: true });
+        symlinkSync(relative(join(app, "node_modules", ".bin"), join(installed, bin)), link);
+      }
+    }
   }
 }

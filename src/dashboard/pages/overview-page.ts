@@ -11,6 +11,8 @@ export interface OverviewView {
   basePath: string;
   readOnly: boolean;
   csrf: string;
+  /** Whether wake-ups are sent (RabbitMQ or NOTIFY); false when workers find tasks by polling and none is ever sent. */
+  wakeups: boolean;
 }
 
 interface Row {
@@ -40,7 +42,8 @@ function attentionCards(data: OverviewData, view: OverviewView): Html {
   const oldestExpired = Math.max(0, ...data.stuck.map((g) => g.oldestExpiredSeconds));
   const due = sum(data.stuck, (g) => g.due);
   const oldestDue = Math.max(0, ...data.stuck.map((g) => g.oldestDueSeconds));
-  const unpublished = sum(data.stuck, (g) => g.unpublished);
+  // With polling no wake-up is ever sent, so "never woken" would count every due task and blame the cleaner.
+  const unpublished = view.wakeups ? sum(data.stuck, (g) => g.unpublished) : 0;
   const dead = data.counts.filter((c) => c.status === "dead");
   const deadTotal = sum(dead, (c) => c.count);
   const deadEstimated = dead.some((c) => c.estimated);
@@ -135,10 +138,10 @@ function countsPanel(rows: Row[], data: OverviewData, view: OverviewView): Html 
       <th class="num">Cancelled</th><th class="num" title="succeeded / dead in the last hour">Last hour ✓ / ✗</th><th></th></tr></thead>
     <tbody>${body}</tbody>
   </table>`}
-  ${estimated || !data.browseIndex
-    ? html`<p class="legend-note padded">${estimated ? "≈ marks counts above the exact limit, estimated from a sample of the table. " : ""}${data.browseIndex
-        ? ""
-        : "The task table has no browse index, so counts and filtered lists scan the whole table (see the dashboard docs)."}</p>`
+  ${estimated || data.browseIndexAdvised
+    ? html`<p class="legend-note padded">${estimated ? "≈ marks counts above the exact limit, estimated from a sample of the table. " : ""}${data.browseIndexAdvised
+        ? "The task table has no browse index, so counts and filtered lists scan the whole table (see the dashboard docs)."
+        : ""}</p>`
     : ""}
 </section>`;
 }

@@ -10,7 +10,7 @@ export interface TaskDetailView {
   basePath: string;
   readOnly: boolean;
   csrf: string;
-  /** Whether actions publish a wake-up at once (a broker URL is configured). */
+  /** Whether wake-ups are sent (RabbitMQ or NOTIFY); false when workers find tasks by polling. */
   wakeups: boolean;
 }
 
@@ -24,7 +24,7 @@ export function taskDetailPage(task: TaskDetail, view: TaskDetailView): Html {
   <span class="mono muted">${task.id}</span>
   <div class="actions">${view.readOnly ? "" : actions(task, view, now)}</div>
 </div>
-${diagnosis(task, now)}
+${diagnosis(task, now, view.wakeups)}
 <div class="grid2">
   <section class="panel">
     <h2>Task</h2>
@@ -70,7 +70,7 @@ function stamp(label: string, value: Date | string | null, now: Date): Html {
   return html`<dt>${label}</dt><dd>${value === null ? html`<span class="muted">—</span>` : html`${formatUtc(value)} <span class="muted">· ${relative(value, now)}</span>`}</dd>`;
 }
 
-function diagnosis(task: TaskDetail, now: Date): Html {
+function diagnosis(task: TaskDetail, now: Date, wakeups: boolean): Html {
   const seconds = (value: Date | string | null) => {
     const date = toDate(value);
     return date ? (now.getTime() - date.getTime()) / 1000 : 0;
@@ -90,8 +90,9 @@ function diagnosis(task: TaskDetail, now: Date): Html {
       return html`<div class="notice ok">Scheduled: runs ${relative(task.runAt, now)}${task.attempts > 0 ? ` (retry ${task.attempts + 1} of ${task.maxAttempts} after: ${firstLine})` : ""}.</div>`;
     }
     const kind = dueFor > 300 ? "bad" : dueFor > 30 ? "warn" : "ok";
-    const why =
-      task.publishedAt === null
+    const why = !wakeups
+      ? `Workers find due tasks by polling (no wake-ups are sent here): is a worker running for queue "${task.queue}"?`
+      : task.publishedAt === null
         ? "No wake-up was published for it yet: the cleaner publishes it on its next sweep (is one leading?)."
         : `Its wake-up was published ${relative(task.publishedAt, now)}: is a worker consuming queue "${task.queue}"?`;
     return html`<div class="notice ${kind}">Due for ${formatDuration(dueFor)} and not claimed. ${why}${task.attempts > 0 ? ` Previous attempt failed: ${firstLine}` : ""}</div>`;

@@ -7,6 +7,7 @@ import type { StoreProblem } from "../../store/store-problem.js";
 import type { Store } from "../../store/store.js";
 import { UnitStore, type StoreUnits } from "../../store/unit-store.js";
 import { browseIndexSql, hasBrowseIndex } from "./dashboard-sql/browse-index.js";
+import { countTasksUpTo } from "./dashboard-sql/table-size.js";
 import { countGroups } from "./dashboard-sql/count-groups.js";
 import { listTasks } from "./dashboard-sql/list-tasks.js";
 import { recentWorkers } from "./dashboard-sql/recent-workers.js";
@@ -67,6 +68,7 @@ const UNITS: StoreUnits<Db, MysqlTable> = {
   pendingAges,
   findTask,
   hasBrowseIndex,
+  countTasksUpTo,
   listTaskGroups,
   countGroups,
   listTasks,

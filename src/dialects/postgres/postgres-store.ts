@@ -8,6 +8,7 @@ import { UnitStore, type StoreUnits } from "../../store/unit-store.js";
 import type { StoreProblem } from "../../store/store-problem.js";
 import { countGroups } from "./dashboard-sql/count-groups.js";
 import { browseIndexSql, hasBrowseIndex } from "./dashboard-sql/browse-index.js";
+import { countTasksUpTo } from "./dashboard-sql/table-size.js";
 import { listTasks } from "./dashboard-sql/list-tasks.js";
 import { recentWorkers } from "./dashboard-sql/recent-workers.js";
 import { stuckTasks } from "./dashboard-sql/stuck-tasks.js";
@@ -66,6 +67,7 @@ const UNITS: StoreUnits<Db, PgTable> = {
   pendingAges,
   findTask,
   hasBrowseIndex,
+  countTasksUpTo,
   listTaskGroups,
   countGroups,
   listTasks,

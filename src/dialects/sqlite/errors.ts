@@ -26,7 +26,7 @@ export function classifySqliteError(error: unknown): StoreProblem {
       message,
       detail:
         "a file: URL is a SQLite database, which prisma-task-queue's workers, cleaners and CLI open with the better-sqlite3 " +
-        "package: install it (npm i better-sqlite3), as @prisma/adapter-better-sqlite3 needs it too",
+        "package: install it (npm i better-sqlite3@12), as @prisma/adapter-better-sqlite3 needs it too",
     };
   }
   if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) return { kind: "unreachable", lasting: false, message };

@@ -35,7 +35,8 @@ export function requireExistingFile(path: string, url: string, option: string): 
     throw new TaskQueueConfigError(
       option,
       `the SQLite database ${path} (from ${JSON.stringify(url)}) does not exist. A relative path is resolved against the working ` +
-        `directory (${process.cwd()}), as @prisma/adapter-better-sqlite3 does. Create it with the migration (npx task-runner init writes it, npx task-runner migrate applies it and creates the file), or fix the path.`,
+        `directory (${process.cwd()}), as @prisma/adapter-better-sqlite3 does. Fix the path, or create the database by applying the ` +
+        `migration (npx task-runner init writes it; npx task-runner migrate applies it and creates the file).`,
     );
   }
 }

@@ -10,7 +10,7 @@ import type { StoreProblem } from "../../store/store-problem.js";
 import { NOW, toDate } from "./clock.js";
 import { finishedPerMinute, recentWorkers, stuckTasks } from "./dashboard-sql/activity.js";
 import { listTasks } from "./dashboard-sql/list-tasks.js";
-import { browseIndexSql, countGroups, countTasks, findTask, hasBrowseIndex, listTaskGroups, pendingAges } from "./dashboard-sql/views.js";
+import { browseIndexSql, countGroups, countTasks, countTasksUpTo, findTask, hasBrowseIndex, listTaskGroups, pendingAges } from "./dashboard-sql/views.js";
 import type { SqliteDb } from "./db.js";
 import { classifySqliteError } from "./errors.js";
 import type { SqliteFileDb } from "./file-db.js";
@@ -55,6 +55,7 @@ const UNITS: StoreUnits<SqliteDb, SqliteTable> = {
   pendingAges,
   findTask,
   hasBrowseIndex,
+  countTasksUpTo,
   listTaskGroups,
   countGroups: (db, table, options) => countGroups(db, table, options.groups),
   listTasks,

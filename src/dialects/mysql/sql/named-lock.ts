@@ -72,5 +72,5 @@ export async function namedLockHolder(db: Db, lock: NamedLock): Promise<LeaderIn
   const row = rows[0];
   if (!row) return undefined;
   const host = row.host && !/^localhost$/i.test(row.host) ? row.host : null;
-  return { pid: num(row.pid), holder: row.user && row.host ? `${row.user}@${row.host}` : row.user, clientAddr: host, since: null };
+  return { pid: num(row.pid), pidOf: "database-connection", holder: row.user && row.host ? `${row.user}@${row.host}` : row.user, clientAddr: host, since: null };
 }

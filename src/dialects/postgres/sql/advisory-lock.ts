@@ -43,5 +43,5 @@ export async function leaderLockHolder(db: Db, key: number): Promise<LeaderInfo 
     [key],
   );
   const row = rows[0];
-  return row && { pid: row.pid, holder: row.application_name, clientAddr: row.client_addr, since: row.backend_start };
+  return row && { pid: row.pid, pidOf: "database-backend", holder: row.application_name, clientAddr: row.client_addr, since: row.backend_start };
 }

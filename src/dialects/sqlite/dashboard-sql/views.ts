@@ -1,5 +1,5 @@
 // SQL units of what `task-runner status` and the dashboard read on SQLite: counts by queue, name and status, the age
-// of due tasks, one task, and the browse index. An embedded database holds what one machine writes, so counts are
+// of due tasks, one task, the browse index and the table's size up to a limit. An embedded database holds what one machine writes, so counts are
 // exact (no sampling, unlike PostgreSQL's estimate above a limit).
 
 import type { GroupCount, PendingAge, StatusCount, TaskDetail, TaskGroup } from "../../../store/views.js";
@@ -51,6 +51,12 @@ export async function hasBrowseIndex(db: SqliteDb, table: SqliteTable): Promise<
     if (columns.slice(0, 4).map((column) => column.name).join(",") === "queue,name,status,id") return true;
   }
   return false;
+}
+
+/** The number of rows in the task table, or `limit` when it holds at least that many (reads at most `limit` rows). */
+export async function countTasksUpTo(db: SqliteDb, table: SqliteTable, limit: number): Promise<number> {
+  const rows = await db.query<{ n: number }>(...bind(`SELECT count(*) AS n FROM (SELECT 1 FROM ${table.sql} LIMIT {limit})`, { limit }));
+  return Number(rows[0]?.n ?? 0);
 }
 
 /** The (queue, name) pairs present, ordered; `pin` fixes one side. */

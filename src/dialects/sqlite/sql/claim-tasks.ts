@@ -1,7 +1,7 @@
 // SQL units: claim tasks by id (the ids wake-ups named) and claim due tasks (polling), each one compare-and-set
 // UPDATE … RETURNING. SQLite has one writer at a time, so the statement that sets status 'running' where status is
 // still 'pending' cannot race another claimer: no row lock, no SKIP LOCKED, no lost compare-and-set to retry.
-// (Seed 003's per-row generation lock was measured against it: see docs/databases-sqlite.md.)
+// (An optimistic per-row generation lock was measured against it: see docs/databases-sqlite.md.)
 
 import type { TaskRecord } from "../../../store/task-record.js";
 import type { ClaimByIdResult, ClaimFilter, UnclaimedReason } from "../../../store/task-writes.js";

@@ -38,5 +38,5 @@ export async function leaseHolder(db: SqliteDb, table: SqliteTable, name: string
   const row = rows[0];
   if (!row) return undefined;
   const pid = /:(\d+):/.exec(row.holder)?.[1];
-  return { pid: pid === undefined ? null : Number(pid), holder: row.holder, clientAddr: null, since: toDate(row.elected_at) };
+  return { pid: pid === undefined ? null : Number(pid), pidOf: "process", holder: row.holder, clientAddr: null, since: toDate(row.elected_at) };
 }
