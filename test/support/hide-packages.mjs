@@ -8,8 +8,9 @@ const isHidden = (specifier) => hidden.some((name) => specifier === name || spec
 const hook = `
 const hidden = ${JSON.stringify(hidden)};
 export async function resolve(specifier, context, next) {
-  if (hidden.some((name) => specifier === name || specifier.startsWith(name + "/"))) {
-    const error = new Error("Cannot find package '" + specifier + "' imported from " + context.parentURL);
+  const name = hidden.find((name) => specifier === name || specifier.startsWith(name + "/"));
+  if (name) {
+    const error = new Error("Cannot find package '" + name + "' imported from " + context.parentURL);
     error.code = "ERR_MODULE_NOT_FOUND";
     throw error;
   }
