@@ -8,6 +8,7 @@ export type TaskQueueErrorCode =
   | "TASK_OPTIONS_INVALID"
   | "TASK_DEFINITION_INVALID"
   | "TASK_QUEUE_CONFIG_INVALID"
+  | "TASK_PACKAGE_MISSING"
   | "TASK_UNRECOVERABLE"
   | "TASK_TIMEOUT"
   | "TASK_LEASE_LOST"
@@ -138,6 +139,22 @@ export class TaskClientUnusableError extends TaskQueueError {
         `which releases the lock.`,
     );
     (this as { cause?: unknown }).cause = cause;
+  }
+}
+
+/**
+ * An optional peer dependency that the feature in use needs (a database driver, the RabbitMQ client, the dashboard's web
+ * framework, tsx) is not installed. The message says what needs it and the command that installs it.
+ */
+export class MissingPackageError extends TaskQueueError {
+  constructor(
+    readonly packageName: string,
+    neededFor: string,
+    fix: string,
+    options?: { cause?: unknown },
+  ) {
+    super("TASK_PACKAGE_MISSING", `${neededFor} the ${packageName} package, an optional peer dependency of prisma-task-queue that is not installed: ${fix}`);
+    if (options && "cause" in options) (this as { cause?: unknown }).cause = options.cause;
   }
 }
 

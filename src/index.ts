@@ -21,6 +21,7 @@ export type { EnqueueItem, TaskModelMethods, TaskQueueExtension, TaskQueueHandle
 export type { EnqueueOptions } from "./enqueue/prepare.js";
 export type { EnqueuedTask } from "./enqueue/enqueued-task.js";
 export {
+  MissingPackageError,
   TaskClientUnusableError,
   TaskDefinitionError,
   TaskEnqueueWouldWaitError,

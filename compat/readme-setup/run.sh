@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Follows the README's "Setup in your app" for a PostgreSQL app with no RabbitMQ, as a new user would: packs this
-# repository, installs it into a fresh Prisma 7 app (`npm i prisma-task-queue zod` plus the app's own Prisma packages),
-# runs `npx task-runner init`, applies its migration with psql (`prisma migrate deploy` cannot download its engine on
-# this machine), runs `npx prisma generate`, writes src/tasks.ts, src/db.ts, task-runner.config.ts and the enqueue
-# snippet from the README's own code blocks, starts `npx task-runner start`, enqueues in a transaction and waits for
-# the handler's write. No AMQP_URL anywhere: the wake-up is PostgreSQL NOTIFY. Ends with "README setup: PASS".
+# repository, installs it into a fresh Prisma 7 app (`npm i prisma-task-queue zod pg @prisma/adapter-pg tsx` plus
+# prisma), runs `npx task-runner init`, applies its migration with psql (`prisma migrate deploy` cannot download its
+# engine on this machine), runs `npx prisma generate`, writes src/tasks.ts, src/db.ts, task-runner.config.ts and the
+# enqueue snippet from the README's own code blocks, starts `npx task-runner start`, enqueues in a transaction and
+# waits for the handler's write. No AMQP_URL anywhere: the wake-up is PostgreSQL NOTIFY, and amqplib is not installed.
+# Ends with "README setup: PASS".
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -43,8 +44,9 @@ model Report {
   @@map("reports")
 }
 PRISMA
-# Step 1 (the tarball stands for the published package), with the app's own Prisma 7 packages.
-npm install --no-audit --no-fund --silent ./prisma-task-queue-*.tgz zod@"$(version zod)" \
+# Step 1 (the tarball stands for the published package): its optional peers this app uses (pg for PostgreSQL, tsx for
+# the TypeScript config), with the app's own Prisma 7 packages.
+npm install --no-audit --no-fund --silent ./prisma-task-queue-*.tgz zod@"$(version zod)" pg@"$(version pg)" tsx@"$(version tsx)" \
   @prisma/client@"$(version @prisma/client)" @prisma/adapter-pg@"$(version @prisma/adapter-pg)" prisma@"$(version prisma)"
 # Step 2.
 npx task-runner init > init.log

@@ -54,7 +54,12 @@ class LeaderCleaner implements Cleaner {
     this.store = options.store ?? this.ownedStore!;
     this.lockKey = options.lockKey ?? this.store.defaultLockKey();
     this.election = this.store.leaderLock(this.lockKey, electionTiming(options.intervalMs), options.logger);
-    this.transport = openTransport({ ...options.naming, amqpUrl: options.amqpUrl, logger: options.logger, store: this.store, inProcess: this.store.wakeupIdentity });
+    try {
+      this.transport = openTransport({ ...options.naming, amqpUrl: options.amqpUrl, logger: options.logger, store: this.store, inProcess: this.store.wakeupIdentity });
+    } catch (error) {
+      void this.ownedStore?.close(); // nothing connected yet: closing only ends the pool it made
+      throw error;
+    }
     const store = this.store;
     this.sender = new WakeupSender({ transport: this.transport, logger: options.logger, markConfirmed: (ids) => store.markPublished(ids) });
   }

@@ -2,6 +2,7 @@
 // (so a bad URL fails fast, before anything else is touched), then the command's work on a small pool.
 
 import { openStore } from "../dialects/index.js";
+import { MissingPackageError } from "../errors.js";
 import type { Store } from "../store/store.js";
 import type { TaskTable } from "../store/task-table.js";
 import { databaseFailure, problemFailure, urlRefusal } from "./database-errors.js";
@@ -27,7 +28,8 @@ export async function withStore<T>(url: string, table: TaskTable, source: string
     if (problem) throw problemFailure(problem, url, table, store.displayName, source);
     return await work(store);
   } catch (error) {
-    if (error instanceof CliError) throw error;
+    // A package the command needs (amqplib for the broker) is not installed: no fault of the database.
+    if (error instanceof CliError || error instanceof MissingPackageError) throw error;
     throw databaseFailure(store, error, url, table, source);
   } finally {
     await store.close();

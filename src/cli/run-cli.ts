@@ -1,7 +1,6 @@
 // The `task-runner` dispatcher: routes a command to its module, prints failures as one line (stack with --verbose),
 // and returns the exit code. main.ts is the bin around it.
 
-import { dashboardCommand } from "../dashboard/command.js";
 import { packageVersion } from "../package-files.js";
 import { initCommand } from "./init-command.js";
 import { migrateCommand } from "./migrate-command.js";
@@ -28,7 +27,11 @@ const COMMANDS: Record<string, Command> = {
   run: { summary: "make a delayed pending task due now", run: runNowCommand },
   init: { summary: "add the task model and its migration to your Prisma schema", run: initCommand },
   migrate: { summary: "apply the pending Prisma migrations and record them as prisma migrate deploy does", run: migrateCommand },
-  dashboard: { summary: "serve the web dashboard (overview, tasks, retry/cancel/run now)", run: dashboardCommand },
+  // Imported when run: the dashboard loads hono and @hono/node-server, which only apps that serve it install.
+  dashboard: {
+    summary: "serve the web dashboard (overview, tasks, retry/cancel/run now)",
+    run: async (argv, io) => (await import("../dashboard/command.js")).dashboardCommand(argv, io),
+  },
 };
 
 export function mainHelp(): string {

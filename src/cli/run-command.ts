@@ -2,7 +2,7 @@
 // start the parts, run until SIGTERM/SIGINT, then stop gracefully (a second signal cuts the worker's grace period).
 
 import { createCleaner, type Cleaner } from "../cleaner/create-cleaner.js";
-import { TaskQueueError } from "../errors.js";
+import { MissingPackageError, TaskQueueError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { LoadedConfig } from "../runner/load-config.js";
 import { createWorker, type Worker } from "../worker/create-worker.js";
@@ -120,7 +120,10 @@ function build(
     const cleaner = role === "worker" ? undefined : createCleaner({ ...config.cleaner, ...shared });
     return { worker, cleaner };
   } catch (error) {
-    if (error instanceof TaskQueueError) throw new CliError(`${config.file}: ${error.message}`, EXIT_USAGE, { cause: error });
+    // An option of the config file that cannot work; a package that is not installed is no fault of the file.
+    if (error instanceof TaskQueueError && !(error instanceof MissingPackageError)) {
+      throw new CliError(`${config.file}: ${error.message}`, EXIT_USAGE, { cause: error });
+    }
     throw error;
   }
 }

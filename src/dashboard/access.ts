@@ -3,8 +3,9 @@
 
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { isIP } from "node:net";
+import type { Context } from "hono";
 import type { AuthorizeContext, DashboardSettings } from "./dashboard-options.js";
-import { readCookie, serializeCookie } from "./cookies.js";
+import { generateCookie, getCookie } from "./hono.js";
 
 export const TOKEN_COOKIE = "ptq_dashboard_session";
 
@@ -39,19 +40,20 @@ function same(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
-/** Decides whether `request` may proceed under `settings`. */
+/** Decides whether the request of `c` may proceed under `settings`. */
 export async function checkAccess(
-  request: Request,
+  c: Context,
   context: AuthorizeContext,
   settings: Pick<DashboardSettings, "token" | "authorize" | "basePath">,
 ): Promise<AccessDecision> {
   const { token } = settings;
+  const request = c.req.raw;
   const url = new URL(request.url);
   if (token !== undefined) {
     const header = request.headers.get("authorization");
     const bearer = header?.match(/^Bearer\s+(.+)$/i)?.[1]?.trim();
     const fromQuery = url.searchParams.get("token");
-    const cookie = readCookie(request.headers.get("cookie"), TOKEN_COOKIE);
+    const cookie = getCookie(c, TOKEN_COOKIE);
     const presented = bearer ?? fromQuery ?? undefined;
     if (presented !== undefined) {
       if (!same(presented, token)) return { allowed: false, status: 401, reason: "The token is wrong." };
@@ -59,8 +61,10 @@ export async function checkAccess(
       url.searchParams.delete("token");
       return {
         allowed: true,
-        setCookie: serializeCookie(TOKEN_COOKIE, sessionValue(token), {
+        setCookie: generateCookie(TOKEN_COOKIE, sessionValue(token), {
           path: settings.basePath || "/",
+          httpOnly: true,
+          sameSite: "Strict",
           secure: url.protocol === "https:",
         }),
         redirectTo: request.method === "GET" ? `${url.pathname}${url.search}` : undefined,

@@ -2,13 +2,13 @@
 // has fetch() for Web-standard hosts (Next.js route handlers) and close() for what it opened.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { getRequestListener } from "@hono/node-server";
 import { databaseAdvice } from "../database-advice.js";
 import { openStore, prismaStore } from "../dialects/index.js";
 import { TaskQueueConfigError } from "../errors.js";
 import type { Store } from "../store/store.js";
 import { DashboardContext } from "./dashboard-context.js";
 import { resolveSettings, type DashboardOptions } from "./dashboard-options.js";
+import { getRequestListener } from "./hono.js";
 import { dashboardRoutes } from "./routes.js";
 import { Wakeups } from "./wakeups.js";
 

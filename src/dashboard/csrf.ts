@@ -2,24 +2,25 @@
 // same token in its forms; a POST passes only when both match and the browser does not call it cross-site.
 
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import { readCookie, serializeCookie } from "./cookies.js";
+import type { Context } from "hono";
+import { generateCookie, getCookie } from "./hono.js";
 
 export const CSRF_COOKIE = "ptq_dashboard_csrf";
 export const CSRF_FIELD = "csrf";
 
-/** The request's CSRF token, and the Set-Cookie header to send when it had none yet. */
-export function csrfToken(request: Request, basePath: string): { token: string; setCookie?: string } {
-  const existing = readCookie(request.headers.get("cookie"), CSRF_COOKIE);
+/** The CSRF token of the request of `c`, and the Set-Cookie header (HttpOnly, SameSite=Strict) when it had none yet. */
+export function csrfToken(c: Context, basePath: string): { token: string; setCookie?: string } {
+  const existing = getCookie(c, CSRF_COOKIE);
   if (existing && /^[0-9a-f]{64}$/.test(existing)) return { token: existing };
   const token = randomBytes(32).toString("hex");
-  const secure = new URL(request.url).protocol === "https:";
-  return { token, setCookie: serializeCookie(CSRF_COOKIE, token, { path: basePath || "/", secure }) };
+  const secure = new URL(c.req.url).protocol === "https:";
+  return { token, setCookie: generateCookie(CSRF_COOKIE, token, { path: basePath || "/", httpOnly: true, sameSite: "Strict", secure }) };
 }
 
-/** Why a POST fails the CSRF check, or undefined when it passes. */
-export function csrfProblem(request: Request, submitted: unknown): string | undefined {
-  if (request.headers.get("sec-fetch-site") === "cross-site") return "the form was submitted from another site";
-  const cookie = readCookie(request.headers.get("cookie"), CSRF_COOKIE);
+/** Why the POST of `c` fails the CSRF check, or undefined when it passes. */
+export function csrfProblem(c: Context, submitted: unknown): string | undefined {
+  if (c.req.header("sec-fetch-site") === "cross-site") return "the form was submitted from another site";
+  const cookie = getCookie(c, CSRF_COOKIE);
   if (!cookie) return "the CSRF cookie is missing (cookies blocked, or the page is from before a restart of the browser session)";
   if (typeof submitted !== "string" || submitted.length === 0) return "the form carries no CSRF token";
   const a = Buffer.from(cookie);

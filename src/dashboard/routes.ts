@@ -1,7 +1,7 @@
 // The dashboard's routes on a Hono app: the access check and security headers on every request, the three pages,
 // the actions (POST + CSRF, refused when read-only), and the static assets.
 
-import { Hono, type Context } from "hono";
+import type { Context, Hono as HonoApp } from "hono";
 import type { IncomingMessage } from "node:http";
 import { actionNotice, noticeFor, runAction, type ActionName } from "./actions.js";
 import { checkAccess, requestContext } from "./access.js";
@@ -9,6 +9,7 @@ import { assets } from "./assets/asset-routes.js";
 import type { DashboardContext } from "./dashboard-context.js";
 import { CSRF_FIELD, csrfProblem, csrfToken } from "./csrf.js";
 import { parseListQuery } from "./list-query.js";
+import { Hono, secureHeaders } from "./hono.js";
 import { overviewData } from "./overview-data.js";
 import { html, type Html } from "./pages/html.js";
 import { layout, messagePage, type PageFrame } from "./pages/layout.js";
@@ -25,22 +26,50 @@ export interface RequestBindings {
 
 type Env = { Bindings: RequestBindings; Variables: { csrf: string } };
 
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+/**
+ * The security headers of every response, refusals and errors included: this CSP, nosniff, no framing, the referrer
+ * kept to the dashboard's own origin. Hono's other defaults stay off, so a dashboard mounted in an app sends no headers
+ * that reach beyond its pages (Strict-Transport-Security, say).
+ */
+const SECURITY_HEADERS: Parameters<typeof secureHeaders>[0] = {
+  contentSecurityPolicy: {
+    defaultSrc: ["'none'"],
+    scriptSrc: ["'self'"],
+    styleSrc: ["'self'"],
+    imgSrc: ["'self'", "data:"],
+    connectSrc: ["'self'"],
+    formAction: ["'self'"],
+    frameAncestors: ["'none'"],
+    baseUri: ["'none'"],
+  },
+  xContentTypeOptions: true,
+  xFrameOptions: "DENY",
+  referrerPolicy: "same-origin",
+  crossOriginResourcePolicy: false,
+  crossOriginOpenerPolicy: false,
+  originAgentCluster: false,
+  strictTransportSecurity: false,
+  xDnsPrefetchControl: false,
+  xDownloadOptions: false,
+  xPermittedCrossDomainPolicies: false,
+  xXssProtection: false,
+};
 
-export function dashboardRoutes(context: DashboardContext): Hono<Env> {
+export function dashboardRoutes(context: DashboardContext): HonoApp<Env> {
   const { settings } = context;
   const base = settings.basePath;
   const app = new Hono<Env>({ strict: false });
   const root = base ? app.basePath(base) : app;
 
+  root.use("*", secureHeaders(SECURITY_HEADERS));
+
   root.use("*", async (c, next) => {
     const request = c.req.raw;
-    const access = await checkAccess(request, requestContext(request, c.env?.remoteAddress, c.env?.incoming), settings);
+    const access = await checkAccess(c, requestContext(request, c.env?.remoteAddress, c.env?.incoming), settings);
     if (!access.allowed) {
       c.header("Cache-Control", "no-store");
       if (access.status === 401) c.header("WWW-Authenticate", 'Bearer realm="task queue dashboard"');
-      securityHeaders(c);
-      return c.html(messagePage(frame(access.status === 401 ? "Token required" : "Access refused"), access.reason).value, access.status);
+      return c.html(messagePage(frame(access.status === 401 ? "Token required" : "Access refused"), access.reason), access.status);
     }
     if (access.redirectTo) {
       c.header("Set-Cookie", access.setCookie!, { append: true });
@@ -48,11 +77,10 @@ export function dashboardRoutes(context: DashboardContext): Hono<Env> {
       return c.redirect(access.redirectTo, 303);
     }
     if (access.setCookie) c.header("Set-Cookie", access.setCookie, { append: true });
-    const csrf = csrfToken(request, base);
+    const csrf = csrfToken(c, base);
     if (csrf.setCookie) c.header("Set-Cookie", csrf.setCookie, { append: true });
     c.set("csrf", csrf.token);
     await next();
-    securityHeaders(c);
   });
 
   root.get("/assets/:file", (c) => {
@@ -117,8 +145,7 @@ export function dashboardRoutes(context: DashboardContext): Hono<Env> {
 
   root.onError((error, c) => {
     settings.logger.error("dashboard request failed", { method: c.req.method, path: new URL(c.req.url).pathname, error });
-    securityHeaders(c);
-    return c.html(messagePage(frame("Something went wrong"), `The dashboard could not answer: ${error.message}`).value, 500);
+    return c.html(messagePage(frame("Something went wrong"), `The dashboard could not answer: ${error.message}`), 500);
   });
 
   function frame(title: string): PageFrame {
@@ -133,18 +160,18 @@ export function dashboardRoutes(context: DashboardContext): Hono<Env> {
     const params = new URL(c.req.url).searchParams;
     const notice = noticeFor(params.get("done"), Number(params.get("n")));
     c.header("Cache-Control", "no-store");
-    return c.html(layout({ ...pageFrame, notice: pageFrame.notice ?? notice }, content).value, status);
+    return c.html(layout({ ...pageFrame, notice: pageFrame.notice ?? notice }, content), status);
   }
 
   async function refuseAction(c: Context<Env>): Promise<Response | undefined> {
     if (settings.readOnly) {
-      return c.html(messagePage(frame("Read-only"), "This dashboard is read-only: actions are disabled.").value, 403);
+      return c.html(messagePage(frame("Read-only"), "This dashboard is read-only: actions are disabled."), 403);
     }
     const form = await c.req.parseBody();
-    const problem = csrfProblem(c.req.raw, form[CSRF_FIELD]);
+    const problem = csrfProblem(c, form[CSRF_FIELD]);
     if (problem) {
       settings.logger.warn("dashboard action refused by the CSRF check", { path: new URL(c.req.url).pathname, problem, requester: c.env?.remoteAddress });
-      return c.html(messagePage(frame("Action refused"), `The action was refused: ${problem}. Reload the page and try again.`).value, 403);
+      return c.html(messagePage(frame("Action refused"), `The action was refused: ${problem}. Reload the page and try again.`), 403);
     }
     return undefined;
   }
@@ -159,11 +186,4 @@ function notFound(message: string): Html {
 /** A same-dashboard path (no scheme, no host, no "//"), so a form cannot redirect elsewhere. */
 function isLocalPath(path: string, base: string): boolean {
   return path.startsWith(`${base}/`) && !path.startsWith("//") && !/[\\\s]/.test(path);
-}
-
-function securityHeaders(c: Context<Env>): void {
-  c.header("Content-Security-Policy", CSP);
-  c.header("X-Content-Type-Options", "nosniff");
-  c.header("X-Frame-Options", "DENY");
-  c.header("Referrer-Policy", "same-origin");
 }

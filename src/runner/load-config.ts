@@ -1,5 +1,5 @@
-// Finds, imports and checks `task-runner.config.ts` (TypeScript, no build step, through tsx), then applies the
-// DATABASE_URL / AMQP_URL environment and flag overrides. Every problem names the file and the fix.
+// Finds, imports and checks `task-runner.config.ts` (TypeScript, no build step, through tsx when installed), then
+// applies the DATABASE_URL / AMQP_URL environment and flag overrides. Every problem names the file and the fix.
 
 import { existsSync } from "node:fs";
 import { isAbsolute, relative, resolve } from "node:path";
@@ -11,6 +11,7 @@ import { defineTasks, type TaskRegistry } from "../define-tasks.js";
 import { TaskQueueConfigError } from "../errors.js";
 import { ConfigFileError } from "./config-file-error.js";
 import type { RunnerConfig } from "./config.js";
+import { registerTypeScriptHooks } from "./typescript-hooks.js";
 
 /** The config file names looked for, in order, when no path is given. */
 export const CONFIG_FILE_NAMES = ["task-runner.config.ts", "task-runner.config.mts", "task-runner.config.js", "task-runner.config.mjs"];
@@ -56,30 +57,23 @@ export interface LoadConfigOptions {
 
 const KNOWN_KEYS = new Set(["tasks", "databaseUrl", "amqpUrl", "prisma", "table", "schema", "amqpPrefix", "quorumQueues", "wakeups", "worker", "cleaner", "logger"]);
 
-let registered = false;
-
 /**
  * Loads the config at `path` (relative to cwd), or the first of CONFIG_FILE_NAMES in cwd. TypeScript is compiled on
- * the fly by tsx's hooks, registered once for the process (ESM and CommonJS, so a config in a project without
- * "type": "module" loads too). Unlike tsImport(), which loads the config's whole module graph a second time, this
- * keeps one instance of every module in an ESM project: the runner and the config share prisma-task-queue itself.
+ * the fly by tsx's hooks (typescript-hooks.ts); without tsx, a TypeScript config fails with a MissingPackageError.
  */
 export async function loadConfig(path?: string, options: LoadConfigOptions = {}): Promise<LoadedConfig> {
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? process.env;
   const file = locate(cwd, path);
-  if (!registered) {
-    // Loaded here, not at the top: apps that import the package never pay for tsx and esbuild.
-    const [esm, cjs] = await Promise.all([import("tsx/esm/api"), import("tsx/cjs/api")]);
-    esm.register();
-    cjs.register();
-    registered = true;
-  }
+  const hooked = await registerTypeScriptHooks(file);
   let module: Record<string, unknown>;
   try {
     module = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
   } catch (error) {
-    const failure = new ConfigFileError(file, `loading the config failed: ${(error as Error)?.message ?? String(error)}`);
+    // A JavaScript config that imports TypeScript files needs tsx as well.
+    const unknownExtension = (error as { code?: unknown })?.code === "ERR_UNKNOWN_FILE_EXTENSION";
+    const hint = !hooked && unknownExtension ? " (TypeScript files load through tsx: npm install tsx)" : "";
+    const failure = new ConfigFileError(file, `loading the config failed: ${(error as Error)?.message ?? String(error)}${hint}`);
     (failure as { cause?: unknown }).cause = error;
     throw failure;
   }

@@ -99,15 +99,16 @@ export class TaskWorker {
       ...WORKER_POOL,
       preparedStatements: options.preparedStatements,
     }));
-    this.transport = openTransport({
-      ...options.naming,
-      amqpUrl: options.amqpUrl,
-      logger: this.logger,
-      store: this.store,
-      listenUrl: options.listenUrl,
-      inProcess: this.store.wakeupIdentity,
-    });
     try {
+      // Inside the try: a transport that cannot be made (its client package not installed) closes the store too.
+      this.transport = openTransport({
+        ...options.naming,
+        amqpUrl: options.amqpUrl,
+        logger: this.logger,
+        store: this.store,
+        listenUrl: options.listenUrl,
+        inProcess: this.store.wakeupIdentity,
+      });
       // Nothing else is opened, and no timer runs, until wrong credentials or a missing table are ruled out.
       const [database, broker] = await Promise.allSettled([
         checkDatabase(this.store, options.table, options.store ? undefined : options.databaseUrl),

@@ -140,6 +140,24 @@ describe("requests from other machines", () => {
     expect((await rawGet(`${url}/`, { host: "localhost:4000" })).status).toBe(200);
   });
 
+  it("get the same security headers as pages do, and none that reach beyond the dashboard", async () => {
+    const url = await serve({}, "203.0.113.8");
+    const local = await serve({});
+    const responses = [await fetch(`${url}/`), await fetch(`${local}/`), await fetch(`${local}/assets/dashboard.js`)];
+    expect(responses.map((response) => response.status)).toEqual([403, 200, 200]);
+    for (const response of responses) {
+      expect(response.headers.get("content-security-policy")).toBe(
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; " +
+          "frame-ancestors 'none'; base-uri 'none'",
+      );
+      expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(response.headers.get("x-frame-options")).toBe("DENY");
+      expect(response.headers.get("referrer-policy")).toBe("same-origin");
+      expect(response.headers.get("strict-transport-security")).toBeNull();
+      expect(response.headers.get("cross-origin-opener-policy")).toBeNull();
+    }
+  });
+
   it("recognises loopback peers and host names", () => {
     for (const address of ["127.0.0.1", "127.8.9.10", "::1", "::ffff:127.0.0.1"]) expect(isLoopbackAddress(address), address).toBe(true);
     for (const address of ["10.0.0.1", "192.168.1.2", "::ffff:10.0.0.1", "fe80::1", "", undefined]) expect(isLoopbackAddress(address), String(address)).toBe(false);

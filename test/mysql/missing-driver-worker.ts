@@ -1,5 +1,5 @@
 // Child of the missing-driver test (run with the mariadb package hidden): starts a worker on the mysql:// URL in
-// MYSQL_TEST_URL, then asks a store on it for counts, and prints how each failed, as one JSON line.
+// MYSQL_TEST_URL, then opens a store on it, and prints how each failed, as one JSON line.
 
 import { createWorker, openStore, silentLogger } from "../../src/index.js";
 import { plainTasks } from "../conformance/tasks.js";
@@ -12,7 +12,11 @@ const outcome = (error: unknown) => {
 const worker = createWorker({ tasks: plainTasks, databaseUrl: process.env.MYSQL_TEST_URL!, logger: silentLogger });
 const started = await worker.start().then(() => ({ started: true }), outcome);
 await worker.stop();
-const store = openStore(process.env.MYSQL_TEST_URL!);
-const counted = await store.countTasks().then(() => ({ counted: true }), outcome);
-await store.close();
-process.stdout.write(`${JSON.stringify({ worker: started, store: counted })}\n`);
+let opened: unknown;
+try {
+  await openStore(process.env.MYSQL_TEST_URL!).close();
+  opened = { opened: true };
+} catch (error) {
+  opened = outcome(error);
+}
+process.stdout.write(`${JSON.stringify({ worker: started, store: opened })}\n`);

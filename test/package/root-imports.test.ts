@@ -1,14 +1,35 @@
 // What an app loads when it imports the package root: the static import graph of src/index.ts must not reach the
-// config loader's TypeScript runtime (tsx, esbuild) or the dashboard's web stack (hono, uplot). Bundlers such as
-// Turbopack follow exactly these static imports.
+// config loader's TypeScript runtime (tsx, esbuild), the dashboard's web stack (hono, uplot) or any optional peer
+// dependency (pg, amqplib, the drivers): those load through src/optional-package.ts where they are used. Bundlers such
+// as Turbopack follow exactly these static imports.
 
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
+import { OPTIONAL_PACKAGE_NAMES } from "../../src/optional-package.js";
 
 const src = fileURLToPath(new URL("../../src/", import.meta.url));
 const STATIC_IMPORT = /^\s*(?:import|export)\s[^;]*?from\s+"([^"]+)"/gm;
+const manifest = JSON.parse(readFileSync(join(src, "..", "package.json"), "utf8")) as {
+  dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+};
+
+/** The bare package of a specifier: "hono/cookie" → "hono", "@hono/node-server" → itself. */
+function packageOf(specifier: string): string {
+  const parts = specifier.split("/");
+  return specifier.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0]!;
+}
+
+/** Every bare package name statically imported (types aside) by `file`. */
+function importsOf(file: string): Array<{ specifier: string; local: boolean }> {
+  return [...readFileSync(file, "utf8").matchAll(STATIC_IMPORT)]
+    .filter((match) => !/^\s*(import|export)\s+type\s/.test(match[0]))
+    .map((match) => ({ specifier: match[1]!, local: match[1]!.startsWith(".") }));
+}
 
 /** Every bare package name statically imported from `entry` and the local modules it reaches. */
 function packagesReachedFrom(entry: string): Map<string, string> {
@@ -17,10 +38,8 @@ function packagesReachedFrom(entry: string): Map<string, string> {
   const visit = (file: string) => {
     if (seen.has(file)) return;
     seen.add(file);
-    for (const match of readFileSync(file, "utf8").matchAll(STATIC_IMPORT)) {
-      if (/^\s*(import|export)\s+type\s/.test(match[0])) continue;
-      const specifier = match[1]!;
-      if (specifier.startsWith(".")) visit(resolve(dirname(file), specifier.replace(/\.js$/, ".ts")));
+    for (const { specifier, local } of importsOf(file)) {
+      if (local) visit(resolve(dirname(file), specifier.replace(/\.js$/, ".ts")));
       else if (!specifier.startsWith("node:")) packages.set(specifier, file.slice(src.length));
     }
   };
@@ -28,19 +47,31 @@ function packagesReachedFrom(entry: string): Map<string, string> {
   return packages;
 }
 
-it("keeps tsx, esbuild, hono and uplot out of the package root", () => {
-  const reached = packagesReachedFrom("index.ts");
-  const heavy = [...reached].filter(([name]) => /^(tsx|esbuild|hono|@hono\/|uplot)/.test(name));
-  expect(heavy, "heavy packages imported (package ← importing file)").toEqual([]);
-  expect([...reached.keys()].sort()).toEqual(["@prisma/client/extension", "amqplib", "pg"]);
+it("keeps the package root to @prisma/client: no optional peer, no tsx, esbuild, hono or uplot", () => {
+  expect([...packagesReachedFrom("index.ts").keys()].sort()).toEqual(["@prisma/client/extension"]);
 });
 
-it("keeps the testing helpers' entry as light as the root: no tsx, esbuild, hono or uplot", () => {
-  const reached = packagesReachedFrom("testing/index.ts");
-  expect([...reached.keys()].sort()).toEqual(["amqplib", "pg"]);
+it("keeps the testing helpers' entry as light as the root", () => {
+  expect([...packagesReachedFrom("testing/index.ts").keys()].sort()).toEqual([]);
 });
 
-it("serves the dashboard from its own entry", () => {
-  const reached = packagesReachedFrom("dashboard/index.ts");
-  expect([...reached.keys()].some((name) => name.startsWith("hono"))).toBe(true);
+it("keeps the CLI's own graph free of optional peers: the dashboard command is imported when it runs", () => {
+  const reached = [...packagesReachedFrom("cli/main.ts").keys()].map(packageOf);
+  expect(reached.filter((name) => (OPTIONAL_PACKAGE_NAMES as string[]).includes(name) || name === "uplot")).toEqual([]);
+});
+
+it("imports no optional peer statically anywhere: each loads through the loader, and the manifest declares it optional", () => {
+  const files = (readdirSync(src, { recursive: true, encoding: "utf8" }) as string[]).filter((file) => file.endsWith(".ts"));
+  const direct = files.flatMap((file) =>
+    importsOf(join(src, file))
+      .filter(({ specifier, local }) => !local && (OPTIONAL_PACKAGE_NAMES as string[]).includes(packageOf(specifier)))
+      .map(({ specifier }) => `${file} imports ${specifier}`),
+  );
+  expect(direct).toEqual([]);
+  for (const name of OPTIONAL_PACKAGE_NAMES) {
+    expect(manifest.peerDependencies?.[name], `${name} in peerDependencies`).toBeDefined();
+    expect(manifest.peerDependenciesMeta?.[name]?.optional, `${name} optional`).toBe(true);
+    expect(manifest.dependencies?.[name], `${name} not in dependencies`).toBeUndefined();
+    expect(manifest.devDependencies?.[name], `${name} in devDependencies, for the tests`).toBeDefined();
+  }
 });

@@ -2,8 +2,8 @@
 // process, the file a URL names (relative, missing, with parameters), the time format the adapter writes, the refused
 // libsql adapter, and detection from the client's provider.
 
-import { writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { PrismaLibSql } from "@prisma/adapter-libsql";
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import Database from "better-sqlite3";
@@ -159,22 +159,20 @@ describe("detection", () => {
     expect(() => openStore(db.url, { schema: "app" })).toThrow('Invalid option "schema": SQLite has no schemas');
   });
 
-  it("says which package to install when better-sqlite3 is missing", async () => {
+  it("says which package to install when better-sqlite3 is missing, where the store opens", async () => {
     const { spawnSync } = await import("node:child_process");
-    const hide = join(dirname(db.path), "hide-better-sqlite3.cjs");
-    writeFileSync(
-      hide,
-      `const Module = require("node:module"); const resolve = Module._resolveFilename;
-       Module._resolveFilename = function (request, ...rest) {
-         if (request === "better-sqlite3") { const e = new Error("Cannot find module 'better-sqlite3'"); e.code = "MODULE_NOT_FOUND"; throw e; }
-         return resolve.call(this, request, ...rest);
-       };`,
-    );
-    const script = `import { openStore } from "./src/index.ts"; openStore(${JSON.stringify(db.url)}).check().then((p) => console.log(p ? p.message + "; " + p.detail : "no problem"));`;
-    const child = spawnSync(process.execPath, ["--require", hide, "--import", "tsx", "--input-type=module", "-e", script], {
-      cwd: join(dirname(new URL(import.meta.url).pathname), "..", ".."),
+    const root = join(dirname(new URL(import.meta.url).pathname), "..", "..");
+    const script =
+      `import { openStore } from "./src/index.ts"; ` +
+      `try { await openStore(${JSON.stringify(db.url)}).close(); console.log("opened"); } catch (e) { console.log(e.code + ": " + e.message); }`;
+    const child = spawnSync(process.execPath, ["--import", pathToFileURL(join(root, "test/support/hide-packages.mjs")).href, "--import", "tsx", "--input-type=module", "-e", script], {
+      cwd: root,
+      env: { ...process.env, HIDE_PACKAGES: "better-sqlite3" },
       encoding: "utf8",
     });
-    expect(child.stdout).toContain("the better-sqlite3 package is not installed; a file: URL is a SQLite database, which prisma-task-queue's workers, cleaners and CLI open with the better-sqlite3 package: install it (npm i better-sqlite3@12)");
+    expect(child.stdout.trim()).toBe(
+      "TASK_PACKAGE_MISSING: SQLite URLs (file:) need the better-sqlite3 package, an optional peer dependency of prisma-task-queue " +
+        "that is not installed: npm install better-sqlite3@12",
+    );
   });
 });

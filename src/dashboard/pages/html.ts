@@ -1,38 +1,18 @@
-// The one way pages build HTML: a tagged template that escapes every interpolated value (payloads, errors and names are
-// user data) unless it is already Html. Escaping is Hono's; nesting, arrays and empty values are handled here.
+// The one way pages build HTML: hono's html tagged template (hono/html), which escapes every interpolated string
+// (payloads, errors and names are user data), inserts fragments it made and arrays of them, and drops null and booleans.
 
-import { escapeToBuffer } from "hono/utils/html";
+import { honoHtml, raw } from "../hono.js";
 
-/** A fragment of HTML that is safe to insert as is. */
-export class Html {
-  constructor(readonly value: string) {}
-  toString(): string {
-    return this.value;
-  }
-}
+/** A fragment of HTML that is safe to insert as is: a string hono marked as escaped. */
+export type Html = ReturnType<typeof raw>;
 
-/** Escapes text for HTML content and attribute values (& < > " '). */
-export function escapeHtml(text: string): string {
-  const buffer: [string] = [""];
-  escapeToBuffer(text, buffer);
-  return buffer[0];
-}
-
-function render(value: unknown): string {
-  if (value === null || value === undefined || value === false) return "";
-  if (value instanceof Html) return value.value;
-  if (Array.isArray(value)) return value.map(render).join("");
-  return escapeHtml(String(value));
-}
-
-/** `html\`<p>${text}</p>\``: strings and numbers are escaped; Html and arrays of Html are inserted; null/false vanish. */
+/** `html\`<p>${text}</p>\``: strings are escaped; numbers, Html and arrays of Html are inserted; null and booleans vanish. */
 export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
-  let out = strings[0] ?? "";
-  for (let i = 0; i < values.length; i++) out += render(values[i]) + (strings[i + 1] ?? "");
-  return new Html(out);
+  // Hono returns a promise only when a value is one; pages interpolate none.
+  return honoHtml(strings, ...values) as Html;
 }
 
 /** JSON for a `<script type="application/json">` block: `<`, `>` and `&` are escaped so the text cannot close the tag. */
 export function jsonScript(value: unknown): Html {
-  return new Html(JSON.stringify(value).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026"));
+  return raw(JSON.stringify(value).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026"));
 }

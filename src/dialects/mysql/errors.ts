@@ -3,7 +3,6 @@
 // server's number in meta.driverAdapterError.cause.originalCode.
 
 import type { StoreProblem, StoreProblemKind } from "../../store/store-problem.js";
-import { MysqlDriverMissingError } from "./driver.js";
 
 /** Server errors that waiting cannot fix: the configuration or the schema must change. */
 const LASTING: Record<number, StoreProblemKind> = {
@@ -32,14 +31,6 @@ function unreachable(code: string | undefined, errno: number | undefined): boole
 
 /** What a mariadb (or Prisma-wrapped MySQL) error means. Anything unknown counts as passing: waiting may help. */
 export function classifyMysqlError(error: unknown): StoreProblem {
-  if (error instanceof MysqlDriverMissingError) {
-    return {
-      kind: "other",
-      lasting: true,
-      message: `the "mariadb" driver package is not installed`,
-      detail: "install it beside prisma-task-queue: npm install mariadb (MySQL and MariaDB URLs need it; it is an optional peer dependency)",
-    };
-  }
   const { errno, code, message } = errorFields(error);
   const kind = errno === undefined ? undefined : LASTING[errno];
   if (kind) return { kind, lasting: true, message };

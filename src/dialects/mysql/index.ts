@@ -1,5 +1,5 @@
 // The MySQL dialect: MySQL 8.0.4+ and MariaDB 10.6+ through the mariadb driver (workers, cleaners, the CLI, the
-// dashboard's own pool; an optional peer dependency, imported on first use) or the app's Prisma client on
+// dashboard's own pool; an optional peer dependency, loaded when such a store opens) or the app's Prisma client on
 // @prisma/adapter-mariadb (enqueue, transactional handlers, a dashboard given `prisma`).
 
 import type { Dialect, OpenStoreOptions } from "../../store/dialect.js";

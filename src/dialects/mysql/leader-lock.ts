@@ -6,7 +6,7 @@ import type { Logger } from "../../logger.js";
 import type { ElectionTiming, LeaderLock } from "../../store/leader-lock.js";
 import { poolConfig } from "./connection-options.js";
 import type { Db } from "./db.js";
-import { loadMariadb } from "./driver.js";
+import { mariadbDriver } from "./driver.js";
 import { holdsNamedLock, releaseNamedLock, tryNamedLock, type NamedLock } from "./sql/named-lock.js";
 
 export class NamedLockLeaderLock implements LeaderLock {
@@ -92,7 +92,7 @@ export class NamedLockLeaderLock implements LeaderLock {
   }
 
   private async connect(): Promise<Connection> {
-    const mariadb = await loadMariadb();
+    const mariadb = mariadbDriver();
     // The server closes the session when the pings stop for serverIdleTimeoutMs (a partition it cannot see), which
     // frees the lock for a follower; wait_timeout counts whole seconds.
     const idleSeconds = Math.max(1, Math.ceil(this.timing.serverIdleTimeoutMs / 1000));

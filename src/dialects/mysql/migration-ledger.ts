@@ -9,7 +9,7 @@ import type { Connection } from "mariadb";
 import { MigrationFailedError, MigrationLockedError } from "../../errors.js";
 import type { LedgerMigration, MigrationLedger, MigrationLedgerOptions } from "../../migrate/migration-ledger.js";
 import { connectionConfig } from "./connection-options.js";
-import { loadMariadb } from "./driver.js";
+import { mariadbDriver } from "./driver.js";
 import { classifyMysqlError } from "./errors.js";
 import * as sql from "./sql/prisma-migrations.js";
 
@@ -28,7 +28,7 @@ export function mysqlMigrationLedger(url: string, options: MigrationLedgerOption
   });
   let connecting: Promise<Connection> | undefined;
   const connection = () =>
-    (connecting ??= loadMariadb().then((mariadb) => mariadb.createConnection({ ...config, multipleStatements: true, dateStrings: true })));
+    (connecting ??= Promise.resolve().then(() => mariadbDriver().createConnection({ ...config, multipleStatements: true, dateStrings: true })));
 
   return {
     displayName: "MySQL",

@@ -1,11 +1,11 @@
 // The mariadb pool implementation of the MySQL connection seam, for the worker, the cleaner, the CLI and the
-// dashboard's own pool. The driver is imported and the pool made on the first statement, never before; transaction()
-// takes one connection for SET TRANSACTION … READ COMMITTED, BEGIN … COMMIT.
+// dashboard's own pool. The driver is loaded when the store opens and the pool made on the first statement;
+// transaction() takes one connection for SET TRANSACTION … READ COMMITTED, BEGIN … COMMIT.
 
 import type { Pool, PoolConnection } from "mariadb";
 import { poolConfig, type MysqlPoolOptions } from "./connection-options.js";
 import type { Db } from "./db.js";
-import { loadMariadb } from "./driver.js";
+import { mariadbDriver, type MariadbModule } from "./driver.js";
 import { statementLimiter } from "./server-version.js";
 
 /** A pool wrapped as a Db, plus close(). */
@@ -47,13 +47,14 @@ type Runner = Pick<PoolConnection, "query">;
 
 /** A Db on a pool of its own to `url`; nothing connects before the first statement. */
 export function poolDb(url: string, options: PoolDbOptions = {}): PoolDb {
-  // Checked now, so a bad URL fails where the store is opened, not at the first statement.
+  // Checked now, so a bad URL or a missing driver fails where the store is opened, not at the first statement.
   poolConfig(url, options);
+  const mariadb = mariadbDriver();
   let opening: Promise<Opened> | undefined;
   let closed = false;
   const open = (): Promise<Opened> => {
     if (closed) return Promise.reject(new Error("this store is closed"));
-    opening ??= openPool(url, options).catch((error: unknown) => {
+    opening ??= openPool(mariadb, url, options).catch((error: unknown) => {
       opening = undefined;
       throw error;
     });
@@ -100,8 +101,7 @@ export function poolDb(url: string, options: PoolDbOptions = {}): PoolDb {
   };
 }
 
-async function openPool(url: string, options: PoolDbOptions): Promise<Opened> {
-  const mariadb = await loadMariadb();
+async function openPool(mariadb: MariadbModule, url: string, options: PoolDbOptions): Promise<Opened> {
   // One connection first, outside the pool: a wrong password, database or host fails here at once with the server's own
   // error (the pool would retry until its acquire timeout). It also tells which server answers, for the statement limit,
   // which MySQL and MariaDB set differently.

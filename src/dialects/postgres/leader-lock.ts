@@ -1,10 +1,11 @@
 // The cleaners' leader lock on PostgreSQL: a session advisory lock held on a dedicated connection (never a pooled
 // statement). The session ending, for any reason, releases the lock; losing the connection ends leadership at once.
 
-import pg from "pg";
+import type pg from "pg";
 import type { ElectionTiming, LeaderLock } from "../../store/leader-lock.js";
 import type { Logger } from "../../logger.js";
 import type { Db } from "./db.js";
+import { pgDriver } from "./driver.js";
 import { releaseLeaderLock, tryLeaderLock } from "./sql/advisory-lock.js";
 
 /** Where the dedicated session comes from: its own client on a URL, or a client checked out of a pg pool for good. */
@@ -96,7 +97,7 @@ export class AdvisoryLeaderLock implements LeaderLock {
   private async connect(): Promise<Session> {
     let session: Session;
     if ("url" in this.source) {
-      const client = new pg.Client({
+      const client = new (pgDriver().Client)({
         connectionString: this.source.url,
         application_name: "prisma-task-queue cleaner lock",
         keepAlive: true,

@@ -1,11 +1,12 @@
 // The worker's LISTEN session on PostgreSQL: a pg Client of its own (a pooled connection cannot hold a LISTEN), which
 // pings the server, and reconnects with backoff when the connection is cut (a restart, pg_terminate_backend, a partition).
 
-import pg from "pg";
+import type pg from "pg";
 import { errorMessage } from "../../error-text.js";
 import type { Logger } from "../../logger.js";
 import type { NotificationHandlers, NotificationSession } from "../../store/notifications.js";
 import { redactUrl } from "../../redact-url.js";
+import { pgDriver } from "./driver.js";
 import { listenSql, parseWakeupPayload } from "./sql/notify-wakeups.js";
 
 /** First pause before reconnecting, in ms; it doubles up to maxReconnectDelayMs. */
@@ -24,6 +25,8 @@ export interface PgNotifySessionOptions {
 }
 
 export class PgNotifySession implements NotificationSession {
+  /** The driver, loaded before anything starts: a missing pg package fails where the session is opened. */
+  private readonly Client = pgDriver().Client;
   private client: pg.Client | undefined;
   private ready = false;
   private closed = false;
@@ -53,7 +56,7 @@ export class PgNotifySession implements NotificationSession {
 
   private async connect(): Promise<void> {
     const { url, channel, handlers, logger } = this.options;
-    const client = new pg.Client({
+    const client = new this.Client({
       connectionString: url,
       application_name: "task-runner listener",
       keepAlive: true,

@@ -2,8 +2,9 @@
 // own pool: a pool for statements; transaction() checks out one client for BEGIN … COMMIT.
 
 import { createHash } from "node:crypto";
-import pg from "pg";
+import type pg from "pg";
 import type { Db } from "./db.js";
+import { pgDriver } from "./driver.js";
 import { fastTypes } from "./timestamp-parser.js";
 
 /** A pg Pool wrapped as a Db, plus close(). */
@@ -35,9 +36,12 @@ export interface PgDbOptions {
   queryTimeoutMs?: number;
 }
 
-/** Opens a pool on `connectionString`, with TCP keep-alive and the time limits of PgDbOptions. */
+/**
+ * Opens a pool on `connectionString`, with TCP keep-alive and the time limits of PgDbOptions. Nothing connects yet;
+ * a missing pg package fails here, where the store is opened.
+ */
 export function pgDb(connectionString: string, options: PgDbOptions = {}): PgDb {
-  const pool = new pg.Pool({
+  const pool = new (pgDriver().Pool)({
     connectionString,
     max: options.max ?? 10,
     application_name: options.applicationName ?? "prisma-task-queue",

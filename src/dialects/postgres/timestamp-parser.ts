@@ -3,10 +3,14 @@
 // the same Date pg's own parser gives (milliseconds truncated); any other shape (BC, infinity, years outside
 // 1000–9999, seconds in the offset) goes to pg's parser.
 
-import pg from "pg";
+import { pgDriver } from "./driver.js";
 
 const TIMESTAMPTZ_OID = 1184;
-const fallback = pg.types.getTypeParser(TIMESTAMPTZ_OID, "text") as (text: string) => Date | number | null;
+
+/** pg's own parser, for the shapes this one leaves to it (pg is loaded by then: only a pg pool parses with this). */
+function fallback(text: string): Date | number | null {
+  return (pgDriver().types.getTypeParser(TIMESTAMPTZ_OID, "text") as (text: string) => Date | number | null)(text);
+}
 
 /** Parses a timestamptz in DateStyle ISO output; the same result as pg's default parser. */
 export function parseTimestamptz(text: string): Date | number | null {
@@ -57,6 +61,6 @@ function digits(text: string, at: number, count: number): number {
 export const fastTypes = {
   getTypeParser(oid: number, format?: "text" | "binary") {
     if (oid === TIMESTAMPTZ_OID && format !== "binary") return parseTimestamptz;
-    return pg.types.getTypeParser(oid, format ?? "text");
+    return pgDriver().types.getTypeParser(oid, format ?? "text");
   },
 };

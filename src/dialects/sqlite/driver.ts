@@ -1,7 +1,7 @@
 // Loads better-sqlite3, the SQLite dialect's driver: an optional peer dependency, so a PostgreSQL app installs
-// nothing for it. Loaded only when a SQLite store opens, with an error that names the package to install.
+// nothing for it. Loaded when a store opens on a file: URL, through the optional-package loader.
 
-import { createRequire } from "node:module";
+import { optionalPackage } from "../../optional-package.js";
 
 /** The part of a better-sqlite3 statement the dialect uses. */
 export interface SqliteStatement {
@@ -21,28 +21,9 @@ export interface SqliteDatabase {
   readonly inTransaction: boolean;
 }
 
-type DatabaseConstructor = new (path: string, options?: { fileMustExist?: boolean; timeout?: number }) => SqliteDatabase;
+export type DatabaseConstructor = new (path: string, options?: { fileMustExist?: boolean; timeout?: number }) => SqliteDatabase;
 
-/** better-sqlite3 is not installed. The error table (errors.ts) makes it a lasting problem that names the fix. */
-export class DriverMissingError extends Error {
-  readonly code = "PTQ_DRIVER_MISSING";
-  constructor() {
-    super("the better-sqlite3 package is not installed");
-    this.name = "DriverMissingError";
-  }
-}
-
-let constructor: DatabaseConstructor | undefined;
-
-/** The better-sqlite3 Database class; throws DriverMissingError when it is not installed. */
+/** The better-sqlite3 Database class; throws MissingPackageError when it is not installed. */
 export function betterSqlite3(): DatabaseConstructor {
-  if (constructor) return constructor;
-  try {
-    constructor = createRequire(import.meta.url)("better-sqlite3") as DatabaseConstructor;
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    if (code !== "MODULE_NOT_FOUND" && code !== "ERR_MODULE_NOT_FOUND") throw error;
-    throw new DriverMissingError();
-  }
-  return constructor;
+  return optionalPackage<DatabaseConstructor>("better-sqlite3");
 }

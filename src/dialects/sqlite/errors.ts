@@ -19,16 +19,6 @@ export function classifySqliteError(error: unknown): StoreProblem {
   const cause = e.meta?.driverAdapterError?.cause ?? (typeof e.cause?.originalCode === "string" ? e.cause : undefined);
   const code = String(cause?.originalCode ?? e.code ?? "");
   const message = String(cause?.originalMessage ?? e.message ?? error);
-  if (code === "PTQ_DRIVER_MISSING") {
-    return {
-      kind: "incompatible",
-      lasting: true,
-      message,
-      detail:
-        "a file: URL is a SQLite database, which prisma-task-queue's workers, cleaners and CLI open with the better-sqlite3 " +
-        "package: install it (npm i better-sqlite3@12), as @prisma/adapter-better-sqlite3 needs it too",
-    };
-  }
   if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) return { kind: "unreachable", lasting: false, message };
   if (code === "SQLITE_CANTOPEN" || code === "SQLITE_NOTADB") return { kind: "missing-database", lasting: true, message };
   if (code.startsWith("SQLITE_READONLY") || code === "SQLITE_PERM" || code === "SQLITE_AUTH") return { kind: "privilege", lasting: true, message };

@@ -1,11 +1,11 @@
-// The store's own SQLite connection (better-sqlite3), opened on first use: WAL journal, prepared statements cached,
-// and SQLITE_BUSY waited out without blocking the event loop. better-sqlite3 is synchronous, so its own busy handler
-// would sleep inside the event loop: with a worker in the app's process, that sleep would stall the very Prisma
-// transaction that holds the lock. The connection's busy timeout is therefore 0 and a busy statement is retried after
-// an asynchronous pause, until busyTimeoutMs has passed.
+// The store's own SQLite connection (better-sqlite3, loaded when the store opens; connected on first use): WAL journal,
+// prepared statements cached, and SQLITE_BUSY waited out without blocking the event loop. better-sqlite3 is
+// synchronous, so its own busy handler would sleep inside the event loop: with a worker in the app's process, that
+// sleep would stall the very Prisma transaction that holds the lock. The connection's busy timeout is therefore 0 and a
+// busy statement is retried after an asynchronous pause, until busyTimeoutMs has passed.
 
 import type { SqliteDb } from "./db.js";
-import { betterSqlite3, type SqliteDatabase, type SqliteStatement } from "./driver.js";
+import { betterSqlite3, type DatabaseConstructor, type SqliteDatabase, type SqliteStatement } from "./driver.js";
 
 export interface SqliteFileOptions {
   /** How long a statement waits for the write lock in all, retrying, before SQLITE_BUSY reaches the caller. Default 5000. */
@@ -23,6 +23,8 @@ export function isBusy(error: unknown): boolean {
 }
 
 export class SqliteFileDb implements SqliteDb {
+  /** The driver, loaded with the store: a missing better-sqlite3 fails where the store is opened. */
+  private readonly Database: DatabaseConstructor = betterSqlite3();
   private database: SqliteDatabase | undefined;
   private readonly statements = new Map<string, SqliteStatement>();
   /** Settles when the open transaction ends; statements wait for it, as they would run inside it on this one connection. */
@@ -102,8 +104,7 @@ export class SqliteFileDb implements SqliteDb {
   private connection(): SqliteDatabase {
     if (this.database) return this.database;
     if (this.closed) throw new Error(`the SQLite store on ${this.path} is closed`);
-    const Database = betterSqlite3();
-    const database = new Database(this.path, { fileMustExist: true, timeout: 0 });
+    const database = new this.Database(this.path, { fileMustExist: true, timeout: 0 });
     try {
       // WAL: readers never block the writer and a commit never waits for readers; a lasting setting of the file.
       database.pragma("journal_mode = WAL");

@@ -1,8 +1,9 @@
 // One connection that proves RabbitMQ accepts the credentials and the virtual host, opened and closed before anything
 // else starts. A refusal becomes one TaskQueueConfigError naming the fix; an unreachable broker is no error.
 
-import amqp from "amqplib";
+import type { ChannelModel } from "amqplib";
 import { TaskQueueConfigError } from "../../errors.js";
+import { amqpClient } from "./amqp-client.js";
 import { classifyBrokerError } from "./broker-errors.js";
 import { closeConnection } from "./connection.js";
 
@@ -11,7 +12,8 @@ import { closeConnection } from "./connection.js";
  * host, TLS certificate) or the URL cannot be used: waiting will not help. An unreachable broker is fine here: workers poll until it is back.
  */
 export async function checkBrokerAccess(url: string, timeoutMs = 2000): Promise<void> {
-  let model: amqp.ChannelModel | undefined;
+  const amqp = amqpClient();
+  let model: ChannelModel | undefined;
   try {
     model = await amqp.connect(url, { timeout: timeoutMs, noDelay: true });
   } catch (error) {

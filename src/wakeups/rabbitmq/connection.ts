@@ -2,10 +2,11 @@
 // slowly (and with one error naming the fix) when it refuses. Users react to 'connected' and 'disconnected'.
 
 import { EventEmitter } from "node:events";
-import amqp, { type ChannelModel } from "amqplib";
+import type { ChannelModel } from "amqplib";
 import type { Logger } from "../../logger.js";
 import { redactUrl } from "../../redact-url.js";
 import type { BrokerState } from "../transport.js";
+import { amqpClient } from "./amqp-client.js";
 import { classifyBrokerError } from "./broker-errors.js";
 
 export interface BrokerConnectionOptions {
@@ -31,6 +32,8 @@ export interface BrokerConnectionOptions {
  */
 export class BrokerConnection extends EventEmitter {
   model: ChannelModel | undefined;
+  /** The client, loaded before anything starts: a missing amqplib fails where the transport is made. */
+  private readonly amqp = amqpClient();
   private closed = false;
   private attempt = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -98,7 +101,7 @@ export class BrokerConnection extends EventEmitter {
   private async connect(): Promise<void> {
     try {
       // noDelay: amqplib leaves Nagle's algorithm on, which holds small frames (a wake-up, an ack) for the peer's delayed ACK.
-      const model = await amqp.connect(this.url, { noDelay: true });
+      const model = await this.amqp.connect(this.url, { noDelay: true });
       if (this.closed) {
         await closeConnection(model, 2000);
         return;
