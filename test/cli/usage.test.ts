@@ -151,7 +151,7 @@ describe("a SQLite URL that cannot be used", () => {
     const problem =
       `the SQLite database ${missing} (from "file:./missing.db") does not exist. A relative path is resolved against the ` +
       `working directory (${cwd}), as @prisma/adapter-better-sqlite3 does. Fix the path, or create the database by ` +
-      `applying the migration (npx task-runner init writes it; then npx prisma migrate deploy).\n`;
+      `applying the migration (npx task-runner init writes it; npx task-runner migrate applies it and creates the file).\n`;
     expect(status).toEqual({ code: 2, stdout: "", stderr: `task-runner status: the environment variable DATABASE_URL: ${problem}` });
     expect(flag).toEqual({ code: 2, stdout: "", stderr: `task-runner retry: --database-url: ${problem}` });
     expect(start).toMatchObject({ code: 2, stderr: `task-runner start: the environment variable DATABASE_URL: ${problem}` });

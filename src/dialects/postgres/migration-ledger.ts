@@ -4,9 +4,10 @@
 // The connection works in the schema of the URL's ?schema=, as Prisma reads it, else in the server's search_path.
 
 import { randomUUID } from "node:crypto";
-import pg from "pg";
+import type pg from "pg";
 import { MigrationFailedError, MigrationLockedError } from "../../errors.js";
 import type { LedgerMigration, MigrationLedger, MigrationLedgerOptions } from "../../migrate/migration-ledger.js";
+import { pgDriver } from "./driver.js";
 import { classifyPgError } from "./errors.js";
 import * as sql from "./sql/prisma-migrations.js";
 
@@ -17,7 +18,7 @@ export function pgMigrationLedger(url: string, options: MigrationLedgerOptions =
   let connecting: Promise<pg.Client> | undefined;
   const client = () =>
     (connecting ??= (async () => {
-      const connection = new pg.Client({
+      const connection = new (pgDriver().Client)({
         connectionString: url,
         application_name: options.applicationName ?? "task-runner migrate",
         connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
