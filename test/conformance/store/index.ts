@@ -1,0 +1,6 @@
+// Every area of the store-level suite, in the order it runs.
+
+import type { StoreArea } from "./area.js";
+import { claimArea } from "./claim.js";
+
+export const AREAS: readonly StoreArea[] = [claimArea];
