@@ -2,5 +2,6 @@
 
 import type { StoreArea } from "./area.js";
 import { claimArea } from "./claim.js";
+import { insertArea } from "./insert.js";
 
-export const AREAS: readonly StoreArea[] = [claimArea];
+export const AREAS: readonly StoreArea[] = [insertArea, claimArea];
