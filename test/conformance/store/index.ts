@@ -3,5 +3,6 @@
 import type { StoreArea } from "./area.js";
 import { claimArea } from "./claim.js";
 import { insertArea } from "./insert.js";
+import { outcomesArea } from "./outcomes.js";
 
-export const AREAS: readonly StoreArea[] = [insertArea, claimArea];
+export const AREAS: readonly StoreArea[] = [insertArea, claimArea, outcomesArea];
