@@ -4,5 +4,6 @@ import type { StoreArea } from "./area.js";
 import { claimArea } from "./claim.js";
 import { insertArea } from "./insert.js";
 import { outcomesArea } from "./outcomes.js";
+import { recoveryArea } from "./recovery.js";
 
-export const AREAS: readonly StoreArea[] = [insertArea, claimArea, outcomesArea];
+export const AREAS: readonly StoreArea[] = [insertArea, claimArea, outcomesArea, recoveryArea];
