@@ -5,5 +5,6 @@ import { claimArea } from "./claim.js";
 import { insertArea } from "./insert.js";
 import { outcomesArea } from "./outcomes.js";
 import { recoveryArea } from "./recovery.js";
+import { wakeupsArea } from "./wakeups.js";
 
-export const AREAS: readonly StoreArea[] = [insertArea, claimArea, outcomesArea, recoveryArea];
+export const AREAS: readonly StoreArea[] = [insertArea, claimArea, outcomesArea, recoveryArea, wakeupsArea];
