@@ -3,9 +3,10 @@
 import type { StoreArea } from "./area.js";
 import { claimArea } from "./claim.js";
 import { insertArea } from "./insert.js";
+import { operatorArea } from "./operator.js";
 import { outcomesArea } from "./outcomes.js";
 import { pruneArea } from "./prune.js";
 import { recoveryArea } from "./recovery.js";
 import { wakeupsArea } from "./wakeups.js";
 
-export const AREAS: readonly StoreArea[] = [insertArea, claimArea, outcomesArea, recoveryArea, wakeupsArea, pruneArea];
+export const AREAS: readonly StoreArea[] = [insertArea, claimArea, outcomesArea, recoveryArea, wakeupsArea, pruneArea, operatorArea];
