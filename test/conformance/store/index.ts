@@ -3,6 +3,7 @@
 import type { StoreArea } from "./area.js";
 import { claimArea } from "./claim.js";
 import { insertArea } from "./insert.js";
+import { leaderArea } from "./leader.js";
 import { operatorArea } from "./operator.js";
 import { outcomesArea } from "./outcomes.js";
 import { pruneArea } from "./prune.js";
@@ -10,4 +11,4 @@ import { recoveryArea } from "./recovery.js";
 import { viewsArea } from "./views.js";
 import { wakeupsArea } from "./wakeups.js";
 
-export const AREAS: readonly StoreArea[] = [insertArea, claimArea, outcomesArea, recoveryArea, wakeupsArea, pruneArea, operatorArea, viewsArea];
+export const AREAS: readonly StoreArea[] = [insertArea, claimArea, outcomesArea, recoveryArea, wakeupsArea, pruneArea, operatorArea, viewsArea, leaderArea];
