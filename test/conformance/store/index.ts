@@ -8,7 +8,8 @@ import { operatorArea } from "./operator.js";
 import { outcomesArea } from "./outcomes.js";
 import { pruneArea } from "./prune.js";
 import { recoveryArea } from "./recovery.js";
+import { sessionArea } from "./session.js";
 import { viewsArea } from "./views.js";
 import { wakeupsArea } from "./wakeups.js";
 
-export const AREAS: readonly StoreArea[] = [insertArea, claimArea, outcomesArea, recoveryArea, wakeupsArea, pruneArea, operatorArea, viewsArea, leaderArea];
+export const AREAS: readonly StoreArea[] = [insertArea, claimArea, outcomesArea, recoveryArea, wakeupsArea, pruneArea, operatorArea, viewsArea, leaderArea, sessionArea];
