@@ -1,7 +1,7 @@
 // The store-level conformance suite: every case of every area (test/conformance/store/) on each dialect, one database
-// per dialect, emptied between cases.
+// per dialect, emptied between cases; then a check that the cases called every member of the Store interface.
 
-import { afterAll, beforeAll, describe, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StoreBed } from "./store/bed.js";
 import { STORE_DIALECTS } from "./store/dialects.js";
 import { AREAS } from "./store/index.js";
@@ -34,4 +34,11 @@ describe.each(STORE_DIALECTS)("store conformance: $name", (dialect) => {
       }
     });
   }
+
+  it("called every member of the Store interface", () => {
+    record.area = "(check)";
+    const table = record.table().map(([member, areas]) => `${member}: ${areas.join(", ") || "-"}`);
+    if (process.env.PTQ_STORE_MEMBERS) console.log(`${dialect.name}\n  ${table.join("\n  ")}`);
+    expect(record.unused(), `members no case called on ${dialect.name}`).toEqual([]);
+  });
 });
