@@ -75,27 +75,40 @@ export class StoreBed {
   private prismaClient: StorePrisma | undefined;
   private browseIndex: boolean | undefined;
 
+  /** The store every case asks: recorded, and broken while the bed is broken. */
+  store: Store;
+  private brokenKind: BrokenKind | undefined;
+
   private constructor(
     readonly dialect: StoreDialect,
     readonly url: string,
     readonly raw: RawConnection,
     readonly record: MemberRecord,
-    /** The store every case asks: recorded, and broken when the bed was opened broken. */
-    readonly store: Store,
-    readonly broken: BrokenKind | undefined,
+    private readonly real: Store,
     private readonly drop: () => Promise<void>,
-  ) {}
+  ) {
+    this.store = record.wrap(real);
+  }
 
-  /** A fresh database of `dialect` with a store on it, broken as asked. */
-  static async open(dialect: StoreDialect, options: { broken?: BrokenKind; record?: MemberRecord } = {}): Promise<StoreBed> {
+  /** A fresh database of `dialect` with a store on it. */
+  static async open(dialect: StoreDialect, options: { record?: MemberRecord } = {}): Promise<StoreBed> {
     const database = await dialect.createDatabase();
     const raw = await dialect.raw(database.url);
-    const record = options.record ?? new MemberRecord();
     const real = openStore(database.url, { max: 4 });
-    const store = record.wrap(options.broken ? brokenStore(real, options.broken) : real);
-    const bed = new StoreBed(dialect, database.url, raw, record, store, options.broken, database.drop);
+    const bed = new StoreBed(dialect, database.url, raw, options.record ?? new MemberRecord(), real, database.drop);
     bed.closers.push(() => real.close());
     return bed;
+  }
+
+  /** The kind of broken store the cases now meet, if any. */
+  get broken(): BrokenKind | undefined {
+    return this.brokenKind;
+  }
+
+  /** From now on the cases meet the store broken as `kind` (undefined: the real store again). */
+  breakAs(kind: BrokenKind | undefined): void {
+    this.brokenKind = kind;
+    this.store = this.record.wrap(kind ? brokenStore(this.real, kind) : this.real);
   }
 
   /** Empties the table before a case. */
@@ -107,7 +120,7 @@ export class StoreBed {
   other(): Store {
     const real = openStore(this.url, { max: 2 });
     this.closers.unshift(() => real.close().catch(() => {})); // a case may have closed it already
-    return this.record.wrap(this.broken ? brokenStore(real, this.broken) : real);
+    return this.record.wrap(this.brokenKind ? brokenStore(real, this.brokenKind) : real);
   }
 
   /** The dialect's plain Prisma client on this database (one per bed). */
@@ -220,8 +233,22 @@ export class StoreBed {
       });
     await inside;
     if (rowLocks || settleWhileHeld) {
+      let settled = false;
+      const result = op(on).finally(() => (settled = true));
+      result.catch(() => {});
       try {
-        return await op(on);
+        // An operation that waits for the held row instead of skipping it never settles while the row is held: the
+        // database shows it waiting, and the case fails (after the holder let go, so nothing is left hanging).
+        while (rowLocks && !settled) {
+          if (await this.raw.writerBlocked()) {
+            release();
+            await holder;
+            await result.catch(() => {});
+            throw new Error("the operation waited for the row another transaction is writing");
+          }
+          await new Promise((resolve) => setTimeout(resolve, 2));
+        }
+        return await result;
       } finally {
         release();
         await holder;

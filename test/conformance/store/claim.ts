@@ -49,6 +49,15 @@ export const claimArea = area("claim", {
       expect(await bed.task(id)).toMatchObject({ status: "running", leaseOwner: "worker-a", attempts: 1 });
     },
 
+    "two claimers asking for the same tasks at once: each task goes to exactly one of them": async (bed) => {
+      const ids = await bed.insert([{}, {}, {}, {}]);
+      const other = bed.other();
+      const [a, b] = await Promise.all([bed.store.claimByIds(ids, filterFor("worker-a")), other.claimByIds([...ids].reverse(), filterFor("worker-b"))]);
+      const won = [...a, ...b].filter((result) => result.claimed);
+      expect(won.map((result) => result.id).sort()).toEqual([...ids].sort());
+      for (const result of won) expect((await bed.task(result.id)).leaseOwner).toBe(result.claimed!.leaseOwner);
+    },
+
     "an id asked twice is claimed once, with one result": async (bed) => {
       const id = await bed.one();
       const results = await bed.store.claimByIds([id, id], filterFor("worker-a"));
