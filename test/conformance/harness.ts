@@ -14,6 +14,7 @@ import { declareExchanges, declareQueue, topology } from "../../src/wakeups/rabb
 import { uniquePrefix } from "../support/broker.js";
 import { WorkerProcess } from "../support/worker-process.js";
 import { brokenStore, type BrokenKind } from "./broken-stores.js";
+import type { RawConnection, StoreDialect } from "./store/dialects.js";
 import { conformanceTasks, plainTasks } from "./tasks.js";
 
 /** The part of a generated Prisma client the cases use. */
@@ -24,8 +25,10 @@ export interface ConformancePrisma {
 
 /** One dialect, as its tests reach it. */
 export interface DialectHarness {
-  /** The store's dialect name: "postgresql". */
+  /** The harness's name: "postgresql + NOTIFY". */
   name: string;
+  /** The dialect as the store-level suite reaches it (its test connection sees who waits on a lock). */
+  store: StoreDialect;
   /** A fresh database with the task table and the tests' business tables (reports). */
   createDatabase(): Promise<{ url: string; drop(): Promise<void> }>;
   /** A plain Prisma client of this dialect on `url`. */
@@ -52,6 +55,7 @@ export class ConformanceBed {
   readonly prefix = uniquePrefix();
   readonly runLog = mkdtempSync(join(tmpdir(), "ptq-conformance-"));
   private readonly closers: Array<() => Promise<void>> = [];
+  private raw: RawConnection | undefined;
 
   private constructor(
     readonly dialect: DialectHarness,
@@ -138,6 +142,22 @@ export class ConformanceBed {
     });
     this.closers.unshift(() => cleaner.stop());
     return cleaner;
+  }
+
+  /**
+   * Resolves once a writer of this bed's database is held up by another transaction's lock, as the database shows it
+   * (see RawConnection.writerBlocked); fails after `timeoutMs`.
+   */
+  async writerBlocked(timeoutMs = 15_000): Promise<void> {
+    if (!this.raw) {
+      const raw = (this.raw = await this.dialect.store.raw(this.url));
+      this.closers.push(() => raw.close());
+    }
+    const deadline = Date.now() + timeoutMs;
+    while (!(await this.raw.writerBlocked())) {
+      if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for a writer to wait for another transaction's lock`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
   }
 
   /**
