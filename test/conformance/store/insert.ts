@@ -133,13 +133,14 @@ export const insertArea = area("insert", {
       expect(new Map(claimed.map((task) => [task.id, task.payload]))).toEqual(new Map(ids.map((id, i) => [id, payloads[i]])));
     },
 
-    "a large batch (3,000 tasks) goes in one request, answered in order": async (bed) => {
-      const rows = Array.from({ length: 3000 }, (_, n) => prepared({ payload: { n }, key: n % 3 === 0 ? `many-${n}` : null, delayMs: n % 7 === 0 ? 60_000 : 0 }));
+    "a large batch (6,001 tasks, past any statement's chunk) goes in one request, answered in order": async (bed) => {
+      const rows = Array.from({ length: 6001 }, (_, n) => prepared({ payload: { n }, key: n % 3 === 0 ? `many-${n}` : null, delayMs: n % 7 === 0 ? 60_000 : 0 }));
       const results = await sendInsert(bed.store, rows);
       expect(results.map((result) => result.id)).toEqual(rows.map((row) => row.id));
       expect(results.every((result, i) => result.i === i && result.created && result.due === (i % 7 !== 0))).toBe(true);
-      expect(await bed.store.countTasks()).toEqual([{ queue: "default", name: "mail", status: "pending", count: 3000 }]);
-      expect((await bed.task(rows[2999]!.id)).payload).toEqual({ n: 2999 });
+      expect(await bed.store.countTasks()).toEqual([{ queue: "default", name: "mail", status: "pending", count: 6001 }]);
+      expect((await bed.task(rows[0]!.id)).payload).toEqual({ n: 0 });
+      expect((await bed.task(rows[6000]!.id)).payload).toEqual({ n: 6000 });
     },
   },
 
