@@ -105,7 +105,7 @@ export const insertArea = area("insert", {
       ];
       const keyless = specs.map((spec) => prepared(spec));
       const keyed = specs.map((spec, i) => prepared({ ...spec, key: `same-${i}` }));
-      const shape = async (rows: typeof keyless, results: InsertedTask[]) => {
+      const shape = async (rows: typeof keyless, results: InsertedTask[], given = specs) => {
         const tasks = await Promise.all(rows.map((row) => bed.task(row.id)));
         return results.map((result, i) => ({
           i: result.i,
@@ -115,7 +115,7 @@ export const insertArea = area("insert", {
           status: result.status,
           created: result.created,
           due: result.due,
-          runAt: specs[i]!.runAt ? result.runAtMs : `${Math.round((result.runAtMs! - tasks[i]!.createdAt.getTime()) / 1000)} s after creation`,
+          runAt: given[i]!.runAt ? result.runAtMs : `${Math.round((result.runAtMs! - tasks[i]!.createdAt.getTime()) / 1000)} s after creation`,
           stored: { ...tasks[i]!, id: 0, key: null, runAt: 0, createdAt: 0, updatedAt: 0, publishedAt: tasks[i]!.publishedAt !== null },
         }));
       };
@@ -123,6 +123,14 @@ export const insertArea = area("insert", {
       const b = await shape(keyed, await sendInsert(bed.store, keyed, true));
       expect(b).toEqual(a);
       expect(a.map((row) => row.stored.payload)).toEqual([{ r: "a" }, { u: "x", w: 3 }, null, { quote: "\" \\ é \u2028" }, [1, 2]]);
+      // One task alone, with and without a key, as in the batch.
+      for (const [i, spec] of specs.entries()) {
+        const [alone, aloneKeyed] = [prepared(spec), prepared({ ...spec, key: `alone-${i}` })];
+        const single = await shape([alone], await sendInsert(bed.store, [alone], true), [spec]);
+        const singleKeyed = await shape([aloneKeyed], await sendInsert(bed.store, [aloneKeyed], true), [spec]);
+        expect(singleKeyed).toEqual(single);
+        expect({ ...single[0]!, i }).toEqual(a[i]);
+      }
     },
 
     "payloads come back as written: JSON null, nested values, quotes, backslashes, unicode": async (bed) => {
