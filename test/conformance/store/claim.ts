@@ -41,6 +41,28 @@ export const claimArea = area("claim", {
       for (const id of [later!, otherName!, otherQueue!]) expect((await bed.task(id)).status).toBe("pending");
     },
 
+    "one id at a time says, for every kind of id, what a batch says, and leaves the rows alike": async (bed) => {
+      const kinds = async () => {
+        const [claimable, done, later, otherName] = await bed.insert([{}, {}, { delayMs: 60_000 }, { name: "video" }]);
+        await bed.succeed([done!]);
+        return [claimable!, done!, later!, otherName!, `01930000-0000-7000-8000-${Math.random().toString(16).slice(2, 14).padEnd(12, "0")}`];
+      };
+      const outcome = (result: { claimed: unknown; reason?: string }) => (result.claimed ? "claimed" : result.reason);
+      const alone = await kinds();
+      const oneByOne = [];
+      for (const id of alone) oneByOne.push(...(await bed.store.claimByIds([id], filterFor("claimer"))));
+      const together = await kinds();
+      const batch = await bed.store.claimByIds(together, filterFor("claimer"));
+      const order = (ids: string[], results: typeof batch) => ids.map((id) => outcome(results.find((result) => result.id === id)!));
+      expect(order(alone, oneByOne)).toEqual(["claimed", "not-pending", "not-due", "not-ours", "missing"]);
+      expect(order(together, batch)).toEqual(order(alone, oneByOne));
+      const state = async (ids: string[]) => Promise.all(ids.slice(0, 4).map(async (id) => {
+        const { status, attempts, leaseOwner } = await bed.task(id);
+        return { status, attempts, leaseOwner };
+      }));
+      expect(await state(together)).toEqual(await state(alone));
+    },
+
     "a running task is not claimed again: the second claimer hears not pending, the lease stays the first's": async (bed) => {
       const id = await bed.one();
       await bed.claim([id], "worker-a");

@@ -23,6 +23,13 @@ export const outcomesArea = area("outcomes", {
       expect(task.finishedAt!.getTime()).toBeLessThanOrEqual(after.getTime() + 1);
     },
 
+    "one task without a result stores none": async (bed) => {
+      const [id] = await bed.insert();
+      await bed.claim([id!], "worker-a");
+      expect(await bed.store.complete("worker-a", [{ id: id!, resultJson: "null" }])).toEqual([id]);
+      expect(await bed.task(id!)).toMatchObject({ status: "succeeded", result: null, finishedBy: "worker-a", leaseOwner: null });
+    },
+
     "a batch stores each row's own result; JSON null stores no result": async (bed) => {
       const plain = await bed.insert([{}, {}]);
       const mixed = await bed.insert([{}, {}, {}]);
