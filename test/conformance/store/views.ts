@@ -228,7 +228,7 @@ export const viewsArea = area("views", {
       );
     },
 
-    "with groups: only those groups, exact up to the limit, and above it at least the limit (flagged when estimated)": async (bed) => {
+    "with groups: only those groups, exact up to the limit, and above it more than the limit (flagged when estimated)": async (bed) => {
       await bed.setBrowseIndex(true);
       const ids = await bed.insert(Array.from({ length: 25 }, () => ({})));
       await bed.insert([{ name: "image", queue: "other" }, { name: "rare" }]);
@@ -237,6 +237,8 @@ export const viewsArea = area("views", {
       const counts = await bed.store.countGroups({ groups, exactLimit: 5, sampleRows: 1_000_000 });
       expect(counts.map((c) => `${c.queue}/${c.name}/${c.status}`).sort()).toEqual(["default/mail/pending", "default/mail/succeeded", "other/image/pending"]);
       const big = counts.find((c) => c.status === "pending" && c.name === "mail")!;
+      // An estimate (the dialect's sample, or its optimizer's guess) says at least more than the limit: how near the
+      // truth it comes depends on the table's statistics, which a fresh table lacks.
       if (big.estimated) expect(big.count).toBeGreaterThan(5);
       else expect(big.count).toBe(22);
       expect(counts.find((c) => c.status === "succeeded")).toMatchObject({ count: 3, estimated: false });
