@@ -5,7 +5,7 @@
 import Database from "better-sqlite3";
 import pg from "pg";
 import { createTestDatabase } from "../../support/database.js";
-import { createMysqlTestDatabase, mysqlTestPool } from "../../support/mysql-database.js";
+import { createMysqlTestDatabase, mysqlTestPool, runMysqlScripts } from "../../support/mysql-database.js";
 import { testMysqlPrisma } from "../../support/mysql-prisma.js";
 import { testPrisma } from "../../support/prisma.js";
 import { createSqliteDatabase, sqlitePrisma } from "../../support/sqlite.js";
@@ -25,6 +25,8 @@ export interface RawConnection {
   empty(): Promise<void>;
   /** Drops the index browseIndexAdvice() creates, when it exists. */
   dropBrowseIndex(): Promise<void>;
+  /** The names of the indexes of `table` (and, on SQLite, of its companion tables), sorted. */
+  indexNames(table: string): Promise<string[]>;
   /**
    * True once a writer of this database is held up by another transaction's lock: a session of this database waits
    * for a lock (PostgreSQL pg_locks, MySQL/MariaDB InnoDB's LOCK WAIT); SQLite: the write lock is held, so every
@@ -67,6 +69,10 @@ export const postgresStoreDialect: StoreDialect = {
       exec,
       empty: () => exec("DELETE FROM tasks"),
       dropBrowseIndex: () => exec('DROP INDEX IF EXISTS "tasks_browse_idx"'),
+      async indexNames(table) {
+        const { rows } = await pool.query<{ name: string }>("SELECT indexname AS name FROM pg_indexes WHERE tablename = $1 ORDER BY indexname", [table]);
+        return rows.map((row) => row.name);
+      },
       async writerBlocked() {
         const { rows } = await pool.query<{ n: number }>(
           `SELECT count(*)::int AS n FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
@@ -105,6 +111,10 @@ export const sqliteStoreDialect: StoreDialect = {
       exec,
       empty: () => exec("DELETE FROM tasks"),
       dropBrowseIndex: () => exec('DROP INDEX IF EXISTS "tasks_browse_idx"'),
+      async indexNames(table) {
+        const rows = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name LIKE ? ORDER BY name").all(`${table}%`) as Array<{ name: string }>;
+        return rows.map((row) => row.name);
+      },
       async writerBlocked() {
         try {
           db.exec("BEGIN IMMEDIATE");
@@ -130,15 +140,23 @@ export const mysqlStoreDialect: StoreDialect = {
     const parsed = new URL(url);
     const pool = mysqlTestPool({ serverUrl: url, name: parsed.pathname.slice(1) }, 1);
     let lastRead = 0;
-    const exec = async (sql: string) => void (await pool.query(sql));
+    // Scripts of several statements (a migration) go through a connection that allows them.
+    const exec = (sql: string) => runMysqlScripts(url, parsed.pathname.slice(1), [sql]);
     return {
       exec,
-      empty: () => exec("DELETE FROM tasks"),
+      empty: async () => void (await pool.query("DELETE FROM tasks")),
+      async indexNames(table) {
+        const rows = (await pool.query(
+          "SELECT DISTINCT INDEX_NAME AS name FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? ORDER BY INDEX_NAME",
+          [table],
+        )) as Array<{ name: string }>;
+        return rows.map((row) => row.name);
+      },
       async dropBrowseIndex() {
         const rows = (await pool.query(
           "SELECT 1 FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'tasks' AND INDEX_NAME = 'tasks_queue_name_status_id_idx'",
         )) as unknown[];
-        if (rows.length > 0) await exec("DROP INDEX `tasks_queue_name_status_id_idx` ON tasks");
+        if (rows.length > 0) await pool.query("DROP INDEX `tasks_queue_name_status_id_idx` ON tasks");
       },
       async writerBlocked() {
         // InnoDB refreshes what information_schema.INNODB_TRX shows only after 100 ms without a read of it: polled
