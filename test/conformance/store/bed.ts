@@ -77,6 +77,8 @@ export class StoreBed {
 
   /** The store every case asks: recorded, and broken while the bed is broken. */
   store: Store;
+  /** The task names and queues the bed's own claims (claim, expired, succeed, kill) take. */
+  takes: { names: readonly string[]; queues: readonly string[] } = { names: NAMES, queues: QUEUES };
   private brokenKind: BrokenKind | undefined;
 
   private constructor(
@@ -159,7 +161,7 @@ export class StoreBed {
 
   /** Claims every id for `owner`, and fails the case when one was not claimed. */
   async claim(ids: readonly string[], owner = "worker-a", leaseMs = 30_000): Promise<TaskRecord[]> {
-    const results = await this.store.claimByIds(ids, filterFor(owner, leaseMs));
+    const results = await this.store.claimByIds(ids, filterFor(owner, leaseMs, this.takes.names, this.takes.queues));
     const claimed = results.flatMap((result) => (result.claimed ? [result.claimed] : []));
     expect(claimed.map((task) => task.id).sort(), `claim of ${ids.length} tasks for ${owner}: ${JSON.stringify(results)}`).toEqual([...new Set(ids)].sort());
     return claimed;

@@ -12,6 +12,7 @@ import { createSqliteDatabase, sqlitePrisma } from "../../support/sqlite.js";
 
 /** The part of a generated Prisma client the cases use. */
 export interface StorePrisma {
+  $extends(extension: unknown): unknown;
   $transaction(arg: unknown, options?: object): Promise<unknown>;
   $queryRawUnsafe(query: string, ...values: unknown[]): Promise<unknown>;
   $disconnect(): Promise<void>;
