@@ -10,8 +10,8 @@ import { createCleaner, createWorker, openStore, silentLogger, taskQueue, type C
 import type { WakeupsChoice } from "../../src/naming-options.js";
 import { notifyChannel } from "../../src/wakeups/notify/notify-channel.js";
 import { encodeWakeup } from "../../src/wakeups/rabbitmq/wakeup-message.js";
-import { declareExchanges, declareQueue, topology } from "../../src/wakeups/rabbitmq/topology.js";
-import { uniquePrefix } from "../support/broker.js";
+import { topology } from "../../src/wakeups/rabbitmq/topology.js";
+import { publishBodies, uniquePrefix } from "../support/broker.js";
 import { WorkerProcess } from "../support/worker-process.js";
 import { brokenStore, type BrokenKind } from "./broken-stores.js";
 import type { RawConnection, StoreDialect } from "./store/dialects.js";
@@ -170,17 +170,7 @@ export class ConformanceBed {
       return;
     }
     if (!this.amqpUrl) return;
-    const model = await amqp.connect(this.amqpUrl);
-    try {
-      const channel = await model.createConfirmChannel();
-      const names = topology(this.prefix);
-      await declareExchanges(channel, names);
-      await declareQueue(channel, names, queue);
-      for (const id of ids) for (let copy = 0; copy < copies; copy++) channel.publish(names.exchange, queue, encodeWakeup([id]));
-      await channel.waitForConfirms();
-    } finally {
-      await model.close();
-    }
+    await publishBodies(this.amqpUrl, this.prefix, ids.flatMap((id) => Array.from({ length: copies }, () => encodeWakeup([id]))), queue);
   }
 
   async close(): Promise<void> {

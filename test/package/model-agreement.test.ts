@@ -5,7 +5,7 @@
 
 import { readFileSync } from "node:fs";
 import Database from "better-sqlite3";
-import * as mariadb from "mariadb";
+import type * as mariadb from "mariadb";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore, type Store } from "../../src/index.js";
@@ -13,6 +13,7 @@ import { Prisma as PgPrisma } from "../generated/client.js";
 import { Prisma as MysqlPrisma } from "../generated-mysql/client.js";
 import { Prisma as SqlitePrisma } from "../generated-sqlite/client.js";
 import { mysqlStoreDialect, postgresStoreDialect, sqliteStoreDialect, type StoreDialect } from "../conformance/store/dialects.js";
+import { mysqlConnection } from "../support/mysql-database.js";
 
 /** The part of each dialect's generated client the cases use (typed loosely: each dialect has its own). */
 interface ModelClient {
@@ -115,14 +116,7 @@ function shippedMysqlModel(): { fields: MysqlField[]; indexes: string[][] } {
 
 /** Runs `fn` with a plain connection to the MySQL database of `url`. */
 async function onMysql<T>(url: string, fn: (sql: mariadb.Connection) => Promise<T>): Promise<T> {
-  const parsed = new URL(url);
-  const sql = await mariadb.createConnection({
-    host: parsed.hostname,
-    port: Number(parsed.port || 3306),
-    user: decodeURIComponent(parsed.username) || "root",
-    password: decodeURIComponent(parsed.password) || undefined,
-    database: parsed.pathname.slice(1),
-  });
+  const sql = await mysqlConnection(url, new URL(url).pathname.slice(1));
   try {
     return await fn(sql);
   } finally {

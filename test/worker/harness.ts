@@ -5,13 +5,13 @@
 import amqp from "amqplib";
 import pg from "pg";
 import { afterAll, beforeAll, inject } from "vitest";
-import { declareExchanges, declareQueue, topology } from "../../src/wakeups/rabbitmq/topology.js";
+import { declareExchanges, topology } from "../../src/wakeups/rabbitmq/topology.js";
 import { encodeWakeup } from "../../src/wakeups/rabbitmq/wakeup-message.js";
 import { createWorker, jsonLogger, openStore, silentLogger, taskQueue, type Logger, type Store, type TaskRegistry, type Worker, type WorkerOptions } from "../../src/index.js";
 import { prepared, sendInsert } from "../conformance/store/bed.js";
 import { postgresStoreDialect, STORE_DIALECTS, type RawConnection, type StoreDialect } from "../conformance/store/dialects.js";
 import { testPrisma } from "../support/prisma.js";
-import { uniquePrefix } from "../support/broker.js";
+import { publishBodies, uniquePrefix } from "../support/broker.js";
 import { RUNS_TABLE_SQL } from "../fixtures/worker-tasks.js";
 
 export interface LoggedLine {
@@ -147,17 +147,7 @@ export class WorkerTestBed {
 
   /** Publishes a raw message body to the wake-up queue of `queue` (declaring it first). */
   async publishRaw(bodies: Buffer[], queue = "default"): Promise<void> {
-    const model = await amqp.connect(this.amqpUrl);
-    try {
-      const channel = await model.createConfirmChannel();
-      const names = topology(this.prefix);
-      await declareExchanges(channel, names);
-      await declareQueue(channel, names, queue);
-      for (const body of bodies) channel.publish(names.exchange, queue, body);
-      await channel.waitForConfirms();
-    } finally {
-      await model.close();
-    }
+    await publishBodies(this.amqpUrl, this.prefix, bodies, queue);
   }
 
   /** Publishes wake-ups for `ids`, one message each. */
