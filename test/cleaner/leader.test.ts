@@ -1,7 +1,5 @@
-// Leader election among cleaners, on each dialect: any number run, exactly one sweeps; the lock is handed over when the
-// leader stops; where the lock lives on a server session (PostgreSQL, MySQL), a killed session ends leadership at once
-// and a partitioned leader gives up before a follower can lead; and on PostgreSQL, after kill -9 of a leader process,
-// another takes over within a few intervals.
+// Leader election among cleaners on each dialect: one leads, the lock is handed over on stop; a killed lock session or a
+// partition ends leadership before a follower leads (PostgreSQL, MySQL); kill -9 of a leader process (PostgreSQL).
 
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";

@@ -1,6 +1,5 @@
-// The cleaner's recovery of running tasks whose lease expired, on each dialect: by the task's policy, retry (the
-// default, and for names the registry lacks), dead with a dead-letter notification, or a function that may enqueue a
-// compensating task through the app's client; a lease that holds, or a row another transaction is writing, is left.
+// The cleaner's recovery of expired leases on each dialect, by the task's policy (retry, dead with a dead letter, or a
+// function that may compensate); a lease that holds, or a row another transaction is writing, is left alone.
 
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createCleaner, type Cleaner } from "../../src/cleaner/create-cleaner.js";

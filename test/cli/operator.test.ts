@@ -1,7 +1,5 @@
-// The CLI's operator commands as subprocesses against the real databases and RabbitMQ: on PostgreSQL and MySQL,
-// status (table and --json, the leading cleaner named), retry (one, --dead --name), cancel and run with exit codes 0
-// and 3 and their wake-ups; then what only one of them shows: on PostgreSQL show, NOTIFY, polling and how the database
-// URL is chosen and refused; on MySQL start end to end and a missing database.
+// The CLI's operator commands as subprocesses on PostgreSQL and MySQL (status, retry, cancel, run, exit codes and
+// wake-ups), then what only one shows: PostgreSQL's show, NOTIFY, polling and URL choice; MySQL's start and errors.
 
 import amqp from "amqplib";
 import type { Pool } from "mariadb";

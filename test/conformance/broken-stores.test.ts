@@ -1,6 +1,5 @@
-// The end-to-end conformance suite can fail: a deliberately broken store (a claim without its lock) makes the case
-// that checks that guarantee with worker processes report a violation, on PostgreSQL and on MySQL. (Every broken
-// store fails the store-level suite too, on every dialect: test/conformance/store-broken.test.ts.)
+// The end-to-end conformance suite can fail: a claim without its lock makes the worker-process case report a violation,
+// on PostgreSQL and MySQL. (Every broken store fails the store-level suite on every dialect: store-broken.test.ts.)
 
 import { describe, expect, it } from "vitest";
 import { BROKEN_KINDS } from "./broken-stores.js";

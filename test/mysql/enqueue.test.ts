@@ -1,7 +1,5 @@
-// Enqueue through the MySQL extension beyond the store conformance suite: wake-ups leave after COMMIT (never after a
-// rollback) and the insert marks due tasks published only when it publishes, times are UTC whatever the session's
-// time zone, keys that differ only in trailing spaces are one key (PAD SPACE), and batch $transaction([...]) settles
-// after the commit.
+// Enqueue through the MySQL extension: wake-ups after COMMIT only and the published mark, UTC times whatever the
+// session's zone, keys equal but for trailing spaces, and batch $transaction([...]) settled after the commit.
 
 import type { Pool } from "mariadb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";

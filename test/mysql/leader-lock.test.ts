@@ -1,6 +1,5 @@
-// The MySQL leader lock (GET_LOCK on a dedicated session) beyond the store suite and the cleaner's leader tests: the
-// holder is named by its session; a leader that stops pinging loses its session (wait_timeout) and with it the lock;
-// one table has one lock however it is reached, and two databases on one server never share a leader.
+// The MySQL leader lock (GET_LOCK on a session of its own) where it differs from the others: the holder named by its
+// session, a silent leader's session ended by the server, one lock per table however reached, one per database.
 
 import type { Pool } from "mariadb";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";

@@ -1,7 +1,5 @@
-// Each dialect's shipped Prisma model and its SQL migrations agree: every field is written and read back through the
-// generated client against a table created only by the SQL, the store reads what Prisma wrote as the same values and
-// instants and claims it by the database clock, the defaults, nulls and status check hold, and every column (and, on
-// MySQL, every index under the name Prisma gives it) is what the model declares.
+// Each dialect's shipped Prisma model and its SQL migrations agree: fields written and read back, read and claimed by
+// the store, defaults, nulls, the status check, and every column (and MySQL's index names) as the model declares.
 
 import { readFileSync } from "node:fs";
 import Database from "better-sqlite3";

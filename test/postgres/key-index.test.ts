@@ -1,6 +1,5 @@
-// The dedupe key's unique index on PostgreSQL: tasks without a key stay out of it, the insert's existing-key lookup
-// probes it (never a scan of the table, however large), and keys still dedupe when a migration made it a plain
-// unique index again.
+// The dedupe key's unique index on PostgreSQL: keyless tasks stay out of it, the insert's key lookup probes it however
+// large the table, and keys still dedupe when a migration made it a plain unique index.
 
 import pg from "pg";
 import { z } from "zod";

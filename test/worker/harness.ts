@@ -1,6 +1,5 @@
-// Shared setup of the worker tests: a database of a dialect and a broker prefix per file (or per dialect), an
-// enqueueing Prisma client, a started worker, a logger that keeps its lines, a stand-in for the cleaner's "publish when
-// due", and broker clean-up.
+// Shared setup of the worker tests: a database of a dialect, a broker prefix, the app's client, a started worker, a
+// logger that keeps its lines, a stand-in for the cleaner's "publish when due", and clean-up.
 
 import amqp from "amqplib";
 import pg from "pg";

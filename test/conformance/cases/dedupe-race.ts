@@ -1,6 +1,5 @@
-// The dedupe-key race between two open transactions: the second enqueues the same key while the first has not
-// committed, and is released only once the database shows it waiting for the first. One task row results; one caller
-// gets it as created, the other gets that same task.
+// The dedupe-key race between two open transactions, the first released once the database shows the second waiting
+// for it: one task row, created for one caller, the same task for the other.
 
 import { check, type ConformanceCase } from "./case.js";
 import type { QueueClient } from "../harness.js";

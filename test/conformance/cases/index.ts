@@ -1,6 +1,5 @@
-// Every end-to-end conformance case, in the order the suite runs them. What one store operation guarantees on its
-// own (the lease guard, operator actions, the outcome history, the leader lock) is checked method by method by the
-// store-level suite (test/conformance/store/); these cases need workers, a cleaner, brokers or processes.
+// Every end-to-end conformance case: what needs workers, a cleaner, brokers or processes. What one store operation
+// guarantees on its own is checked method by method by the store-level suite (test/conformance/store/).
 
 import type { ConformanceCase } from "./case.js";
 import { claimExclusivity } from "./claim-exclusivity.js";

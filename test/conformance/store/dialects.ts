@@ -1,6 +1,5 @@
-// The dialects the store-level conformance suite runs on, each as its tests reach it: a fresh database, its Prisma
-// client (for through()), and a connection of the test's own for what no Store operation does (emptying the table
-// between cases, the advised browse index, seeing a transaction wait on a lock). No broker, no process.
+// The dialects the store-level suite runs on: a fresh database, its Prisma client, and a connection of the test's own
+// for what no Store operation does (emptying the table, the advised index, seeing a writer wait on a lock).
 
 import Database from "better-sqlite3";
 import pg from "pg";

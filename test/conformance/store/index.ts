@@ -1,4 +1,5 @@
-// Every area of the store-level suite, in the order it runs.
+// Every area of the store-level conformance suite (one file each under test/conformance/store/), in the order the
+// suite runs them.
 
 import type { StoreArea } from "./area.js";
 import { claimArea } from "./claim.js";
