@@ -23,14 +23,34 @@ export interface RowSpec {
   finishedAgoMs?: number;
 }
 
+/** The values of one spec's row, defaults filled in (times as milliseconds before the database clock's now). */
+export function rowValues(spec: RowSpec) {
+  const id = randomUUID();
+  const created = spec.createdAgoMs ?? 0;
+  const running = spec.status === "running";
+  return {
+    id,
+    name: spec.name ?? "send-report",
+    queue: spec.queue ?? "default",
+    payload: JSON.stringify(spec.payload ?? { reportId: id }),
+    status: spec.status ?? "pending",
+    attempts: spec.attempts ?? (running ? 1 : 0),
+    maxAttempts: spec.maxAttempts ?? 5,
+    createdAgoMs: created,
+    runAgoMs: spec.runAgoMs ?? created,
+    publishedAgoMs: spec.publishedAgoMs ?? null,
+    running,
+    leaseExpiredAgoMs: spec.leaseExpiredAgoMs ?? 1000,
+    finished: spec.status === "succeeded" || spec.status === "dead" || spec.status === "cancelled",
+    finishedAgoMs: spec.finishedAgoMs ?? 0,
+  };
+}
+
 /** Inserts one row per spec and returns their ids in order. */
 export async function insertRows(sql: pg.Pool, specs: RowSpec[]): Promise<string[]> {
   const ids: string[] = [];
   for (const spec of specs) {
-    const id = randomUUID();
-    const created = spec.createdAgoMs ?? 0;
-    const running = spec.status === "running";
-    const finished = spec.status === "succeeded" || spec.status === "dead" || spec.status === "cancelled";
+    const v = rowValues(spec);
     await sql.query(
       `INSERT INTO tasks (id, name, queue, payload, status, attempts, max_attempts, created_at, run_at, published_at,
                           lease_owner, lease_expires_at, finished_at)
@@ -40,24 +60,9 @@ export async function insertRows(sql: pg.Pool, specs: RowSpec[]): Promise<string
                CASE WHEN $11 THEN 'vanished-worker:1' END,
                CASE WHEN $11 THEN now() - $12 * interval '1 ms' END,
                CASE WHEN $13 THEN now() - $14 * interval '1 ms' END)`,
-      [
-        id,
-        spec.name ?? "send-report",
-        spec.queue ?? "default",
-        JSON.stringify(spec.payload ?? { reportId: id }),
-        spec.status ?? "pending",
-        spec.attempts ?? (running ? 1 : 0),
-        spec.maxAttempts ?? 5,
-        created,
-        spec.runAgoMs ?? created,
-        spec.publishedAgoMs ?? null,
-        running,
-        spec.leaseExpiredAgoMs ?? 1000,
-        finished,
-        spec.finishedAgoMs ?? 0,
-      ],
+      [v.id, v.name, v.queue, v.payload, v.status, v.attempts, v.maxAttempts, v.createdAgoMs, v.runAgoMs, v.publishedAgoMs, v.running, v.leaseExpiredAgoMs, v.finished, v.finishedAgoMs],
     );
-    ids.push(id);
+    ids.push(v.id);
   }
   return ids;
 }

@@ -1,13 +1,31 @@
-// Deliberately broken stores, to prove the conformance suite can fail: each breaks one guarantee the way a careless
+// Deliberately broken stores, to prove the conformance suites can fail: each breaks one guarantee the way a careless
 // dialect would, on top of a real store, so the same wrapper breaks every dialect alike.
 
 import type { LeaderLock } from "../../src/store/leader-lock.js";
 import type { Store } from "../../src/store/store.js";
-import type { ClaimByIdResult } from "../../src/store/task-writes.js";
+import type { ClaimByIdResult, FailedTask, RecoveredTask } from "../../src/store/task-writes.js";
 
-export type BrokenKind = "claim-without-lock" | "complete-without-lease-guard" | "leader-grants-twice";
+/** Each broken store: what it breaks, and the area of the store-level suite (test/conformance/store/) that must catch it. */
+export const BROKEN_STORES = {
+  "claim-without-lock": { area: "claim", breaks: "claimByIds trusts an earlier read: a task seen pending is handed out even when another claimer took it meanwhile" },
+  "complete-without-lease-guard": { area: "outcomes", breaks: "complete records the success in the name of whoever holds the lease now" },
+  "leader-grants-twice": { area: "leader", breaks: "every contender of the leader lock is told it leads" },
+  "insert-ignores-keys": { area: "insert", breaks: "insertTasks drops the dedupe keys, so a key already taken gets a second task" },
+  "claim-ignores-priority": { area: "claim", breaks: "claimDue takes due tasks by run_at alone, whatever their priority" },
+  "fail-never-dead": { area: "outcomes", breaks: "fail never dead-letters a task that used its last attempt: it retries forever" },
+  "extend-any-owner": { area: "outcomes", breaks: "extendLeases extends the lease whoever holds it" },
+  "hold-live-lease": { area: "recovery", breaks: "holdExpiredLease hands out a running task whose lease still holds" },
+  "requeue-live-leases": { area: "recovery", breaks: "requeueExpired also puts back tasks whose lease still holds" },
+  "unpublished-without-grace": { area: "wake-ups", breaks: "findUnpublished lists a task due at commit before its grace is over" },
+  "prune-ignores-retention": { area: "prune", breaks: "prune deletes every finished task, whatever the retention" },
+  "cancel-running": { area: "operator", breaks: "cancelTask cancels a running task too, under its worker's feet" },
+  "list-expired-as-running": { area: "views", breaks: "listTasks shows every running task for the expired filter, live leases too" },
+  "transaction-without-rollback": { area: "session", breaks: "transaction runs its function outside any transaction, so a failure rolls nothing back" },
+} as const satisfies Record<string, { area: string; breaks: string }>;
 
-export const BROKEN_KINDS: readonly BrokenKind[] = ["claim-without-lock", "complete-without-lease-guard", "leader-grants-twice"];
+export type BrokenKind = keyof typeof BROKEN_STORES;
+
+export const BROKEN_KINDS = Object.keys(BROKEN_STORES) as BrokenKind[];
 
 /** `store` with one guarantee broken. */
 export function brokenStore(store: Store, kind: BrokenKind): Store {
@@ -49,6 +67,85 @@ export function brokenStore(store: Store, kind: BrokenKind): Store {
       };
       return lock;
     };
+  }
+  if (kind === "insert-ignores-keys") {
+    overrides.insertTasks = (rows, publishes, notifyChannel) => store.insertTasks(rows.map((row) => ({ ...row, key: null })), publishes, notifyChannel);
+  }
+  if (kind === "claim-ignores-priority") {
+    overrides.claimDue = async (limit, filter) => {
+      const due = [];
+      for (const queue of filter.queues) {
+        for (const name of filter.names) due.push(...(await store.listTasks({ status: "due", queue, name }, { limit: 1000 }, undefined)).rows);
+      }
+      due.sort((a, b) => a.runAt.getTime() - b.runAt.getTime());
+      const results = await store.claimByIds(due.slice(0, limit).map((row) => row.id), filter);
+      return results.flatMap((result) => (result.claimed ? [result.claimed] : []));
+    };
+  }
+  if (kind === "fail-never-dead") {
+    // A task that used its last attempt goes back to pending instead of dead.
+    overrides.fail = async (owner, failures) => {
+      const failed = await store.fail(owner, failures);
+      return Promise.all(
+        failed.map(async (task): Promise<FailedTask> => {
+          if (task.reason !== "max-attempts") return task;
+          await store.retryTask(task.id);
+          return { ...task, status: "pending", reason: null };
+        }),
+      );
+    };
+  }
+  if (kind === "extend-any-owner") {
+    overrides.extendLeases = async (owner, ids, leaseMs) => {
+      const states = [];
+      for (const id of ids) {
+        const holder = (await store.findTask(id))?.leaseOwner ?? owner;
+        states.push(...(await store.extendLeases(holder, [id], leaseMs)));
+      }
+      return states;
+    };
+  }
+  if (kind === "hold-live-lease") {
+    overrides.holdExpiredLease = async (id, holder, holdMs) => {
+      const held = await store.holdExpiredLease(id, holder, holdMs);
+      if (held) return held;
+      const task = await store.findTask(id);
+      if (task?.status !== "running") return undefined;
+      const { now: _now, ...record } = task;
+      return record;
+    };
+  }
+  if (kind === "requeue-live-leases") {
+    overrides.requeueExpired = async (ids, held) => {
+      const recovered = await store.requeueExpired(ids, held);
+      const done = new Set(recovered.map((task) => task.id));
+      for (const id of ids) {
+        const task = await store.findTask(id);
+        if (done.has(id) || task?.status !== "running" || !task.leaseOwner) continue;
+        await store.release(task.leaseOwner, [id]);
+        recovered.push({ ...task, status: "pending" } satisfies RecoveredTask);
+      }
+      return recovered;
+    };
+  }
+  if (kind === "unpublished-without-grace") {
+    overrides.findUnpublished = (options) => store.findUnpublished({ ...options, graceMs: 0 });
+  }
+  if (kind === "prune-ignores-retention") {
+    overrides.prune = (options) => store.prune({ ...options, retentionMs: 0 });
+  }
+  if (kind === "cancel-running") {
+    overrides.cancelTask = async (id) => {
+      const task = await store.findTask(id);
+      if (task?.status === "running" && task.leaseOwner) await store.release(task.leaseOwner, [id]);
+      return store.cancelTask(id);
+    };
+  }
+  if (kind === "list-expired-as-running") {
+    overrides.listTasks = (filter, page, groups) => store.listTasks(filter.status === "expired" ? { ...filter, status: "running" } : filter, page, groups);
+  }
+  if (kind === "transaction-without-rollback") {
+    overrides.transaction = (fn) => fn(brokenStore(store, kind));
   }
   return new Proxy(store, {
     get(target, property, receiver) {

@@ -8,9 +8,11 @@ import { testMysqlPrisma } from "../support/mysql-prisma.js";
 import { testPrisma } from "../support/prisma.js";
 import { createSqliteDatabase, sqlitePrisma } from "../support/sqlite.js";
 import type { DialectHarness } from "./harness.js";
+import { mysqlStoreDialect, postgresStoreDialect, sqliteStoreDialect } from "./store/dialects.js";
 
 export const postgresHarness: DialectHarness = {
   name: "postgresql",
+  store: postgresStoreDialect,
   createDatabase: createTestDatabase,
   prismaClient: (url) => testPrisma(url),
   get amqpUrl() {
@@ -21,6 +23,7 @@ export const postgresHarness: DialectHarness = {
 /** PostgreSQL woken by LISTEN/NOTIFY, with no broker: what a PostgreSQL app without amqpUrl runs. */
 export const postgresNotifyHarness: DialectHarness = {
   name: "postgresql + NOTIFY",
+  store: postgresStoreDialect,
   createDatabase: createTestDatabase,
   prismaClient: (url) => testPrisma(url),
   amqpUrl: undefined,
@@ -30,6 +33,7 @@ export const postgresNotifyHarness: DialectHarness = {
 /** SQLite as the embedded default runs it: no broker; workers poll, and one in the app's process is woken directly. */
 export const sqliteHarness: DialectHarness = {
   name: "sqlite",
+  store: sqliteStoreDialect,
   createDatabase: createSqliteDatabase,
   prismaClient: (url) => sqlitePrisma(url),
   amqpUrl: undefined,
@@ -38,6 +42,7 @@ export const sqliteHarness: DialectHarness = {
 /** SQLite with RabbitMQ for wake-ups. */
 export const sqliteBrokerHarness: DialectHarness = {
   name: "sqlite + RabbitMQ",
+  store: sqliteStoreDialect,
   createDatabase: createSqliteDatabase,
   prismaClient: (url) => sqlitePrisma(url),
   get amqpUrl() {
@@ -48,6 +53,7 @@ export const sqliteBrokerHarness: DialectHarness = {
 /** MySQL 8 / MariaDB 10.6+ (the server test/support/mysql-database.ts finds), woken through RabbitMQ as PostgreSQL is. */
 export const mysqlHarness: DialectHarness = {
   name: "mysql",
+  store: mysqlStoreDialect,
   createDatabase: () => createMysqlTestDatabase(),
   prismaClient: (url) => testMysqlPrisma(url),
   get amqpUrl() {

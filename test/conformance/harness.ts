@@ -10,10 +10,11 @@ import { createCleaner, createWorker, openStore, silentLogger, taskQueue, type C
 import type { WakeupsChoice } from "../../src/naming-options.js";
 import { notifyChannel } from "../../src/wakeups/notify/notify-channel.js";
 import { encodeWakeup } from "../../src/wakeups/rabbitmq/wakeup-message.js";
-import { declareExchanges, declareQueue, topology } from "../../src/wakeups/rabbitmq/topology.js";
-import { uniquePrefix } from "../support/broker.js";
+import { topology } from "../../src/wakeups/rabbitmq/topology.js";
+import { publishBodies, uniquePrefix } from "../support/broker.js";
 import { WorkerProcess } from "../support/worker-process.js";
 import { brokenStore, type BrokenKind } from "./broken-stores.js";
+import type { RawConnection, StoreDialect } from "./store/dialects.js";
 import { conformanceTasks, plainTasks } from "./tasks.js";
 
 /** The part of a generated Prisma client the cases use. */
@@ -24,8 +25,10 @@ export interface ConformancePrisma {
 
 /** One dialect, as its tests reach it. */
 export interface DialectHarness {
-  /** The store's dialect name: "postgresql". */
+  /** The harness's name: "postgresql + NOTIFY". */
   name: string;
+  /** The dialect as the store-level suite reaches it (its test connection sees who waits on a lock). */
+  store: StoreDialect;
   /** A fresh database with the task table and the tests' business tables (reports). */
   createDatabase(): Promise<{ url: string; drop(): Promise<void> }>;
   /** A plain Prisma client of this dialect on `url`. */
@@ -52,6 +55,7 @@ export class ConformanceBed {
   readonly prefix = uniquePrefix();
   readonly runLog = mkdtempSync(join(tmpdir(), "ptq-conformance-"));
   private readonly closers: Array<() => Promise<void>> = [];
+  private raw: RawConnection | undefined;
 
   private constructor(
     readonly dialect: DialectHarness,
@@ -141,6 +145,22 @@ export class ConformanceBed {
   }
 
   /**
+   * Resolves once a writer of this bed's database is held up by another transaction's lock, as the database shows it
+   * (see RawConnection.writerBlocked); fails after `timeoutMs`.
+   */
+  async writerBlocked(timeoutMs = 15_000): Promise<void> {
+    if (!this.raw) {
+      const raw = (this.raw = await this.dialect.store.raw(this.url));
+      this.closers.push(() => raw.close());
+    }
+    const deadline = Date.now() + timeoutMs;
+    while (!(await this.raw.writerBlocked())) {
+      if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for a writer to wait for another transaction's lock`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  /**
    * Publishes `copies` wake-ups for each id (one message per copy, each id's copies back to back, so that with two
    * consumers they reach both at once), when this dialect's tests use a broker; with NOTIFY, as many notifications.
    */
@@ -150,17 +170,7 @@ export class ConformanceBed {
       return;
     }
     if (!this.amqpUrl) return;
-    const model = await amqp.connect(this.amqpUrl);
-    try {
-      const channel = await model.createConfirmChannel();
-      const names = topology(this.prefix);
-      await declareExchanges(channel, names);
-      await declareQueue(channel, names, queue);
-      for (const id of ids) for (let copy = 0; copy < copies; copy++) channel.publish(names.exchange, queue, encodeWakeup([id]));
-      await channel.waitForConfirms();
-    } finally {
-      await model.close();
-    }
+    await publishBodies(this.amqpUrl, this.prefix, ids.flatMap((id) => Array.from({ length: copies }, () => encodeWakeup([id]))), queue);
   }
 
   async close(): Promise<void> {

@@ -1,10 +1,12 @@
-// Proves case 4 of the enqueue issue: a row exists iff its transaction committed, and the broker receives each
-// committed id exactly once and nothing for rolled-back work, across every way of running a transaction.
+// A task row exists iff its transaction committed, and the broker receives each committed id exactly once and nothing
+// for rolled-back work, across every way of running a transaction.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import { type TestDatabase } from "../support/database.js";
 import { uniquePrefix, WakeupCounter } from "../support/broker.js";
+import { waitUntil } from "../support/wait.js";
+import { postgresStoreDialect } from "../conformance/store/dialects.js";
 import { extend, setupDatabase, type Extended } from "./fixtures.js";
 
 let db: TestDatabase;
@@ -266,14 +268,22 @@ describe("delays and keys", () => {
     const key = `race:${crypto.randomUUID()}`;
     let releaseFirst!: () => void;
     const firstHolds = new Promise<void>((resolve) => (releaseFirst = resolve));
+    let firstInserted!: () => void;
+    const inserted = new Promise<void>((resolve) => (firstInserted = resolve));
     const first = prisma.$transaction(async (tx) => {
       const task = await tx.task.enqueue("send-report", { reportId: "r" }, { key });
+      firstInserted();
       await firstHolds;
       return task;
     });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await inserted;
     const second = prisma.$transaction(async (tx) => tx.task.enqueue("send-report", { reportId: "r" }, { key }));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    const raw = await postgresStoreDialect.raw(db.url);
+    try {
+      await waitUntil(() => raw.writerBlocked(), "the second insert to wait for the first transaction's row (pg_locks)");
+    } finally {
+      await raw.close();
+    }
     releaseFirst();
     const [a, b] = await Promise.all([first, second]);
     expect(b).toMatchObject({ id: a.id, created: false });

@@ -1,16 +1,14 @@
-// `task-runner init` on real project layouts: single-file and multi-file schemas, a clashing Task model,
-// a rerun; the migration it writes creates a working table in a real database.
+// `task-runner init` on real project layouts: single-file and multi-file schemas, a clashing Task model, a rerun; and
+// on each dialect's datasource, the migration it writes makes, in a real database, a table the store serves.
 
 import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
-import Database from "better-sqlite3";
+import { afterAll, describe, expect, it } from "vitest";
 import { initCommand } from "../../src/cli/init-command.js";
 import { openStore } from "../../src/index.js";
-import { databaseUrlFor, onServer } from "../support/database.js";
+import { prepared, sendInsert } from "../conformance/store/bed.js";
+import { mysqlStoreDialect, postgresStoreDialect, sqliteStoreDialect } from "../conformance/store/dialects.js";
 
 const BASE = `generator client {\n  provider = "prisma-client"\n  output   = "../generated"\n}\n\ndatasource db {\n  provider = "postgresql"\n}\n`;
 let dirs: string[] = [];
@@ -167,39 +165,6 @@ describe("task-runner init", () => {
     expect(readFileSync(join(cwd, "prisma/schema.prisma"), "utf8")).toBe(BASE);
   });
 
-  it("writes the SQLite model (with its leader table) and migration for a sqlite datasource, which create working tables", async () => {
-    const cwd = project({ "prisma/schema.prisma": BASE.replace('"postgresql"', '"sqlite"') });
-    const result = await run(cwd, "--model", "QueueTask");
-    expect(result.code).toBe(0);
-    const schema = readFileSync(join(cwd, "prisma/schema.prisma"), "utf8");
-    expect(schema).toMatch(/model QueueTask \{[\s\S]*payload +Json[\s\S]*@@map\("queue_tasks"\)/);
-    expect(schema).toMatch(/model QueueTaskLeader \{[\s\S]*@@map\("queue_tasks_leaders"\)/);
-    const sql = migrationOf(join(cwd, "prisma/migrations"));
-    const file = join(cwd, "dev.db");
-    const db = new Database(file);
-    try {
-      db.exec(sql);
-      const tables = db.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'index') AND name LIKE 'queue_tasks%' ORDER BY name").all() as Array<{ name: string }>;
-      expect(tables.map((t) => t.name)).toEqual([
-        "queue_tasks",
-        "queue_tasks_finished_idx",
-        "queue_tasks_key_key",
-        "queue_tasks_leaders",
-        "queue_tasks_lease_idx",
-        "queue_tasks_pending_idx",
-        "queue_tasks_unpublished_idx",
-      ]);
-    } finally {
-      db.close();
-    }
-    const store = openStore(`file:${file}`, { table: "queue_tasks" });
-    try {
-      expect(await store.check()).toBeUndefined();
-    } finally {
-      await store.close();
-    }
-  });
-
   it("refuses a datasource provider no dialect serves, listing the supported ones, and writes nothing", async () => {
     const cwd = project({ "prisma/schema.prisma": BASE.replace('"postgresql"', '"mongodb"') });
     const result = await run(cwd);
@@ -218,35 +183,74 @@ describe("task-runner init", () => {
   });
 });
 
-describe("the migration init writes", () => {
-  const name = `ptq_init_${process.pid}`;
-  let url: string;
-  beforeAll(async () => {
-    await onServer(inject("databaseUrl"), [`DROP DATABASE IF EXISTS "${name}"`, `CREATE DATABASE "${name}"`]);
-    url = databaseUrlFor(inject("databaseUrl"), name);
-  });
-  afterAll(async () => {
-    await onServer(inject("databaseUrl"), [`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`]);
+const DATASOURCES = [
+  {
+    dialect: postgresStoreDialect,
+    provider: "postgresql",
+    model: "prisma/task.prisma",
+    createTable: 'CREATE TABLE "queue_tasks"',
+    indexes: ["queue_tasks_finished_idx", "queue_tasks_key_key", "queue_tasks_lease_idx", "queue_tasks_pending_idx", "queue_tasks_pkey", "queue_tasks_unpublished_idx"],
+  },
+  {
+    dialect: sqliteStoreDialect,
+    provider: "sqlite",
+    model: "prisma/sqlite/task.prisma",
+    createTable: 'CREATE TABLE "queue_tasks"',
+    indexes: ["queue_tasks_finished_idx", "queue_tasks_key_key", "queue_tasks_lease_idx", "queue_tasks_pending_idx", "queue_tasks_unpublished_idx", "sqlite_autoindex_queue_tasks_1", "sqlite_autoindex_queue_tasks_leaders_1"],
+    // The cleaners' leader lease lives in a table beside the tasks.
+    companion: /model QueueTaskLeader \{[\s\S]*@@map\("queue_tasks_leaders"\)/,
+  },
+  {
+    dialect: mysqlStoreDialect,
+    provider: "mysql",
+    model: "prisma/mysql/task.prisma",
+    createTable: "CREATE TABLE `queue_tasks`",
+    // Prisma's own names for the model's indexes, so a Prisma migration neither drops nor renames one.
+    indexes: [
+      "PRIMARY",
+      "queue_tasks_finished_at_idx",
+      "queue_tasks_key_key",
+      "queue_tasks_status_lease_expires_at_idx",
+      "queue_tasks_status_published_at_run_at_idx",
+      "queue_tasks_status_queue_priority_run_at_idx",
+    ],
+  },
+];
+
+describe.each<(typeof DATASOURCES)[number] & { companion?: RegExp }>(DATASOURCES)("task-runner init on a $provider datasource", ({ dialect, provider, model, createTable, indexes, companion }) => {
+  const schemaOf = (extra = "") => ({ "prisma/schema.prisma": `${BASE.replace('"postgresql"', `"${provider}"`)}${extra}` });
+
+  it("writes the dialect's shipped model as it is", async () => {
+    const cwd = project(schemaOf("\nmodel User {\n  id Int @id\n}\n"));
+    expect((await run(cwd)).code).toBe(0);
+    expect(readFileSync(join(cwd, "prisma/schema.prisma"), "utf8")).toContain(readFileSync(new URL(`../../${model}`, import.meta.url), "utf8"));
+    expect(migrationOf(join(cwd, "prisma/migrations"))).toContain(createTable.replace("queue_tasks", "tasks"));
   });
 
-  it("creates a renamed table with its indexes", async () => {
-    const cwd = project({ "prisma/schema.prisma": BASE });
-    await run(cwd, "--model", "QueueTask");
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
+  it("writes a renamed model whose migration makes, in a real database, a table with its indexes that the store serves", async () => {
+    const cwd = project(schemaOf("\nmodel Task {\n  id Int @id\n}\n"));
+    expect((await run(cwd, "--model", "QueueTask")).code).toBe(0);
+    const schema = readFileSync(join(cwd, "prisma/schema.prisma"), "utf8");
+    expect(schema).toMatch(/model QueueTask \{[\s\S]*@@map\("queue_tasks"\)/);
+    if (companion) expect(schema).toMatch(companion);
+    const sql = migrationOf(join(cwd, "prisma/migrations"));
+    expect(sql).toContain(createTable);
+    expect(sql).not.toMatch(/["`]tasks/);
+    const database = await dialect.createDatabase();
+    const raw = await dialect.raw(database.url);
+    const store = openStore(database.url, { table: "queue_tasks", max: 1 });
     try {
-      await client.query(migrationOf(join(cwd, "prisma/migrations")));
-      const indexes = await client.query("SELECT indexname FROM pg_indexes WHERE tablename = 'queue_tasks' ORDER BY indexname");
-      expect(indexes.rows.map((r) => r.indexname)).toEqual([
-        "queue_tasks_finished_idx",
-        "queue_tasks_key_key",
-        "queue_tasks_lease_idx",
-        "queue_tasks_pending_idx",
-        "queue_tasks_pkey",
-        "queue_tasks_unpublished_idx",
-      ]);
+      await raw.exec(sql);
+      expect(await raw.indexNames("queue_tasks")).toEqual(indexes);
+      expect(await store.check()).toBeUndefined();
+      const row = prepared({ name: "n", key: "k" });
+      expect(await sendInsert(store, [row])).toMatchObject([{ id: row.id, created: true, due: true }]);
+      expect((await store.claimDue(5, { owner: "init", leaseMs: 1000, names: ["n"], queues: ["default"] })).map((task) => task.id)).toEqual([row.id]);
+      expect(await store.complete("init", [{ id: row.id, resultJson: "1" }])).toEqual([row.id]);
     } finally {
-      await client.end();
+      await store.close();
+      await raw.close();
+      await database.drop();
     }
   });
 });

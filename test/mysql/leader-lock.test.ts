@@ -1,13 +1,9 @@
-// The MySQL leader lock (GET_LOCK on a dedicated session) beyond the conformance case: a leader whose session is
-// killed stops leading at once and another takes over; a leader that stops pinging loses its session (wait_timeout)
-// and with it the lock; a leader cut off by a partition gives up before a follower can lead; the holder is named by
-// its session; one table has one lock however it is reached, and two databases on one server never share a leader.
+// The MySQL leader lock (GET_LOCK on a session of its own) where it differs from the others: the holder named by its
+// session, a silent leader's session ended by the server, one lock per table however reached, one per database.
 
 import type { Pool } from "mariadb";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
-import { createCleaner, jsonLogger, openStore, silentLogger, type Store } from "../../src/index.js";
-import { cleanerTasks } from "../fixtures/cleaner-tasks.js";
-import { TcpProxy } from "../support/tcp-proxy.js";
+import { jsonLogger, openStore, type Store } from "../../src/index.js";
 import type { ElectionTiming, LeaderLock } from "../../src/store/leader-lock.js";
 import { createMysqlTestDatabase, mysqlTestPool, type MysqlTestDatabase } from "../support/mysql-database.js";
 import { waitUntil } from "../support/wait.js";
@@ -48,7 +44,7 @@ function contender(timing: ElectionTiming, on = store): LeaderLock {
 
 const quick: ElectionTiming = { heartbeatMs: 100, answerTimeoutMs: 2000, serverIdleTimeoutMs: 5000 };
 
-it("names the holder by its session, and a killed session ends leadership at once", async () => {
+it("names the holder by its session, and warns when that session is killed", async () => {
   const leader = contender(quick);
   const follower = contender(quick);
   expect(await leader.check()).toBe(true);
@@ -66,9 +62,6 @@ it("names the holder by its session, and a killed session ends leadership at onc
   await waitUntil(() => !leader.isLeader, "the leader to notice its session is gone", 2000);
   expect(lines.some((line) => line.level === "warn" && line.message === "cleaner lost its lock connection and no longer leads")).toBe(true);
   expect(await follower.check()).toBe(true);
-  expect((await store.leaderHolder(store.defaultLockKey()))?.pid).not.toBe(holder!.pid);
-  await follower.release();
-  expect(await store.leaderHolder(store.defaultLockKey())).toBeUndefined();
 });
 
 it("a leader that stops pinging loses its session after serverIdleTimeoutMs, which frees the lock", async () => {
@@ -104,38 +97,3 @@ it("two databases on one server have a leader each, even with the same key", asy
   expect(await here.check()).toBe(true);
   expect(await there.check()).toBe(true);
 });
-
-it("a leader cut off by a partition gives up before the server frees the lock; then a follower takes over", async () => {
-  const target = new URL(database.url);
-  const proxy = await new TcpProxy(target.hostname, Number(target.port || 3306)).start();
-  const options = { tasks: cleanerTasks, intervalMs: 200, lockKey: 777, logger: silentLogger };
-  // Without the test session settings: with mariadb before 3.5.1, a connection cut between login and the driver's
-  // session statements leaves an unhandled rejection (see READ_COMMITTED in src/dialects/mysql/pool-db.ts).
-  const routed = new URL(proxy.route(database.url));
-  routed.search = "";
-  const cut = createCleaner({ ...options, databaseUrl: routed.toString() });
-  const follower = createCleaner({ ...options, databaseUrl: database.url });
-  try {
-    await cut.start();
-    await waitUntil(() => cut.isLeader, "the proxied cleaner to lead");
-    await follower.start();
-    proxy.partition();
-    const partitionedAt = Date.now();
-    let both = 0;
-    let gaveUpAfter = -1;
-    await waitUntil(() => {
-      if (cut.isLeader && follower.isLeader) both += 1;
-      if (!cut.isLeader && gaveUpAfter < 0) gaveUpAfter = Date.now() - partitionedAt;
-      return follower.isLeader;
-    }, "the follower to take over", 30_000);
-    const tookOverAfter = Date.now() - partitionedAt;
-    expect(both).toBe(0);
-    expect(gaveUpAfter).toBeGreaterThanOrEqual(0);
-    expect(gaveUpAfter).toBeLessThan(tookOverAfter);
-    console.log(`partition: the cut-off leader gave up after ${gaveUpAfter} ms, the follower led after ${tookOverAfter} ms (interval 200 ms)`);
-  } finally {
-    await proxy.stop(); // unblocks the cut-off cleaner's pool so it can stop
-    await cut.stop();
-    await follower.stop();
-  }
-}, 40_000);

@@ -1,9 +1,8 @@
 // Writes MySQL task rows straight into the table, in the states a crash or a lost message leaves behind, with times
 // relative to the database clock (UTC_TIMESTAMP), and reads one back with its times as UTC Dates.
 
-import { randomUUID } from "node:crypto";
 import type { Pool } from "mariadb";
-import type { RowSpec } from "../cleaner/rows.js";
+import { rowValues, type RowSpec } from "../cleaner/rows.js";
 
 const ago = (ms: string) => `UTC_TIMESTAMP(6) - INTERVAL (${ms}) * 1000 MICROSECOND`;
 
@@ -11,10 +10,7 @@ const ago = (ms: string) => `UTC_TIMESTAMP(6) - INTERVAL (${ms}) * 1000 MICROSEC
 export async function insertMysqlRows(sql: Pool, specs: RowSpec[]): Promise<string[]> {
   const ids: string[] = [];
   for (const spec of specs) {
-    const id = randomUUID();
-    const created = spec.createdAgoMs ?? 0;
-    const running = spec.status === "running";
-    const finished = spec.status === "succeeded" || spec.status === "dead" || spec.status === "cancelled";
+    const v = rowValues(spec);
     await sql.query(
       `INSERT INTO tasks (id, name, queue, payload, status, attempts, max_attempts, created_at, updated_at, run_at, published_at,
                           lease_owner, lease_expires_at, finished_at)
@@ -23,26 +19,10 @@ export async function insertMysqlRows(sql: Pool, specs: RowSpec[]): Promise<stri
                CASE WHEN ? THEN 'vanished-worker:1' END,
                CASE WHEN ? THEN ${ago("?")} END,
                CASE WHEN ? THEN ${ago("?")} END)`,
-      [
-        id,
-        spec.name ?? "send-report",
-        spec.queue ?? "default",
-        JSON.stringify(spec.payload ?? { reportId: id }),
-        spec.status ?? "pending",
-        spec.attempts ?? (running ? 1 : 0),
-        spec.maxAttempts ?? 5,
-        created,
-        spec.runAgoMs ?? created,
-        spec.publishedAgoMs ?? null,
-        spec.publishedAgoMs ?? 0,
-        running,
-        running,
-        spec.leaseExpiredAgoMs ?? 1000,
-        finished,
-        spec.finishedAgoMs ?? 0,
-      ],
+      [v.id, v.name, v.queue, v.payload, v.status, v.attempts, v.maxAttempts, v.createdAgoMs, v.runAgoMs, v.publishedAgoMs, v.publishedAgoMs ?? 0,
+        v.running, v.running, v.leaseExpiredAgoMs, v.finished, v.finishedAgoMs],
     );
-    ids.push(id);
+    ids.push(v.id);
   }
   return ids;
 }

@@ -7,11 +7,13 @@
 // (Inside one process Prisma's adapter runs one transaction at a time, so the conformance suite's race never meets this.)
 
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { silentLogger, taskQueue } from "../../src/index.js";
 import { plainTasks } from "../conformance/tasks.js";
 import { createSqliteDatabase, sqlitePrisma, type SqliteTestDatabase } from "../support/sqlite.js";
+import { waitUntil } from "../support/wait.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 /** The child's busy timeout: long, so that a failure well before it shows SQLite did not wait it out. */
@@ -31,6 +33,21 @@ afterAll(async () => {
   await prisma?.$disconnect();
   await db?.drop();
 });
+
+/**
+ * Resolves once the process's main thread sleeps in the kernel (clock_nanosleep) rather than waiting for events: in a
+ * process that runs SQLite on its main thread (better-sqlite3, under Prisma's adapter), that is SQLite's busy handler
+ * retrying a lock another connection holds. Linux's /proc tells it.
+ */
+async function busyWaiting(pid: number): Promise<void> {
+  await waitUntil(() => {
+    try {
+      return readFileSync(`/proc/${pid}/wchan`, "utf8").includes("nanosleep");
+    } catch {
+      return false;
+    }
+  }, "the child's enqueue to wait for the write lock (SQLite's busy handler)", 20_000);
+}
 
 /** Runs the race: this process enqueues `key` in an open transaction, the child enqueues it too, then this one commits. */
 async function race(key: string, readFirst: boolean) {
@@ -58,7 +75,10 @@ async function race(key: string, readFirst: boolean) {
       }
     });
     await childReady;
-    await new Promise((resolve) => setTimeout(resolve, 300)); // the child's enqueue now waits for our write lock
+    // The child's enqueue now meets our write lock: writing first, it waits in SQLite's busy handler; having read
+    // first, its snapshot cannot become a write while we hold the lock, and SQLite says SQLITE_BUSY at once.
+    if (readFirst) await waitUntil(() => lines.length > 0, "the child's first attempt to fail", 20_000);
+    else await busyWaiting(child.pid!);
     return task;
   }, { timeout: 20_000 });
   child!.stdin!.end("committed\n");

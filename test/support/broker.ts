@@ -7,6 +7,21 @@ import { inject } from "vitest";
 import { decodeWakeup } from "../../src/wakeups/rabbitmq/wakeup-message.js";
 import { declareExchanges, declareQueue, topology, type Topology } from "../../src/wakeups/rabbitmq/topology.js";
 
+/** Publishes raw message bodies to the wake-up queue of `queue` under `prefix` (declaring it first), confirmed. */
+export async function publishBodies(amqpUrl: string, prefix: string, bodies: readonly Buffer[], queue = "default"): Promise<void> {
+  const model = await amqp.connect(amqpUrl);
+  try {
+    const channel = await model.createConfirmChannel();
+    const names = topology(prefix);
+    await declareExchanges(channel, names);
+    await declareQueue(channel, names, queue);
+    for (const body of bodies) channel.publish(names.exchange, queue, body);
+    await channel.waitForConfirms();
+  } finally {
+    await model.close();
+  }
+}
+
 export function uniquePrefix(): string {
   return `ptq_test_${randomBytes(5).toString("hex")}`;
 }

@@ -59,10 +59,10 @@ export function mysqlDatabaseUrl(serverUrl: string, database: string, session: R
   return url.toString();
 }
 
-/** Runs SQL scripts (several statements each) on `database` of the server. */
-export async function runMysqlScripts(serverUrl: string, database: string | undefined, scripts: readonly string[]): Promise<void> {
+/** A plain connection of the mariadb driver to `database` on the server of `serverUrl` (scripts of several statements allowed). */
+export function mysqlConnection(serverUrl: string, database: string | undefined): Promise<mariadb.Connection> {
   const url = new URL(serverUrl);
-  const connection = await mariadb.createConnection({
+  return mariadb.createConnection({
     host: url.hostname,
     port: Number(url.port || 3306),
     user: decodeURIComponent(url.username) || "root",
@@ -70,6 +70,11 @@ export async function runMysqlScripts(serverUrl: string, database: string | unde
     database,
     multipleStatements: true,
   });
+}
+
+/** Runs SQL scripts (several statements each) on `database` of the server. */
+export async function runMysqlScripts(serverUrl: string, database: string | undefined, scripts: readonly string[]): Promise<void> {
+  const connection = await mysqlConnection(serverUrl, database);
   try {
     for (const script of scripts) await connection.query(script);
   } finally {

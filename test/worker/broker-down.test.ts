@@ -8,7 +8,7 @@ import { createWorker, type Worker } from "../../src/worker/create-worker.js";
 import { workerTasks } from "../fixtures/worker-tasks.js";
 import { waitUntil } from "../support/wait.js";
 import { recordingLogger, WorkerTestBed } from "./harness.js";
-import { TcpProxy } from "./tcp-proxy.js";
+import { TcpProxy } from "../support/tcp-proxy.js";
 
 let bed: WorkerTestBed;
 let pool: pg.Pool;
@@ -20,14 +20,15 @@ const workers: Worker[] = [];
 beforeAll(async () => {
   bed = await WorkerTestBed.create();
   pool = new pg.Pool({ connectionString: bed.url, max: 4 });
-  proxy = await TcpProxy.start(bed.amqpUrl);
+  const broker = new URL(bed.amqpUrl);
+  proxy = await new TcpProxy(broker.hostname, Number(broker.port || 5672)).start();
   prisma = bed.prisma(workerTasks(pool, "enqueuer"));
   offline = bed.prisma(workerTasks(pool, "enqueuer"), undefined);
 });
 
 afterAll(async () => {
   await Promise.all(workers.map((worker) => worker.stop()));
-  await proxy?.close();
+  await proxy?.stop();
   for (const client of [prisma, offline]) {
     await client?.$taskQueue.close();
     await client?.$disconnect();
@@ -73,7 +74,7 @@ it("falls back to polling when the broker connection is cut, and back to wake-up
   const worker = createWorker({
     tasks: workerTasks(pool, "proxied"),
     databaseUrl: bed.url,
-    amqpUrl: proxy.urlFor(bed.amqpUrl),
+    amqpUrl: proxy.route(bed.amqpUrl),
     amqpPrefix: bed.prefix,
     pollIntervalMs: 1000,
     logger,
@@ -84,13 +85,13 @@ it("falls back to polling when the broker connection is cut, and back to wake-up
   await waitUntil(() => succeeded(before.id), "the first task to run");
   expect(logger.find("task claimed", { taskId: before.id, via: "wakeup" })).toHaveLength(1);
 
-  await proxy.cut();
+  proxy.refuse();
   await waitUntil(() => logger.find("broker connection lost").length === 1, "the worker to notice the cut");
   const during = await prisma.task.enqueue("record", { ms: 0 }); // its wake-up waits in the queue the worker cannot reach
   await waitUntil(() => succeeded(during.id), "the task to run by polling");
   expect(logger.find("task claimed", { taskId: during.id, via: "poll" })).toHaveLength(1);
 
-  await proxy.restore();
+  proxy.restore();
   await waitUntil(() => logger.find("consuming wake-ups").length === 2, "the worker to consume again", 30_000);
   const after = await prisma.task.enqueue("record", { ms: 0 });
   await waitUntil(() => succeeded(after.id), "the task after the reconnect to run");

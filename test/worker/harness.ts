@@ -1,15 +1,16 @@
-// Shared setup of the worker tests: a database and a broker prefix per file, an enqueueing Prisma client,
-// a logger that keeps its lines, a stand-in for the cleaner's "publish when due", and broker clean-up.
+// Shared setup of the worker tests: a database of a dialect, a broker prefix, the app's client, a started worker, a
+// logger that keeps its lines, a stand-in for the cleaner's "publish when due", and clean-up.
 
 import amqp from "amqplib";
 import pg from "pg";
-import { inject } from "vitest";
-import { declareExchanges, declareQueue, topology } from "../../src/wakeups/rabbitmq/topology.js";
+import { afterAll, beforeAll, inject } from "vitest";
+import { declareExchanges, topology } from "../../src/wakeups/rabbitmq/topology.js";
 import { encodeWakeup } from "../../src/wakeups/rabbitmq/wakeup-message.js";
-import { createWorker, jsonLogger, silentLogger, taskQueue, type Logger, type TaskRegistry, type Worker, type WorkerOptions } from "../../src/index.js";
-import { createTestDatabase, type TestDatabase } from "../support/database.js";
+import { createWorker, jsonLogger, openStore, silentLogger, taskQueue, type Logger, type Store, type TaskRegistry, type Worker, type WorkerOptions } from "../../src/index.js";
+import { prepared, sendInsert } from "../conformance/store/bed.js";
+import { postgresStoreDialect, STORE_DIALECTS, type RawConnection, type StoreDialect } from "../conformance/store/dialects.js";
 import { testPrisma } from "../support/prisma.js";
-import { uniquePrefix } from "../support/broker.js";
+import { publishBodies, uniquePrefix } from "../support/broker.js";
 import { RUNS_TABLE_SQL } from "../fixtures/worker-tasks.js";
 
 export interface LoggedLine {
@@ -37,30 +38,46 @@ export function recordingLogger(): Logger & { lines: LoggedLine[]; find(message:
   };
 }
 
-/** Everything a worker test file needs; close() in afterAll. */
+/** Everything a worker test file needs, on one dialect (PostgreSQL unless asked); close() in afterAll. */
 export class WorkerTestBed {
   readonly prefix = uniquePrefix();
   readonly amqpUrl = inject("amqpUrl");
   private readonly opened: Array<() => Promise<void>> = [];
+  private raw: RawConnection | undefined;
   private constructor(
-    readonly database: TestDatabase,
-    readonly sql: pg.Pool,
+    readonly dialect: StoreDialect,
+    readonly database: { url: string; drop(): Promise<void> },
+    /** A store of the test's own on the database: how the bed reads and writes task rows on every dialect. */
+    readonly store: Store,
+    private readonly pool: pg.Pool | undefined,
   ) {}
 
-  static async create(): Promise<WorkerTestBed> {
-    const database = await createTestDatabase();
-    const sql = new pg.Pool({ connectionString: database.url, max: 4 });
-    await sql.query(RUNS_TABLE_SQL);
-    return new WorkerTestBed(database, sql);
+  static async create(dialect: StoreDialect = postgresStoreDialect): Promise<WorkerTestBed> {
+    const database = await dialect.createDatabase();
+    const store = openStore(database.url, { max: 2 });
+    let pool: pg.Pool | undefined;
+    if (dialect.name === "postgresql") {
+      pool = new pg.Pool({ connectionString: database.url, max: 4 });
+      await pool.query(RUNS_TABLE_SQL);
+    }
+    return new WorkerTestBed(dialect, database, store, pool);
   }
 
   get url(): string {
     return this.database.url;
   }
 
-  /** A Prisma client with the enqueue extension on this file's database and prefix. */
+  /** A pg pool on the database, for the tests that read PostgreSQL itself (and the task_runs table of workerTasks). */
+  get sql(): pg.Pool {
+    if (!this.pool) throw new Error(`this test reads PostgreSQL directly; it cannot run on ${this.dialect.name}`);
+    return this.pool;
+  }
+
+  /** A Prisma client of this dialect with the enqueue extension, on this file's database and prefix. */
   prisma<Tasks extends TaskRegistry>(tasks: Tasks, amqpUrl: string | undefined = this.amqpUrl) {
-    const client = testPrisma(this.url).$extends(taskQueue({ tasks, amqpUrl, amqpPrefix: this.prefix, logger: silentLogger }));
+    // Typed as the PostgreSQL test client: every dialect's generated test client has the same models.
+    const base = this.dialect.prismaClient(this.url) as unknown as ReturnType<typeof testPrisma>;
+    const client = base.$extends(taskQueue({ tasks, amqpUrl, amqpPrefix: this.prefix, logger: silentLogger }));
     this.opened.push(async () => {
       await client.$taskQueue.close();
       await client.$disconnect();
@@ -82,46 +99,54 @@ export class WorkerTestBed {
     await this.close(queues);
   }
 
+  /** The task's row as the store reads it, under the table's column names; fails when there is none. */
   async row(id: string): Promise<Record<string, any>> {
-    const { rows } = await this.sql.query("SELECT *, id::text AS id FROM tasks WHERE id = $1", [id]);
-    if (!rows[0]) throw new Error(`no task ${id}`);
-    return rows[0];
+    const task = await this.store.findTask(id);
+    if (!task) throw new Error(`no task ${id}`);
+    return {
+      id: task.id,
+      name: task.name,
+      queue: task.queue,
+      payload: task.payload,
+      status: task.status,
+      priority: task.priority,
+      run_at: task.runAt,
+      attempts: task.attempts,
+      max_attempts: task.maxAttempts,
+      lease_owner: task.leaseOwner,
+      lease_expires_at: task.leaseExpiresAt,
+      last_error: task.lastError,
+      errors: task.errors,
+      result: task.result,
+      key: task.key,
+      created_at: task.createdAt,
+      updated_at: task.updatedAt,
+      finished_at: task.finishedAt,
+      published_at: task.publishedAt,
+      finished_by: task.finishedBy,
+    };
   }
 
   async status(id: string): Promise<string> {
     return (await this.row(id)).status;
   }
 
-  /** Inserts a task row directly (as another app version or a raw writer would), due now unless delayMs. */
+  /** Inserts a task row through the store (as another app version would write it), due now. */
   async insertTask(name: string, payload: unknown, options: { id?: string; maxAttempts?: number; queue?: string; publishedNow?: boolean } = {}): Promise<string> {
-    const id = options.id ?? crypto.randomUUID();
-    await this.sql.query(
-      `INSERT INTO tasks (id, name, queue, payload, max_attempts, published_at) VALUES ($1, $2, $3, $4, $5, CASE WHEN $6 THEN now() END)`,
-      [
-      id,
-      name,
-      options.queue ?? "default",
-      JSON.stringify(payload),
-        options.maxAttempts ?? 5,
-        options.publishedNow ?? false,
-      ],
-    );
-    return id;
+    const row = prepared({ id: options.id, name, payload, queue: options.queue, maxAttempts: options.maxAttempts });
+    await sendInsert(this.store, [row], options.publishedNow ?? false);
+    return row.id;
+  }
+
+  /** Runs a statement on a connection of the test's own (what no store operation does: another worker taking a lease). */
+  async exec(sql: string): Promise<void> {
+    this.raw ??= await this.dialect.raw(this.url);
+    await this.raw.exec(sql);
   }
 
   /** Publishes a raw message body to the wake-up queue of `queue` (declaring it first). */
   async publishRaw(bodies: Buffer[], queue = "default"): Promise<void> {
-    const model = await amqp.connect(this.amqpUrl);
-    try {
-      const channel = await model.createConfirmChannel();
-      const names = topology(this.prefix);
-      await declareExchanges(channel, names);
-      await declareQueue(channel, names, queue);
-      for (const body of bodies) channel.publish(names.exchange, queue, body);
-      await channel.waitForConfirms();
-    } finally {
-      await model.close();
-    }
+    await publishBodies(this.amqpUrl, this.prefix, bodies, queue);
   }
 
   /** Publishes wake-ups for `ids`, one message each. */
@@ -129,9 +154,11 @@ export class WorkerTestBed {
     await this.publishRaw(ids.map((id) => encodeWakeup([id])), queue);
   }
 
-  /** Deletes everything declared under the prefix, drops the database. */
+  /** Deletes everything declared under the prefix, closes the bed's connections, drops the database. */
   async close(queues: string[] = ["default"]): Promise<void> {
-    await this.sql.end();
+    await this.store.close();
+    await this.pool?.end();
+    await this.raw?.close();
     const model = await amqp.connect(this.amqpUrl);
     const names = topology(this.prefix);
     const channel = await model.createChannel();
@@ -143,9 +170,42 @@ export class WorkerTestBed {
   }
 }
 
+/** A bed, the app's client and a started worker, made before a describe's tests and closed after them. */
+export interface WorkerFixture<Tasks extends TaskRegistry> {
+  bed: WorkerTestBed;
+  prisma: ReturnType<WorkerTestBed["prisma"]>;
+  worker: Worker;
+  logger: ReturnType<typeof recordingLogger>;
+}
+
 /**
- * Stand-in for the cleaner's "publish pending tasks when due" (the cleaner is tested on its own): every 50 ms it
- * publishes wake-ups for due pending tasks with published_at NULL and marks them published.
+ * Registers, in the current describe (or file), a bed on `dialect` with the app's client and a worker of `tasks`
+ * started on it (given the app's client when `transactional`); the fields are set once the tests run.
+ */
+export function workerFixture<Tasks extends TaskRegistry>(
+  tasks: Tasks,
+  options: { dialect?: StoreDialect; transactional?: boolean; worker?: Partial<Omit<WorkerOptions<Tasks>, "tasks" | "prisma" | "logger">>; queues?: string[] } = {},
+): WorkerFixture<Tasks> {
+  const fixture = { logger: recordingLogger() } as WorkerFixture<Tasks>;
+  beforeAll(async () => {
+    fixture.bed = await WorkerTestBed.create(options.dialect);
+    fixture.prisma = fixture.bed.prisma(tasks);
+    const worker = { tasks, logger: fixture.logger, ...options.worker } as Omit<WorkerOptions<Tasks>, "databaseUrl" | "amqpUrl" | "amqpPrefix">;
+    if (options.transactional) Object.assign(worker, { prisma: fixture.prisma });
+    fixture.worker = await fixture.bed.startWorker(worker);
+  });
+  afterAll(async () => {
+    await fixture.bed?.closeAll(options.queues);
+  });
+  return fixture;
+}
+
+/** The dialects the worker's tests of store behaviour run on. */
+export const WORKER_DIALECTS: readonly StoreDialect[] = STORE_DIALECTS;
+
+/**
+ * Stand-in for the cleaner's "publish pending tasks when due" (the cleaner is tested on its own): every 50 ms it marks
+ * the due pending tasks nobody published (findUnpublished without grace) published, and publishes their wake-ups.
  */
 export class DuePublisher {
   private timer: NodeJS.Timeout | undefined;
@@ -167,13 +227,12 @@ export class DuePublisher {
   }
 
   private async tick(): Promise<void> {
-    const { rows } = await this.bed.sql.query<{ id: string; queue: string }>(
-      `UPDATE tasks SET published_at = now() WHERE status = 'pending' AND run_at <= now() AND published_at IS NULL
-       RETURNING id::text AS id, queue`,
-    );
+    const due = await this.bed.store.findUnpublished({ graceMs: 0, limit: 1000 });
+    if (due.length === 0) return;
+    await this.bed.store.markPublished(due.map((task) => task.id));
     const names = topology(this.bed.prefix);
-    for (const { id, queue } of rows) this.channel.publish(names.exchange, queue, encodeWakeup([id]));
-    if (rows.length > 0) await this.channel.waitForConfirms();
+    for (const { id, queue } of due) this.channel.publish(names.exchange, queue, encodeWakeup([id]));
+    await this.channel.waitForConfirms();
   }
 
   async stop(): Promise<void> {

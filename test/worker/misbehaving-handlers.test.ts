@@ -2,14 +2,13 @@
 // late result ignored (and, transactional, its writes rolled back); odd thrown values are recorded readably.
 // (Never resolving and ignoring the signal: timeouts.test.ts; a thrown string, object or null: retries.test.ts.)
 
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { z } from "zod";
 import { defineTasks } from "../../src/index.js";
 import type { PrismaClient } from "../generated/client.js";
-import { type Worker } from "../../src/worker/create-worker.js";
 import { sleep } from "../fixtures/worker-tasks.js";
 import { waitUntil } from "../support/wait.js";
-import { recordingLogger, WorkerTestBed } from "./harness.js";
+import { workerFixture } from "./harness.js";
 
 const returned = new Set<string>();
 const circular: Record<string, unknown> = { name: "loop" };
@@ -46,47 +45,34 @@ const tasks = defineTasks<PrismaClient>()({
   },
 });
 
-let bed: WorkerTestBed;
-let prisma: ReturnType<WorkerTestBed["prisma"]>;
-let worker: Worker;
-const logger = recordingLogger();
-
-beforeAll(async () => {
-  bed = await WorkerTestBed.create();
-  prisma = bed.prisma(tasks);
-  worker = await bed.startWorker({ tasks, prisma, logger });
-});
-
-afterAll(async () => {
-  await bed?.closeAll();
-});
+const fixture = workerFixture(tasks, { transactional: true });
 
 it("ignores the late result of a handler that outlived its timeout: the task stays failed", async () => {
-  const task = await prisma.task.enqueue("late", {});
-  await waitUntil(async () => (await bed.status(task.id)) === "dead", "the timeout to fail the task");
+  const task = await fixture.prisma.task.enqueue("late", {});
+  await waitUntil(async () => (await fixture.bed.status(task.id)) === "dead", "the timeout to fail the task");
   await waitUntil(() => returned.has(task.id), "the deaf handler to return at last");
   await new Promise((resolve) => setTimeout(resolve, 200));
-  const row = await bed.row(task.id);
+  const row = await fixture.bed.row(task.id);
   expect(row).toMatchObject({ status: "dead", attempts: 1, result: null });
   expect(row.last_error).toContain("ran longer than its timeoutMs of 300 ms");
-  expect(logger.find("task succeeded", { taskId: task.id })).toEqual([]);
+  expect(fixture.logger.find("task succeeded", { taskId: task.id })).toEqual([]);
 });
 
 it("rolls back the writes of a transactional handler that returns after its timeout", async () => {
   const reportId = crypto.randomUUID();
-  const task = await prisma.task.enqueue("late-tx", { reportId });
-  await waitUntil(async () => (await bed.status(task.id)) === "dead", "the timeout to fail the task");
+  const task = await fixture.prisma.task.enqueue("late-tx", { reportId });
+  await waitUntil(async () => (await fixture.bed.status(task.id)) === "dead", "the timeout to fail the task");
   await waitUntil(() => returned.has(task.id), "the deaf handler to return at last");
   // Its transaction is rolled back once the handler returns (or Prisma's transaction timeout ends it).
-  await waitUntil(async () => (await bed.sql.query("SELECT 1 FROM pg_stat_activity WHERE state = 'idle in transaction' AND datname = current_database()")).rowCount === 0, "the transaction to end");
-  expect((await bed.sql.query("SELECT count(*)::int AS n FROM reports WHERE id = $1", [reportId])).rows[0].n).toBe(0);
-  expect(await bed.row(task.id)).toMatchObject({ status: "dead", attempts: 1, result: null });
+  await waitUntil(async () => (await fixture.bed.sql.query("SELECT 1 FROM pg_stat_activity WHERE state = 'idle in transaction' AND datname = current_database()")).rowCount === 0, "the transaction to end");
+  expect((await fixture.bed.sql.query("SELECT count(*)::int AS n FROM reports WHERE id = $1", [reportId])).rows[0].n).toBe(0);
+  expect(await fixture.bed.row(task.id)).toMatchObject({ status: "dead", attempts: 1, result: null });
 });
 
 it("records a thrown circular object, symbol, number or undefined as readable text", async () => {
   const kinds = ["circular", "symbol", "undefined", "number"] as const;
-  const enqueued = await Promise.all(kinds.map((kind) => prisma.task.enqueue("throws-odd", { kind })));
-  for (const task of enqueued) await waitUntil(async () => (await bed.status(task.id)) === "dead", "the task to go dead");
-  const errors = await Promise.all(enqueued.map(async (task) => (await bed.row(task.id)).last_error));
+  const enqueued = await Promise.all(kinds.map((kind) => fixture.prisma.task.enqueue("throws-odd", { kind })));
+  for (const task of enqueued) await waitUntil(async () => (await fixture.bed.status(task.id)) === "dead", "the task to go dead");
+  const errors = await Promise.all(enqueued.map(async (task) => (await fixture.bed.row(task.id)).last_error));
   expect(errors).toEqual(["[object Object]", "Symbol(odd)", "undefined", "42"]);
 });

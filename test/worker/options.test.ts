@@ -5,6 +5,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTasks, openStore, TaskQueueConfigError, type Store } from "../../src/index.js";
 import { createWorker } from "../../src/worker/create-worker.js";
+import { countingStore } from "../support/counting-store.js";
 import { waitUntil } from "../support/wait.js";
 import { recordingLogger, WorkerTestBed } from "./harness.js";
 
@@ -70,14 +71,16 @@ it("rejects bad options with a message naming the option and the fix", () => {
 
 it("claims only tasks of its queues, uses a given store and leaves it open", async () => {
   const logger = recordingLogger();
-  const worker = createWorker({ tasks, store, wakeups: "polling", queues: ["images"], pollIntervalMs: 50, logger });
+  const calls = new Map<string, number>();
+  const worker = createWorker({ tasks, store: countingStore(store, calls).store, wakeups: "polling", queues: ["images"], pollIntervalMs: 50, logger });
   expect(worker.id).toMatch(/^.+:\d+:[0-9a-f]{6}$/);
   await worker.start();
   const image = await bed.insertTask("image", {}, { queue: "images" });
   const mail = await bed.insertTask("mail", {});
   const orphan = await bed.insertTask("enqueue-only", {}, { queue: "images" });
   await waitUntil(async () => (await bed.status(image)) === "succeeded", "the image task to run");
-  await new Promise((resolve) => setTimeout(resolve, 300)); // several more polls
+  const polled = calls.get("claimDue") ?? 0;
+  await waitUntil(() => (calls.get("claimDue") ?? 0) >= polled + 3, "three more polls");
   expect(await bed.status(mail)).toBe("pending");
   expect(await bed.status(orphan)).toBe("pending");
   expect(ran).toEqual([image]);
@@ -87,7 +90,14 @@ it("claims only tasks of its queues, uses a given store and leaves it open", asy
   await expect(worker.start()).rejects.toThrow(`Worker ${worker.id} was stopped; create a new worker to start again.`);
 });
 
-it("stops cleanly when it was never started", async () => {
-  const worker = createWorker({ tasks, databaseUrl: bed.url, logger: recordingLogger() });
-  await worker.stop();
+it("stops cleanly when it was never started: nothing was opened, nothing logged as running, and it cannot start after", async () => {
+  const logger = recordingLogger();
+  const worker = createWorker({ tasks, databaseUrl: bed.url, logger });
+  await expect(worker.stop()).resolves.toBeUndefined();
+  await expect(worker.start()).rejects.toThrow(`Worker ${worker.id} was stopped; create a new worker to start again.`);
+  const { rows } = await bed.sql.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'task-runner worker'",
+  );
+  expect(rows[0]!.n).toBe(0);
+  expect(logger.find("worker started")).toEqual([]);
 });

@@ -6,6 +6,7 @@ import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { topology } from "../../src/wakeups/rabbitmq/topology.js";
 import { encodeWakeup } from "../../src/wakeups/rabbitmq/wakeup-message.js";
+import { openStore, type Store } from "../../src/index.js";
 import { createWorker, type Worker } from "../../src/worker/create-worker.js";
 import { workerTasks } from "../fixtures/worker-tasks.js";
 import { waitUntil } from "../support/wait.js";
@@ -13,30 +14,52 @@ import { recordingLogger, WorkerTestBed } from "./harness.js";
 
 let bed: WorkerTestBed;
 let pool: pg.Pool;
+let store: Store;
 let worker: Worker;
 const logger = recordingLogger();
+/** Ids the worker's claims found no row for. */
+const missed = new Set<string>();
+
+/** `inner`, noting every id its claims by id found missing. */
+function notingMissing(inner: Store): Store {
+  return new Proxy(inner, {
+    get(target, property, receiver) {
+      if (property === "claimByIds") {
+        return async (...args: Parameters<Store["claimByIds"]>) => {
+          const results = await target.claimByIds(...args);
+          for (const result of results) if (!result.claimed && result.reason === "missing") missed.add(result.id);
+          return results;
+        };
+      }
+      const value = Reflect.get(target, property, receiver) as unknown;
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
 
 beforeAll(async () => {
   bed = await WorkerTestBed.create();
   pool = new pg.Pool({ connectionString: bed.url, max: 4 });
-  worker = createWorker({ tasks: workerTasks(pool, "w"), databaseUrl: bed.url, amqpUrl: bed.amqpUrl, amqpPrefix: bed.prefix, logger, pollIntervalMs: 60_000 });
+  store = openStore(bed.url, { max: 6 });
+  worker = createWorker({ tasks: workerTasks(pool, "w"), store: notingMissing(store), amqpUrl: bed.amqpUrl, amqpPrefix: bed.prefix, logger, pollIntervalMs: 60_000 });
   await worker.start();
 });
 
 afterAll(async () => {
   await worker?.stop();
+  await store?.close();
   await pool?.end();
   await bed?.close();
 });
 
-it("runs a task whose wake-up arrives 300 ms before its transaction commits", async () => {
+it("runs a task whose wake-up arrives before its transaction commits (its first claim found no row)", async () => {
   const id = crypto.randomUUID();
   const client = await pool.connect();
   try {
     await client.query("BEGIN");
     await client.query("INSERT INTO tasks (id, name, payload, published_at) VALUES ($1, 'record', '{\"ms\":0}', now())", [id]);
     await bed.wake([id]);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waitUntil(() => missed.has(id), "the worker's claim to find no committed row");
     await client.query("COMMIT");
   } finally {
     client.release();

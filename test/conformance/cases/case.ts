@@ -28,8 +28,6 @@ export async function eventually(predicate: () => Promise<boolean> | boolean, wh
   }
 }
 
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /** The claim filter of a pretend worker that takes every conformance task. */
 export function filterFor(owner: string, leaseMs = 30_000) {
   return { owner, leaseMs, names: ["run", "fail", "effect"], queues: ["default"] };

@@ -1,8 +1,7 @@
-// The dedupe-key race between two open transactions: both enqueue the same key before either commits. One task row
-// results; one caller gets it as created, the other gets that same task (or, where a dialect declares it, a
-// serialisation failure that a retry of its transaction resolves to that same task).
+// The dedupe-key race between two open transactions, the first released once the database shows the second waiting
+// for it: one task row, created for one caller, the same task for the other.
 
-import { check, sleep, type ConformanceCase } from "./case.js";
+import { check, type ConformanceCase } from "./case.js";
 import type { QueueClient } from "../harness.js";
 
 export const dedupeRace: ConformanceCase = {
@@ -22,7 +21,7 @@ export const dedupeRace: ConformanceCase = {
     });
     await inserted;
     const second = prisma.$transaction(async (tx: QueueClient) => tx.task.enqueue("run", { ms: 0 }, { key, delayMs: 60_000 }));
-    await sleep(200); // the second transaction's insert meets the first one's uncommitted row
+    await bed.writerBlocked(); // the second transaction's insert waits for the first one's uncommitted row
     release();
     const [a, b] = await Promise.all([first, second]);
     check(a.created && !b.created, `exactly one caller creates the task: first created=${a.created}, second created=${b.created}`);

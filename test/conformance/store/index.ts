@@ -1,0 +1,16 @@
+// Every area of the store-level conformance suite (one file each under test/conformance/store/), in the order the
+// suite runs them.
+
+import type { StoreArea } from "./area.js";
+import { claimArea } from "./claim.js";
+import { insertArea } from "./insert.js";
+import { leaderArea } from "./leader.js";
+import { operatorArea } from "./operator.js";
+import { outcomesArea } from "./outcomes.js";
+import { pruneArea } from "./prune.js";
+import { recoveryArea } from "./recovery.js";
+import { sessionArea } from "./session.js";
+import { viewsArea } from "./views.js";
+import { wakeupsArea } from "./wakeups.js";
+
+export const AREAS: readonly StoreArea[] = [insertArea, claimArea, outcomesArea, recoveryArea, wakeupsArea, pruneArea, operatorArea, viewsArea, leaderArea, sessionArea];

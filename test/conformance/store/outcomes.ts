@@ -1,0 +1,237 @@
+// The ends of a run and the heartbeat: complete, fail (retry or dead), extendLeases and release. Every one of them is
+// guarded by the lease: only the worker that holds it changes the task.
+
+import { expect } from "vitest";
+import { ERROR_HISTORY_LIMIT } from "../../../src/store/error-history.js";
+import { area } from "./area.js";
+import { filterFor } from "./bed.js";
+
+const MISSING = "01930000-0000-7000-8000-0000000000bb";
+const failure = (id: string, error = "Error: boom", delayMs = 0, finalReason: string | null = null) => ({ id, error, delayMs, finalReason });
+
+export const outcomesArea = area("outcomes", {
+  complete: {
+    "marks the task succeeded: its result, finished now by its worker, no lease, no current error; answers the ids it marked": async (bed) => {
+      const [id] = await bed.insert();
+      await bed.claim([id!], "worker-a");
+      const before = await bed.store.now();
+      expect(await bed.store.complete("worker-a", [{ id: id!, resultJson: '{"sent":3}' }])).toEqual([id]);
+      const after = await bed.store.now();
+      const task = await bed.task(id!);
+      expect(task).toMatchObject({ status: "succeeded", result: { sent: 3 }, finishedBy: "worker-a", leaseOwner: null, leaseExpiresAt: null, lastError: null, attempts: 1 });
+      expect(task.finishedAt!.getTime()).toBeGreaterThanOrEqual(before.getTime() - 1);
+      expect(task.finishedAt!.getTime()).toBeLessThanOrEqual(after.getTime() + 1);
+    },
+
+    "one task without a result stores none": async (bed) => {
+      const [id] = await bed.insert();
+      await bed.claim([id!], "worker-a");
+      expect(await bed.store.complete("worker-a", [{ id: id!, resultJson: "null" }])).toEqual([id]);
+      expect(await bed.task(id!)).toMatchObject({ status: "succeeded", result: null, finishedBy: "worker-a", leaseOwner: null });
+    },
+
+    "a batch stores each row's own result; JSON null stores no result": async (bed) => {
+      const plain = await bed.insert([{}, {}]);
+      const mixed = await bed.insert([{}, {}, {}]);
+      await bed.claim([...plain, ...mixed], "worker-a");
+      expect((await bed.store.complete("worker-a", plain.map((id) => ({ id, resultJson: "null" })))).sort()).toEqual([...plain].sort());
+      const results = ["null", '"ok"', "[1,2]"];
+      expect((await bed.store.complete("worker-a", mixed.map((id, i) => ({ id, resultJson: results[i]! })))).sort()).toEqual([...mixed].sort());
+      for (const id of [...plain, mixed[0]!]) expect(await bed.task(id)).toMatchObject({ status: "succeeded", result: null });
+      expect((await bed.task(mixed[1]!)).result).toBe("ok");
+      expect((await bed.task(mixed[2]!)).result).toEqual([1, 2]);
+    },
+
+    "leaves a task whose lease another worker holds, alone or in a batch": async (bed) => {
+      const [theirs, mine] = await bed.insert([{}, {}]);
+      await bed.claim([theirs!], "worker-b");
+      await bed.claim([mine!], "worker-a");
+      expect(await bed.store.complete("worker-a", [{ id: theirs!, resultJson: "null" }])).toEqual([]);
+      expect(await bed.store.complete("worker-a", [{ id: theirs!, resultJson: '"late"' }])).toEqual([]);
+      expect(await bed.store.complete("worker-a", [theirs!, mine!].map((id) => ({ id, resultJson: "1" })))).toEqual([mine]);
+      expect(await bed.task(theirs!)).toMatchObject({ status: "running", leaseOwner: "worker-b", result: null, finishedAt: null });
+    },
+
+    "leaves a task that is not running: pending, already succeeded, missing": async (bed) => {
+      const [pending, done] = await bed.insert([{}, {}]);
+      await bed.claim([done!], "worker-a");
+      expect(await bed.store.complete("worker-a", [{ id: done!, resultJson: "1" }])).toEqual([done]);
+      expect(await bed.store.complete("worker-a", [{ id: done!, resultJson: "2" }])).toEqual([]);
+      expect((await bed.task(done!)).result).toBe(1);
+      expect(await bed.store.complete("worker-a", [{ id: pending!, resultJson: "null" }, { id: MISSING, resultJson: "null" }])).toEqual([]);
+      expect((await bed.task(pending!)).status).toBe("pending");
+      expect(await bed.store.complete("worker-a", [])).toEqual([]);
+    },
+
+    "a lease that ran out but that nobody took is still its worker's: the late success counts": async (bed) => {
+      const [id] = await bed.insert();
+      await bed.expired([id!], "slow-worker");
+      expect(await bed.store.complete("slow-worker", [{ id: id!, resultJson: "null" }])).toEqual([id]);
+      expect(await bed.task(id!)).toMatchObject({ status: "succeeded", finishedBy: "slow-worker" });
+    },
+
+    "after failed attempts, success clears the current error and keeps the history": async (bed) => {
+      const [id] = await bed.insert();
+      await bed.claim([id!], "worker-a");
+      await bed.store.fail("worker-a", [failure(id!, "Error: first")]);
+      await bed.claim([id!], "worker-b");
+      expect(await bed.store.complete("worker-b", [{ id: id!, resultJson: "null" }])).toEqual([id]);
+      const task = await bed.task(id!);
+      expect(task).toMatchObject({ status: "succeeded", lastError: null, finishedBy: "worker-b", attempts: 2 });
+      expect(task.errors.map((entry) => [entry.attempt, entry.error])).toEqual([[1, "Error: first"]]);
+    },
+  },
+
+  fail: {
+    "with attempts left: pending again after the delay (database clock), the error recorded, no lease, not published": async (bed) => {
+      const [id] = await bed.insert([{ maxAttempts: 3 }], true);
+      await bed.claim([id!], "worker-a");
+      const before = await bed.store.now();
+      const [failed] = await bed.store.fail("worker-a", [failure(id!, "Error: try again", 60_000)]);
+      const after = await bed.store.now();
+      expect(failed).toEqual({ id, name: "mail", queue: "default", status: "pending", attempts: 1, lastError: "Error: try again", reason: null });
+      const task = await bed.task(id!);
+      expect(task).toMatchObject({ status: "pending", attempts: 1, lastError: "Error: try again", finishedBy: "worker-a", leaseOwner: null, leaseExpiresAt: null, publishedAt: null, finishedAt: null });
+      expect(task.runAt.getTime()).toBeGreaterThanOrEqual(before.getTime() + 60_000 - 1);
+      expect(task.runAt.getTime()).toBeLessThanOrEqual(after.getTime() + 60_000 + 1);
+      expect(task.errors).toHaveLength(1);
+      expect(task.errors[0]).toMatchObject({ attempt: 1, error: "Error: try again" });
+      expect(task.errors[0]!.at.getTime()).toBeGreaterThanOrEqual(before.getTime() - 1);
+      expect(task.errors[0]!.at.getTime()).toBeLessThanOrEqual(after.getTime() + 1);
+      const [claim] = await bed.store.claimByIds([id!], filterFor("worker-b"));
+      expect(claim).toMatchObject({ claimed: null, reason: "not-due" });
+    },
+
+    "a delay of 0 makes the task due again at once": async (bed) => {
+      const [id] = await bed.insert();
+      await bed.claim([id!], "worker-a");
+      await bed.store.fail("worker-a", [failure(id!)]);
+      expect((await bed.claim([id!], "worker-b"))[0]).toMatchObject({ attempts: 2, status: "running" });
+    },
+
+    "the last attempt goes dead with reason max-attempts, finished now": async (bed) => {
+      const [id] = await bed.insert([{ maxAttempts: 2 }]);
+      await bed.claim([id!], "worker-a");
+      expect((await bed.store.fail("worker-a", [failure(id!, "Error: one")]))[0]).toMatchObject({ status: "pending", reason: null });
+      await bed.claim([id!], "worker-a");
+      const [failed] = await bed.store.fail("worker-a", [failure(id!, "Error: two")]);
+      expect(failed).toEqual({ id, name: "mail", queue: "default", status: "dead", attempts: 2, lastError: "Error: two", reason: "max-attempts" });
+      const task = await bed.task(id!);
+      expect(task).toMatchObject({ status: "dead", attempts: 2, lastError: "Error: two", finishedBy: "worker-a", leaseOwner: null });
+      expect(task.finishedAt).toBeInstanceOf(Date);
+      expect(task.errors.map((entry) => entry.attempt)).toEqual([1, 2]);
+    },
+
+    "a final reason makes the task dead whatever attempts remain, with that reason": async (bed) => {
+      const [id] = await bed.insert([{ maxAttempts: 10 }]);
+      await bed.claim([id!], "worker-a");
+      const [failed] = await bed.store.fail("worker-a", [failure(id!, "Error: bad payload", 5_000, "invalid-payload")]);
+      expect(failed).toMatchObject({ status: "dead", attempts: 1, reason: "invalid-payload" });
+      expect(await bed.task(id!)).toMatchObject({ status: "dead", finishedBy: "worker-a" });
+    },
+
+    "a batch decides each task on its own": async (bed) => {
+      const [retry, last, final] = await bed.insert([{ maxAttempts: 5 }, { maxAttempts: 1 }, { maxAttempts: 5 }]);
+      await bed.claim([retry!, last!, final!], "worker-a");
+      const failed = await bed.store.fail("worker-a", [failure(retry!, "Error: r"), failure(last!, "Error: l"), failure(final!, "Error: f", 0, "unrecoverable")]);
+      const byId = new Map(failed.map((task) => [task.id, task]));
+      expect(failed).toHaveLength(3);
+      expect(byId.get(retry!)).toMatchObject({ status: "pending", reason: null, lastError: "Error: r" });
+      expect(byId.get(last!)).toMatchObject({ status: "dead", reason: "max-attempts", lastError: "Error: l" });
+      expect(byId.get(final!)).toMatchObject({ status: "dead", reason: "unrecoverable", lastError: "Error: f" });
+    },
+
+    "leaves a task whose lease another worker holds, and one that is not running": async (bed) => {
+      const [theirs, pending] = await bed.insert([{}, {}]);
+      await bed.claim([theirs!], "worker-b");
+      expect(await bed.store.fail("worker-a", [failure(theirs!), failure(pending!), failure(MISSING)])).toEqual([]);
+      expect(await bed.task(theirs!)).toMatchObject({ status: "running", leaseOwner: "worker-b", lastError: null, errors: [] });
+      expect(await bed.task(pending!)).toMatchObject({ status: "pending", attempts: 0, lastError: null });
+      expect(await bed.store.fail("worker-a", [])).toEqual([]);
+    },
+
+    [`the history keeps the last ${ERROR_HISTORY_LIMIT} failures, oldest first`]: async (bed) => {
+      const [id] = await bed.insert([{ maxAttempts: 50 }]);
+      for (let attempt = 1; attempt <= ERROR_HISTORY_LIMIT + 2; attempt++) {
+        await bed.claim([id!], "worker-a");
+        await bed.store.fail("worker-a", [failure(id!, `Error: attempt ${attempt}`)]);
+      }
+      const task = await bed.task(id!);
+      expect(task.errors.map((entry) => entry.attempt)).toEqual(Array.from({ length: ERROR_HISTORY_LIMIT }, (_, i) => i + 3));
+      expect(task.errors.at(-1)!.error).toBe(`Error: attempt ${ERROR_HISTORY_LIMIT + 2}`);
+      expect(task.lastError).toBe(`Error: attempt ${ERROR_HISTORY_LIMIT + 2}`);
+    },
+  },
+
+  extendLeases: {
+    "extends the owner's lease to leaseMs from now (database clock)": async (bed) => {
+      const [id] = await bed.insert();
+      await bed.claim([id!], "worker-a", 5_000);
+      const before = await bed.store.now();
+      expect(await bed.store.extendLeases("worker-a", [id!], 120_000)).toEqual([{ id, extended: true, lost: false }]);
+      const after = await bed.store.now();
+      const lease = (await bed.task(id!)).leaseExpiresAt!.getTime();
+      expect(lease).toBeGreaterThanOrEqual(before.getTime() + 120_000 - 1);
+      expect(lease).toBeLessThanOrEqual(after.getTime() + 120_000 + 1);
+    },
+
+    "says lost where another worker holds the lease, the task is no longer running, or is gone": async (bed) => {
+      const [mine, theirs, done, released] = await bed.insert([{}, {}, {}, {}]);
+      await bed.claim([mine!, done!, released!], "worker-a");
+      await bed.claim([theirs!], "worker-b");
+      await bed.store.complete("worker-a", [{ id: done!, resultJson: "null" }]);
+      await bed.store.release("worker-a", [released!]);
+      const theirLease = (await bed.task(theirs!)).leaseExpiresAt;
+      const states = await bed.store.extendLeases("worker-a", [mine!, theirs!, done!, released!, MISSING], 60_000);
+      expect(new Map(states.map((state) => [state.id, state]))).toEqual(
+        new Map([
+          [mine, { id: mine, extended: true, lost: false }],
+          [theirs, { id: theirs, extended: false, lost: true }],
+          [done, { id: done, extended: false, lost: true }],
+          [released, { id: released, extended: false, lost: true }],
+          [MISSING, { id: MISSING, extended: false, lost: true }],
+        ]),
+      );
+      expect((await bed.task(theirs!)).leaseExpiresAt).toEqual(theirLease);
+    },
+
+    "a lease that ran out but that nobody took is extended for its worker": async (bed) => {
+      const [id] = await bed.insert();
+      await bed.expired([id!], "slow-worker");
+      expect(await bed.store.extendLeases("slow-worker", [id!], 60_000)).toEqual([{ id, extended: true, lost: false }]);
+      expect(await bed.store.findExpiredLeases(10)).toEqual([]);
+    },
+
+    "a row another transaction is writing is neither extended nor lost: the next beat tries again (one write lock: extended after the wait)": async (bed) => {
+      const [id] = await bed.insert();
+      await bed.claim([id!], "worker-a", 5_000);
+      const states = await bed.duringWrite(id!, (store) => store.extendLeases("worker-a", [id!], 90_000));
+      if (bed.dialect.writeLock === "row") expect(states).toEqual([{ id, extended: false, lost: false }]);
+      else expect(states).toEqual([{ id, extended: true, lost: false }]);
+    },
+
+    "an empty list answers nothing": async (bed) => {
+      expect(await bed.store.extendLeases("worker-a", [], 60_000)).toEqual([]);
+    },
+  },
+
+  release: {
+    "gives the task back: pending, due, the run not counted, no lease, not published; answers id and queue": async (bed) => {
+      const [id] = await bed.insert([{ queue: "other" }], true);
+      await bed.claim([id!], "worker-a");
+      expect(await bed.store.release("worker-a", [id!])).toEqual([{ id, queue: "other" }]);
+      expect(await bed.task(id!)).toMatchObject({ status: "pending", attempts: 0, leaseOwner: null, leaseExpiresAt: null, publishedAt: null });
+      expect((await bed.claim([id!], "worker-b"))[0]!.attempts).toBe(1);
+    },
+
+    "leaves tasks another worker holds, and tasks that are not running": async (bed) => {
+      const [theirs, pending, done] = await bed.insert([{}, {}, {}]);
+      await bed.claim([theirs!], "worker-b");
+      await bed.succeed([done!], "worker-a");
+      expect(await bed.store.release("worker-a", [theirs!, pending!, done!, MISSING])).toEqual([]);
+      expect(await bed.task(theirs!)).toMatchObject({ status: "running", leaseOwner: "worker-b", attempts: 1 });
+      expect((await bed.task(done!)).status).toBe("succeeded");
+      expect(await bed.store.release("worker-a", [])).toEqual([]);
+    },
+  },
+});

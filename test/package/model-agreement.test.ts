@@ -1,0 +1,264 @@
+// Each dialect's shipped Prisma model and its SQL migrations agree: fields written and read back, read and claimed by
+// the store, defaults, nulls, the status check, and every column (and MySQL's index names) as the model declares.
+
+import { readFileSync } from "node:fs";
+import Database from "better-sqlite3";
+import type * as mariadb from "mariadb";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openStore, type Store } from "../../src/index.js";
+import { Prisma as PgPrisma } from "../generated/client.js";
+import { Prisma as MysqlPrisma } from "../generated-mysql/client.js";
+import { Prisma as SqlitePrisma } from "../generated-sqlite/client.js";
+import { mysqlStoreDialect, postgresStoreDialect, sqliteStoreDialect, type StoreDialect } from "../conformance/store/dialects.js";
+import { mysqlConnection } from "../support/mysql-database.js";
+
+/** The part of each dialect's generated client the cases use (typed loosely: each dialect has its own). */
+interface ModelClient {
+  task: {
+    create(args: { data: Record<string, unknown> }): Promise<Record<string, unknown>>;
+    findUniqueOrThrow(args: { where: { id: string } }): Promise<Record<string, unknown>>;
+    update(args: { where: { key: string }; data: Record<string, unknown> }): Promise<Record<string, unknown>>;
+  };
+  $disconnect(): Promise<void>;
+}
+
+type RuntimeModel = { dbName: string | null; fields: Array<{ name: string; type: string; dbName?: string | null }> };
+const runtimeModels = (client: ModelClient) => (client as unknown as { _runtimeDataModel: { models: Record<string, RuntimeModel> } })._runtimeDataModel.models;
+
+interface ModelDialect {
+  store: StoreDialect;
+  prisma: { DbNull: unknown; TaskScalarFieldEnum: Record<string, string> };
+  /** What the database says when a status is outside the lifecycle. */
+  statusRefused: RegExp;
+  /** Checks every column against the model's fields, in the dialect's own catalogue. */
+  columns(url: string, client: ModelClient): Promise<void>;
+  /** Checks the indexes against the model's, where Prisma names them (MySQL). */
+  indexes?(url: string): Promise<void>;
+}
+
+const postgres: ModelDialect = {
+  store: postgresStoreDialect,
+  prisma: PgPrisma,
+  statusRefused: /tasks_status_check|check constraint/i,
+  async columns(url, client) {
+    const sql = new pg.Client({ connectionString: url });
+    await sql.connect();
+    try {
+      const { rows } = await sql.query("SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'tasks' ORDER BY column_name");
+      const columns = new Map(rows.map((r) => [r.column_name as string, r.data_type as string]));
+      const types: Record<string, string[]> = { String: ["text", "uuid"], Json: ["jsonb"], Int: ["integer"], DateTime: ["timestamp with time zone"] };
+      const model = runtimeModels(client).Task!;
+      for (const field of model.fields) expect(types[field.type], `type of ${field.name}`).toContain(columns.get(field.dbName ?? field.name));
+      expect(model.fields.length).toBe(columns.size);
+    } finally {
+      await sql.end();
+    }
+  },
+};
+
+const sqlite: ModelDialect = {
+  store: sqliteStoreDialect,
+  prisma: SqlitePrisma,
+  statusRefused: /CHECK constraint/i,
+  async columns(url, client) {
+    const raw = new Database(url.replace(/^file:/, ""), { readonly: true });
+    try {
+      const types: Record<string, string> = { String: "TEXT", Json: "JSONB", Int: "INTEGER", DateTime: "DATETIME" };
+      for (const modelName of ["Task", "TaskLeader"]) {
+        const model = runtimeModels(client)[modelName]!;
+        const columns = new Map((raw.prepare(`SELECT name, type FROM pragma_table_info(?)`).all(model.dbName) as Array<{ name: string; type: string }>).map((c) => [c.name, c.type]));
+        for (const field of model.fields) expect(columns.get(field.dbName ?? field.name), `${modelName}.${field.name}`).toBe(types[field.type]);
+        expect(model.fields.length, modelName).toBe(columns.size);
+      }
+    } finally {
+      raw.close();
+    }
+  },
+};
+
+interface MysqlField {
+  name: string;
+  column: string;
+  type: string;
+  optional: boolean;
+  nativeType: string | undefined;
+  defaultValue: string | undefined;
+  unique: boolean;
+}
+
+/** The fields and @@index lines of the shipped MySQL model, read from its text (Prisma's runtime model has no native types). */
+function shippedMysqlModel(): { fields: MysqlField[]; indexes: string[][] } {
+  const text = readFileSync(new URL("../../prisma/mysql/task.prisma", import.meta.url), "utf8");
+  const body = /model Task \{([\s\S]*?)\n\}/.exec(text)![1]!;
+  const fields: MysqlField[] = [];
+  const indexes: string[][] = [];
+  for (const line of body.split("\n").map((l) => l.trim())) {
+    const index = /^@@index\(\[(.*)\]\)$/.exec(line);
+    if (index) indexes.push(index[1]!.split(",").map((part) => part.trim()));
+    const field = /^(\w+)\s+(\w+)(\??)\s*(.*)$/.exec(line);
+    if (!field || line.startsWith("@@")) continue;
+    const [, name, type, optional, attributes] = field as unknown as [string, string, string, string, string];
+    fields.push({
+      name,
+      type,
+      optional: optional === "?",
+      column: /@map\("([^"]+)"\)/.exec(attributes)?.[1] ?? name,
+      nativeType: /@db\.(\w+(?:\([^)]*\))?)/.exec(attributes)?.[1],
+      defaultValue: /@default\(((?:[^()]|\(\))*)\)/.exec(attributes)?.[1],
+      unique: /@unique\b/.test(attributes),
+    });
+  }
+  return { fields, indexes };
+}
+
+/** Runs `fn` with a plain connection to the MySQL database of `url`. */
+async function onMysql<T>(url: string, fn: (sql: mariadb.Connection) => Promise<T>): Promise<T> {
+  const sql = await mysqlConnection(url, new URL(url).pathname.slice(1));
+  try {
+    return await fn(sql);
+  } finally {
+    await sql.end();
+  }
+}
+
+const mysql: ModelDialect = {
+  store: mysqlStoreDialect,
+  prisma: MysqlPrisma,
+  statusRefused: /tasks_status_check|constraint/i,
+  columns: (url) =>
+    onMysql(url, async (sql) => {
+      const columns = (await sql.query(
+        `SELECT COLUMN_NAME AS name, DATA_TYPE AS dataType, COLUMN_TYPE AS columnType, IS_NULLABLE AS nullable, COLUMN_DEFAULT AS def
+         FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'tasks'`,
+      )) as Array<{ name: string; dataType: string; columnType: string; nullable: string; def: string | null }>;
+      const checks = (await sql.query(`SELECT CHECK_CLAUSE AS clause FROM information_schema.CHECK_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = DATABASE()`)) as Array<{ clause: string }>;
+      const byName = new Map(columns.map((column) => [column.name, column]));
+      const { fields } = shippedMysqlModel();
+      expect(fields.map((f) => f.column).sort()).toEqual([...byName.keys()].sort());
+      for (const field of fields) {
+        const column = byName.get(field.column)!;
+        const where = `column ${field.column} (field ${field.name})`;
+        expect(column.nullable, `nullability of ${where}`).toBe(field.optional ? "YES" : "NO");
+        if (field.type === "Json") {
+          // MySQL has a JSON type; MariaDB's JSON is LONGTEXT with a json_valid() check.
+          const isJson = column.dataType === "json" || (column.dataType === "longtext" && checks.some((c) => c.clause.includes(`json_valid(\`${field.column}\`)`)));
+          expect(isJson, `JSON type of ${where}`).toBe(true);
+        } else if (field.nativeType) {
+          expect(column.columnType.toLowerCase(), `native type of ${where}`).toBe(field.nativeType.toLowerCase());
+        } else {
+          expect({ Int: "int", String: "varchar(191)" }[field.type], `type of ${where}`).toBe(field.type === "Int" ? column.dataType : column.columnType);
+        }
+        const def = column.def === null || column.def === "NULL" ? undefined : column.def.replace(/^'(.*)'$/, "$1");
+        const expected = field.defaultValue === "now()" ? "current_timestamp(6)" : field.defaultValue?.replace(/^"(.*)"$/, "$1");
+        expect(def?.toLowerCase(), `default of ${where}`).toBe(expected);
+      }
+    }),
+  indexes: (url) =>
+    onMysql(url, async (sql) => {
+      const rows = (await sql.query(
+        `SELECT INDEX_NAME AS name, COLUMN_NAME AS col, COLLATION AS dir, NON_UNIQUE AS nonUnique
+         FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'tasks' AND INDEX_NAME <> 'PRIMARY'
+         ORDER BY INDEX_NAME, SEQ_IN_INDEX`,
+      )) as Array<{ name: string; col: string; dir: string; nonUnique: number | bigint }>;
+      const actual = new Map<string, string[]>();
+      for (const row of rows) actual.set(row.name, [...(actual.get(row.name) ?? []), `${row.col}${row.dir === "D" ? " DESC" : ""}${Number(row.nonUnique) ? "" : " UNIQUE"}`]);
+      const { fields, indexes } = shippedMysqlModel();
+      const column = (name: string) => fields.find((f) => f.name === name)!.column;
+      const expected = new Map<string, string[]>();
+      for (const field of fields.filter((f) => f.unique)) expected.set(`tasks_${field.column}_key`, [`${field.column} UNIQUE`]);
+      for (const index of indexes) {
+        const parts = index.map((part) => {
+          const [, name, sort] = /^(\w+)(?:\(sort: (\w+)\))?$/.exec(part)!;
+          return { column: column(name!), desc: sort === "Desc" };
+        });
+        expected.set(`tasks_${parts.map((p) => p.column).join("_")}_idx`, parts.map((p) => `${p.column}${p.desc ? " DESC" : ""}`));
+      }
+      expect(Object.fromEntries(actual)).toEqual(Object.fromEntries(expected));
+    }),
+};
+
+const when = (s: number) => new Date(Date.UTC(2030, 0, 1, 0, 0, s, 123));
+
+describe.each([postgres, sqlite, mysql])("the shipped model on $store.name", (dialect) => {
+  let database: { url: string; drop(): Promise<void> };
+  let client: ModelClient;
+  let store: Store;
+
+  beforeAll(async () => {
+    database = await dialect.store.createDatabase();
+    client = dialect.store.prismaClient(database.url) as unknown as ModelClient;
+    store = openStore(database.url, { max: 1 });
+  });
+
+  afterAll(async () => {
+    await client?.$disconnect();
+    await store?.close();
+    await database?.drop();
+  });
+
+  it("writes and reads every field of Task through the generated client, and the store reads the same values and instants", async () => {
+    const data = {
+      id: "01a1fcb3-0624-7000-85e2-d8cd4c4ef8ca",
+      name: "send-report",
+      queue: "reports",
+      payload: { reportId: "r1", nested: { list: [1, 2] }, text: "é \u{1F600}" },
+      status: "running",
+      priority: -3,
+      runAt: when(1),
+      attempts: 2,
+      maxAttempts: 7,
+      leaseOwner: "host:1:abc",
+      leaseExpiresAt: when(2),
+      lastError: "Error: boom\n    at x",
+      result: { ok: true },
+      key: "report:r1",
+      createdAt: when(3),
+      updatedAt: when(4),
+      finishedAt: when(5),
+      publishedAt: when(6),
+      finishedBy: "host:1:abc",
+      errors: [{ attempt: 1, error: "Error: boom", at: "2030-01-01T00:00:01.123Z" }],
+    };
+    expect(Object.keys(data).sort()).toEqual(Object.keys(dialect.prisma.TaskScalarFieldEnum).sort());
+    await client.task.create({ data });
+    const read = await client.task.findUniqueOrThrow({ where: { id: data.id } });
+    expect({ ...read, updatedAt: data.updatedAt }).toEqual(data); // @updatedAt is the client's to set
+    const seen = await store.findTask(data.id);
+    expect(seen).toMatchObject({ ...data, updatedAt: read.updatedAt, errors: [{ attempt: 1, error: "Error: boom", at: new Date("2030-01-01T00:00:01.123Z") }] });
+    const updated = await client.task.update({ where: { key: "report:r1" }, data: { status: "succeeded", result: dialect.prisma.DbNull } });
+    expect(updated.result).toBeNull();
+  });
+
+  it("a task Prisma wrote is claimed by the store: its times compare with the database clock", async () => {
+    const id = "01a1fcb3-0624-7000-85e2-d8cd4c4ef8cf";
+    await client.task.create({ data: { id, name: "n", payload: { x: 1 }, runAt: new Date(Date.now() - 1000) } });
+    await client.task.create({ data: { id: "01a1fcb3-0624-7000-85e2-d8cd4c4ef8d0", name: "n", payload: {}, runAt: new Date(Date.now() + 60_000) } });
+    const claimed = await store.claimDue(10, { owner: "model-test", leaseMs: 1000, names: ["n"], queues: ["default"] });
+    expect(claimed.map((task) => task.id)).toEqual([id]);
+    expect(claimed[0]!.payload).toEqual({ x: 1 });
+  });
+
+  it("fills the defaults the SQL declares when only the required fields are given", async () => {
+    const created = await client.task.create({ data: { id: "01a1fcb3-0624-7000-85e2-d8cd4c4ef8cb", name: "n", payload: {} } });
+    expect(created).toMatchObject({ queue: "default", status: "pending", priority: 0, attempts: 0, maxAttempts: 5, key: null });
+    expect(created.runAt).toBeInstanceOf(Date);
+  });
+
+  it("accepts null in every optional field, and refuses a status outside the lifecycle", async () => {
+    const nulls = { leaseOwner: null, leaseExpiresAt: null, lastError: null, key: null, finishedAt: null, publishedAt: null, finishedBy: null };
+    const row = await client.task.create({
+      data: { id: "01a1fcb3-0624-7000-85e2-d8cd4c4ef8cd", name: "n", payload: {}, ...nulls, result: dialect.prisma.DbNull, errors: dialect.prisma.DbNull },
+    });
+    expect(row).toMatchObject({ ...nulls, result: null, errors: null });
+    await expect(client.task.create({ data: { id: "01a1fcb3-0624-7000-85e2-d8cd4c4ef8ce", name: "n", payload: {}, status: "paused" } })).rejects.toThrow(dialect.statusRefused);
+  });
+
+  it("has a column of the model's type for every field, and no column the model lacks", async () => {
+    await dialect.columns(database.url, client);
+  });
+
+  it.runIf(dialect.indexes)("has every index the model declares, under the name Prisma gives it, and no other", async () => {
+    await dialect.indexes!(database.url);
+  });
+});
