@@ -9,7 +9,7 @@ import { createWorker, type Worker } from "../worker/create-worker.js";
 import { COMMON_HELP, commandConfig, commandLogger, commandTable, parseCommand, type CliIo } from "./command-context.js";
 import { checkDatabase } from "./database-session.js";
 import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "./exit-codes.js";
-import { waitForSignals } from "./signals.js";
+import { listenForSignals } from "./signals.js";
 
 export type Role = "worker" | "cleaner" | "start";
 
@@ -63,21 +63,13 @@ export async function runCommand(role: Role, argv: string[], io: CliIo): Promise
 
   const prisma = await resolvePrisma(config);
   const parts = build(role, config, prisma, logger, { concurrency, queues: values.queue });
-  try {
-    await parts.cleaner?.start();
-    await parts.worker?.start();
-  } catch (error) {
-    await stopParts(parts, prisma);
-    // A refused broker or database fails start for good: name where its URL came from (flag, environment or file).
-    const option = (error as { option?: unknown }).option;
-    const source = option === "amqpUrl" || option === "databaseUrl" ? config.sources[option] : undefined;
-    const code = error instanceof TaskQueueError && error.code === "TASK_QUEUE_CONFIG_INVALID" ? EXIT_USAGE : EXIT_FAILURE;
-    throw new CliError(`could not start: ${(error as Error).message}${source ? ` (${option} came from ${source})` : ""}`, code, { cause: error });
-  }
-  await waitForSignals({
+  // Signals are heard from before the start: one that comes while the parts start stops them once they have started.
+  let starting: Promise<void> = Promise.resolve();
+  const signals = listenForSignals({
     logger,
-    first: (signal) => {
+    first: async (signal) => {
       logger.info(`${signal} received: stopping gracefully (send it again to stop at once)`, {});
+      await starting.catch(() => {});
       return stopParts(parts, prisma);
     },
     second: () => {
@@ -85,6 +77,22 @@ export async function runCommand(role: Role, argv: string[], io: CliIo): Promise
       void parts.worker?.stop();
     },
   });
+  starting = (async () => {
+    await parts.cleaner?.start();
+    await parts.worker?.start();
+  })();
+  try {
+    await starting;
+  } catch (error) {
+    signals.remove();
+    await stopParts(parts, prisma);
+    // A refused broker or database fails start for good: name where its URL came from (flag, environment or file).
+    const option = (error as { option?: unknown }).option;
+    const source = option === "amqpUrl" || option === "databaseUrl" ? config.sources[option] : undefined;
+    const code = error instanceof TaskQueueError && error.code === "TASK_QUEUE_CONFIG_INVALID" ? EXIT_USAGE : EXIT_FAILURE;
+    throw new CliError(`could not start: ${(error as Error).message}${source ? ` (${option} came from ${source})` : ""}`, code, { cause: error });
+  }
+  await signals.done;
   return EXIT_OK;
 }
 

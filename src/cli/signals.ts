@@ -11,20 +11,22 @@ export interface SignalHandlers {
   second(): void;
 }
 
-/** Resolves once the first signal's stop is done (rejects if it failed). */
-export function waitForSignals(handlers: SignalHandlers): Promise<void> {
-  return new Promise((resolve, reject) => {
+/**
+ * Listens from now on (call it before starting anything, so a signal during start-up stops gracefully too). `done`
+ * resolves once the first signal's stop is done (rejects if it failed); `remove()` stops listening.
+ */
+export function listenForSignals(handlers: SignalHandlers): { done: Promise<void>; remove(): void } {
+  let onSignal: (signal: NodeJS.Signals) => void = () => {};
+  const remove = () => {
+    process.off("SIGTERM", onSignal);
+    process.off("SIGINT", onSignal);
+  };
+  const done = new Promise<void>((resolve, reject) => {
     let received = 0;
-    const onSignal = (signal: NodeJS.Signals) => {
+    onSignal = (signal: NodeJS.Signals) => {
       received += 1;
       if (received === 1) {
-        handlers
-          .first(signal)
-          .then(resolve, reject)
-          .finally(() => {
-            process.off("SIGTERM", onSignal);
-            process.off("SIGINT", onSignal);
-          });
+        handlers.first(signal).then(resolve, reject).finally(remove);
       } else if (received === 2) {
         handlers.second();
       } else {
@@ -35,4 +37,5 @@ export function waitForSignals(handlers: SignalHandlers): Promise<void> {
     process.on("SIGTERM", onSignal);
     process.on("SIGINT", onSignal);
   });
+  return { done, remove };
 }
