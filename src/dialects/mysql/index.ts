@@ -17,6 +17,8 @@ export const mysqlDialect: Dialect = {
   urlExample: "mysql://user:password@127.0.0.1:3306/app",
   prismaProviders: ["mysql"],
   schemaFiles: { model: "prisma/mysql/task.prisma", migrations: "prisma/mysql/migrations" },
+  packageFiles: ["prisma/mysql"],
+  capabilities: { notifications: false, inProcessWakeups: false, wakeupsWithoutBroker: "polling" },
   matchesUrl: (url) => /^(mysql|mariadb):\/\//i.test(url),
   openStore(url: string, options: OpenStoreOptions): Store {
     const pool = poolDb(url, {

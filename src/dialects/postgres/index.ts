@@ -16,6 +16,8 @@ export const postgresDialect: Dialect = {
   urlExample: "postgresql://user:password@127.0.0.1:5432/app",
   prismaProviders: ["postgresql", "postgres"],
   schemaFiles: { model: "prisma/task.prisma", migrations: "prisma/migrations" },
+  packageFiles: ["prisma/task.prisma", "prisma/migrations"],
+  capabilities: { notifications: true, inProcessWakeups: false, wakeupsWithoutBroker: "notify" },
   matchesUrl: (url) => /^postgres(ql)?:\/\//i.test(url),
   openStore(url: string, options: OpenStoreOptions): Store {
     const pool = pgDb(withStatementTimeout(url, options.statementTimeoutMs), {

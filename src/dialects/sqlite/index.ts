@@ -17,6 +17,8 @@ export const sqliteDialect: Dialect = {
   urlExample: "file:./dev.db",
   prismaProviders: ["sqlite"],
   schemaFiles: { model: "prisma/sqlite/task.prisma", migrations: "prisma/sqlite/migrations" },
+  packageFiles: ["prisma/sqlite"],
+  capabilities: { notifications: false, inProcessWakeups: true, wakeupsWithoutBroker: "in-process" },
   matchesUrl: isSqliteUrl,
   openStore(url: string, options: OpenStoreOptions): Store {
     const table = sqliteTable(options.table);
