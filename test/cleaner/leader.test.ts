@@ -87,7 +87,7 @@ describe.each<StoreDialect>([postgresStoreDialect, mysqlStoreDialect])("the lock
     const proxy = await new TcpProxy(target.hostname, Number(target.port)).start();
     const options = { tasks: cleanerTasks, intervalMs: 200, lockKey: 777, logger: silentLogger };
     // Without the URL's parameters: with mariadb before 3.5.1, a connection cut between login and the driver's session
-    // statements leaves an unhandled rejection (see READ_COMMITTED in src/dialects/mysql/pool-db.ts).
+    // statements leaves an unhandled rejection (see READ_COMMITTED in src/dialects/mysql/own-db.ts).
     const routed = new URL(proxy.route(database.url));
     routed.search = "";
     const cut = createCleaner({ ...options, databaseUrl: routed.toString() });
