@@ -52,7 +52,8 @@ export type StoreUnits<D, T> = { [K in UnitOperation]: (db: D, table: T, ...args
 /** Runs each unit operation through the dialect's unit with this store's connection and table. */
 export abstract class UnitStore<D, T> implements Pick<Store, UnitOperation> {
   protected constructor(
-    private readonly units: StoreUnits<D, T>,
+    /** The dialect's SQL unit of each operation. */
+    readonly units: StoreUnits<D, T>,
     protected readonly db: D,
     protected readonly table: T,
   ) {}
