@@ -1,8 +1,5 @@
-// Generates the Prisma clients the tests use, one per registered dialect: the test schema folder whose base.prisma
-// (generator, datasource, business models) names one of the dialect's providers, plus the dialect's shipped task model
-// copied beside it. The list comes from the dialect registry and the folders found (testSchemaFolders); a dialect
-// without a test schema folder yet is skipped. `prisma generate` never runs the schema engine, so any existing file
-// satisfies PRISMA_SCHEMA_ENGINE_BINARY.
+// Generates the tests' Prisma clients, one per registered dialect: its test schema folder (test/prisma*, found by the
+// provider of its base.prisma) with the dialect's shipped task model copied beside it; a dialect without one is skipped.
 import { execFileSync } from "node:child_process";
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
@@ -16,6 +13,7 @@ for (const dialect of DIALECTS) {
   const folder = testSchemaFolder(root, dialect);
   if (folder === undefined) continue;
   copyFileSync(join(root, dialect.schemaFiles.model), join(root, folder, "task.prisma"));
+  // `prisma generate` never runs the schema engine, so any existing file satisfies PRISMA_SCHEMA_ENGINE_BINARY.
   execFileSync(process.execPath, [join(root, "node_modules/prisma/build/index.js"), "generate", "--schema", join(root, folder)], {
     stdio: "inherit",
     cwd: root,

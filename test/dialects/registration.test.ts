@@ -1,6 +1,5 @@
-// Every dialect of the registry (src/dialects/index.ts) is complete: its capabilities agree with its stores, its stores
-// have a SQL unit per operation, its folder holds the common file set, it ships its model and migrations, and the tests
-// reach it (test client, store suite, conformance harness, testing helpers). A new dialect fails here until it is.
+// Every dialect of the registry (src/dialects/index.ts) is complete: capabilities its store agrees with, a SQL unit per
+// operation, the common file set, its model and migrations shipped, and the tests' lists and test client reaching it.
 
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
