@@ -5,7 +5,8 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { dialectForProvider, supportedProviders } from "../dialects/index.js";
+import { DIALECTS, dialectForProvider, notificationDatabases, supportedProviders } from "../dialects/index.js";
+import type { WakeupsWithoutBroker } from "../store/dialect.js";
 import { taskMigrationSources, taskModelSource } from "../package-files.js";
 import { appPrefix } from "./app-prefix.js";
 import { locateSchema, migrationsBeside } from "./schema-location.js";
@@ -19,6 +20,12 @@ export interface CommandIo {
   env?: NodeJS.ProcessEnv;
 }
 
+/** What each dialect does without a broker, for the help: "NOTIFY on PostgreSQL, in-process and polling on SQLite, …". */
+function withoutBroker(): string {
+  const words: Record<WakeupsWithoutBroker, string> = { notify: "NOTIFY", "in-process": "in-process and polling", polling: "polling" };
+  return DIALECTS.map((dialect) => `${words[dialect.capabilities.wakeupsWithoutBroker]} on ${dialect.displayName}`).join(", ");
+}
+
 const HELP = `Usage: task-runner init [options]
 
 Adds the prisma-task-queue model to your Prisma schema and writes its SQL migration, for the database your
@@ -29,9 +36,9 @@ Options:
   --model <Name>       model name, when your app already has a model named Task (default: Task)
   --table <name>       table name (default: tasks, or the model name in snake_case plural when --model is given)
   --migrations <dir>   migrations folder (default: "migrations" beside the schema)
-  --wakeups <w>        how workers will be woken, for the printed setup: rabbitmq, notify (PostgreSQL) or polling
-                       (default: rabbitmq when AMQP_URL is set in the environment or .env, else NOTIFY on PostgreSQL,
-                       in-process and polling on SQLite, polling on MySQL/MariaDB)
+  --wakeups <w>        how workers will be woken, for the printed setup: rabbitmq, notify (${notificationDatabases()}) or polling
+                       (default: rabbitmq when AMQP_URL is set in the environment or .env, else the database's own:
+                       ${withoutBroker()})
   --prefix <name>      RabbitMQ prefix of this app's exchanges and queues (or NOTIFY channel prefix) for the printed
                        setup (default: from package.json's name, so apps sharing a broker do not collide; the
                        library's default is "task_queue")

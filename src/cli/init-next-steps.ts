@@ -3,6 +3,8 @@
 
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { notificationDatabases } from "../dialects/index.js";
+import type { Dialect } from "../store/dialect.js";
 import { DEFAULT_POLL_INTERVAL_MS } from "../worker/worker-options.js";
 import type { AppPrefix } from "./app-prefix.js";
 
@@ -16,34 +18,33 @@ export interface WakeupsFound {
   reason: string;
   /** Chosen with --wakeups (so the snippets name it), not found. */
   chosen: boolean;
+  /** The database, for people: "PostgreSQL". */
+  database: string;
 }
 
 const FLAG_VALUES = ["rabbitmq", "notify", "polling"] as const;
 
 /**
  * The transport: `--wakeups` when given, else RabbitMQ when AMQP_URL is set (in the environment or the project's .env),
- * else the database's default (NOTIFY on PostgreSQL, in-process and polling on SQLite, polling on MySQL). A string is a
- * usage error for init to print.
+ * else what the database's dialect does without a broker (its capabilities). A string is a usage error for init to print.
  */
 export function findWakeups(
-  dialect: { name: string; displayName: string },
+  dialect: Pick<Dialect, "displayName" | "capabilities">,
   flag: string | undefined,
   env: NodeJS.ProcessEnv,
   cwd: string,
 ): WakeupsFound | string {
   if (flag !== undefined) {
     if (!(FLAG_VALUES as readonly string[]).includes(flag)) return `--wakeups ${JSON.stringify(flag)} is not a wake-up transport; use rabbitmq, notify or polling.`;
-    if (flag === "notify" && dialect.name !== "postgresql") {
-      return `--wakeups notify needs PostgreSQL's LISTEN/NOTIFY, which ${dialect.displayName} does not have; use polling (or leave --wakeups out), or rabbitmq.`;
+    if (flag === "notify" && !dialect.capabilities.notifications) {
+      return `--wakeups notify needs ${notificationDatabases()}'s LISTEN/NOTIFY, which ${dialect.displayName} does not have; use polling (or leave --wakeups out), or rabbitmq.`;
     }
-    return { wakeups: flag as InitWakeups, reason: `--wakeups ${flag}`, chosen: true };
+    return { wakeups: flag as InitWakeups, reason: `--wakeups ${flag}`, chosen: true, database: dialect.displayName };
   }
-  const found = (wakeups: InitWakeups, reason: string): WakeupsFound => ({ wakeups, reason, chosen: false });
+  const found = (wakeups: InitWakeups, reason: string): WakeupsFound => ({ wakeups, reason, chosen: false, database: dialect.displayName });
   if (env.AMQP_URL) return found("rabbitmq", "AMQP_URL is set in the environment");
   if (dotEnvHasAmqpUrl(cwd)) return found("rabbitmq", "AMQP_URL is set in .env");
-  if (dialect.name === "postgresql") return found("notify", "PostgreSQL without AMQP_URL");
-  if (dialect.name === "sqlite") return found("in-process", "SQLite without AMQP_URL");
-  return found("polling", `${dialect.displayName} without AMQP_URL`);
+  return found(dialect.capabilities.wakeupsWithoutBroker, `${dialect.displayName} without AMQP_URL`);
 }
 
 function dotEnvHasAmqpUrl(cwd: string): boolean {
@@ -92,12 +93,12 @@ function wrap(text: string, width = 118): string {
 function optionsFor({ wakeups, chosen }: WakeupsFound, prefix: NextStepsInput["prefix"]): string {
   if (wakeups === "rabbitmq") return `, amqpUrl: process.env.AMQP_URL, amqpPrefix: "${prefix.prefix}"`;
   if (wakeups === "notify") return prefix.given ? `, amqpPrefix: "${prefix.prefix}"` : "";
-  // Polling is the default only where nothing else exists (MySQL); chosen on PostgreSQL, every process must say so.
+  // Polling is the default only where the database offers nothing else; chosen elsewhere, every process must say so.
   if (wakeups === "polling" && chosen) return `, wakeups: "polling"`;
   return "";
 }
 
-function wakeupsNote({ wakeups, reason, chosen }: WakeupsFound, prefix: NextStepsInput["prefix"]): string {
+function wakeupsNote({ wakeups, reason, chosen, database }: WakeupsFound, prefix: NextStepsInput["prefix"]): string {
   const withRabbit =
     `(docs/transports.md in prisma-task-queue): give both snippets amqpUrl and amqpPrefix "${prefix.prefix}" ` +
     `(from ${prefix.source}), so apps sharing a broker do not collide.`;
@@ -112,7 +113,7 @@ function wakeupsNote({ wakeups, reason, chosen }: WakeupsFound, prefix: NextStep
       );
     case "notify":
       return (
-        `Wake-ups: PostgreSQL NOTIFY (${reason}): no broker to run; the insert's own NOTIFY wakes the workers at COMMIT` +
+        `Wake-ups: ${database} NOTIFY (${reason}): no broker to run; the insert's own NOTIFY wakes the workers at COMMIT` +
         `${prefix.given ? `, on the channel "${prefix.prefix}.wakeups" (amqpPrefix "${prefix.prefix}" comes from --prefix)` : ""}. ` +
         `${rabbit}\n`
       );

@@ -18,6 +18,17 @@ export function supportedDatabases(): string {
   return DIALECTS.map((dialect) => `${dialect.displayName} (${dialect.urlExample})`).join(", ");
 }
 
+/** The databases with notifications, for messages: "a PostgreSQL URL (postgresql://…)". */
+export function notificationUrls(): string {
+  const urls = DIALECTS.filter((dialect) => dialect.capabilities.notifications).map((dialect) => `${dialect.displayName} URL (${dialect.urlExample.split("//")[0]}//…)`);
+  return `a ${urls.join(" or a ")}`;
+}
+
+/** The databases with notifications, for messages: "PostgreSQL". */
+export function notificationDatabases(): string {
+  return DIALECTS.filter((dialect) => dialect.capabilities.notifications).map((dialect) => dialect.displayName).join(" or ");
+}
+
 /** The dialect of a connection URL; throws TaskQueueConfigError naming `option` when none serves it. */
 export function dialectForUrl(url: unknown, option = "databaseUrl"): Dialect {
   if (typeof url !== "string" || url === "") {

@@ -24,6 +24,19 @@ export interface OpenStoreOptions {
   busyTimeoutMs?: number;
 }
 
+/** How workers are woken when no broker is configured: the dialect's own notifications, in-process delivery, or polling. */
+export type WakeupsWithoutBroker = "notify" | "in-process" | "polling";
+
+/** What a dialect can do that another may not. Code outside src/dialects/ asks these, never a dialect's name. */
+export interface DialectCapabilities {
+  /** Database notifications (PostgreSQL LISTEN/NOTIFY): its stores have `notifications`, and a worker may LISTEN on `listenUrl`. */
+  readonly notifications: boolean;
+  /** Wake-ups delivered inside one process to workers on the same database, right after the commit (store.wakeupIdentity). */
+  readonly inProcessWakeups: boolean;
+  /** How workers are woken without a broker; `task-runner init` and the defaults of every part follow it. */
+  readonly wakeupsWithoutBroker: WakeupsWithoutBroker;
+}
+
 /** One database family. */
 export interface Dialect {
   /** The name used in options and messages: "postgresql". */
@@ -36,6 +49,10 @@ export interface Dialect {
   readonly prismaProviders: readonly string[];
   /** Where the shipped Prisma model and SQL migrations live, relative to the package root. */
   readonly schemaFiles: { model: string; migrations: string };
+  /** The entries of package.json `files` that ship this dialect's model and migrations. */
+  readonly packageFiles: readonly string[];
+  /** What it can do, for the parts that differ by database. */
+  readonly capabilities: DialectCapabilities;
   /** True when `url` is one of this dialect's connection URLs. */
   matchesUrl(url: string): boolean;
   /** A store on connections of its own; nothing connects before the first operation. */

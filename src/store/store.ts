@@ -1,5 +1,5 @@
-// The store: every database operation of the queue, named, with no SQL and no driver in sight. Each dialect
-// (src/dialects/<name>/) implements it with its own SQL units; the worker, cleaner, extension, CLI and dashboard ask
+// The store: every database operation of the queue, named, with no SQL and no driver in sight. DialectStore implements
+// it once over each dialect's SQL units (src/dialects/<name>/); the worker, cleaner, extension, CLI and dashboard ask
 // it for operations and never see a statement. River's riverdriver.Executor is the model.
 
 import type { InsertRequest, InsertedTask, PreparedTask } from "./enqueue-rows.js";

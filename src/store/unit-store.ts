@@ -1,42 +1,50 @@
 // The Store operations every dialect runs the same way: one SQL unit of the dialect's folder, called with the store's
-// connection and table. A dialect's store extends UnitStore with its units and adds what differs (clock, locks, checks).
+// connection and table. DialectStore extends it with what a dialect does its own way (checks, leader, transactions).
 
 import type { Store } from "./store.js";
 
 /** The Store operations that are one SQL unit each, called as unit(db, table, ...the operation's arguments). */
-export type UnitOperation =
-  | "insertTasks"
-  | "tasksByKeys"
-  | "claimByIds"
-  | "claimDue"
-  | "complete"
-  | "fail"
-  | "extendLeases"
-  | "release"
-  | "findExpiredLeases"
-  | "holdExpiredLease"
-  | "requeueExpired"
-  | "abandonExpired"
-  | "findUnpublished"
-  | "queuesWithStaleWakeups"
-  | "findStaleWakeups"
-  | "markPublished"
-  | "markUnpublished"
-  | "prune"
-  | "retryTask"
-  | "retryDeadTasks"
-  | "cancelTask"
-  | "runTaskNow"
-  | "pendingAges"
-  | "findTask"
-  | "hasBrowseIndex"
-  | "countTasksUpTo"
-  | "listTaskGroups"
-  | "countGroups"
-  | "listTasks"
-  | "recentWorkers"
-  | "stuckTasks"
-  | "finishedPerMinute";
+export const UNIT_OPERATIONS = [
+  "insertTasks",
+  "tasksByKeys",
+  "claimByIds",
+  "claimDue",
+  "complete",
+  "fail",
+  "extendLeases",
+  "release",
+  "findExpiredLeases",
+  "holdExpiredLease",
+  "requeueExpired",
+  "abandonExpired",
+  "findUnpublished",
+  "queuesWithStaleWakeups",
+  "findStaleWakeups",
+  "markPublished",
+  "markUnpublished",
+  "prune",
+  "retryTask",
+  "retryDeadTasks",
+  "cancelTask",
+  "runTaskNow",
+  "now",
+  "countTasks",
+  "pendingAges",
+  "findTask",
+  "hasBrowseIndex",
+  "browseIndexAdvice",
+  "countTasksUpTo",
+  "listTaskGroups",
+  "countGroups",
+  "listTasks",
+  "recentWorkers",
+  "stuckTasks",
+  "finishedPerMinute",
+  "defaultLockKey",
+  "leaderHolder",
+] as const;
+
+export type UnitOperation = (typeof UNIT_OPERATIONS)[number];
 
 /** A dialect's SQL units, one per operation, typed by the Store's own signatures. */
 export type StoreUnits<D, T> = { [K in UnitOperation]: (db: D, table: T, ...args: Parameters<Store[K]>) => ReturnType<Store[K]> };
@@ -44,7 +52,8 @@ export type StoreUnits<D, T> = { [K in UnitOperation]: (db: D, table: T, ...args
 /** Runs each unit operation through the dialect's unit with this store's connection and table. */
 export abstract class UnitStore<D, T> implements Pick<Store, UnitOperation> {
   protected constructor(
-    private readonly units: StoreUnits<D, T>,
+    /** The dialect's SQL unit of each operation. */
+    readonly units: StoreUnits<D, T>,
     protected readonly db: D,
     protected readonly table: T,
   ) {}
@@ -144,5 +153,20 @@ export abstract class UnitStore<D, T> implements Pick<Store, UnitOperation> {
   }
   finishedPerMinute(...args: Parameters<Store["finishedPerMinute"]>) {
     return this.units.finishedPerMinute(this.db, this.table, ...args);
+  }
+  now(...args: Parameters<Store["now"]>) {
+    return this.units.now(this.db, this.table, ...args);
+  }
+  countTasks(...args: Parameters<Store["countTasks"]>) {
+    return this.units.countTasks(this.db, this.table, ...args);
+  }
+  browseIndexAdvice(...args: Parameters<Store["browseIndexAdvice"]>) {
+    return this.units.browseIndexAdvice(this.db, this.table, ...args);
+  }
+  defaultLockKey(...args: Parameters<Store["defaultLockKey"]>) {
+    return this.units.defaultLockKey(this.db, this.table, ...args);
+  }
+  leaderHolder(...args: Parameters<Store["leaderHolder"]>) {
+    return this.units.leaderHolder(this.db, this.table, ...args);
   }
 }

@@ -4,7 +4,7 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { backoffPolicyProblem } from "../backoff.js";
-import { dialectForUrl } from "../dialects/index.js";
+import { dialectForUrl, notificationUrls } from "../dialects/index.js";
 import type { Store } from "../store/store.js";
 import { taskTable, type TaskTable } from "../store/task-table.js";
 import type { TaskPolicy, TaskRegistry } from "../define-tasks.js";
@@ -169,8 +169,8 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
     throw new TaskQueueConfigError("store", "pass a store made by openStore(url, { table }).");
   }
   if (options.store === undefined) dialectForUrl(options.databaseUrl);
-  if (options.listenUrl !== undefined && options.listenUrl !== "" && dialectForUrl(options.listenUrl, "listenUrl").name !== "postgresql") {
-    throw new TaskQueueConfigError("listenUrl", "the NOTIFY listener needs a PostgreSQL URL (postgresql://…), the same database as the tasks'.");
+  if (options.listenUrl !== undefined && options.listenUrl !== "" && !dialectForUrl(options.listenUrl, "listenUrl").capabilities.notifications) {
+    throw new TaskQueueConfigError("listenUrl", `the NOTIFY listener needs ${notificationUrls()}, the same database as the tasks'.`);
   }
   checkTransportOptions(options);
   const queues = options.queues ?? [...new Set([...handled.values()].map((d) => d.queue ?? DEFAULT_QUEUE))];

@@ -2,7 +2,7 @@
 // its statements carry the limit the dashboard asks for. (What each store operation does: test/conformance/store/.)
 
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { poolDb } from "../../src/dialects/mysql/pool-db.js";
+import { ownDb } from "../../src/dialects/mysql/own-db.js";
 import { openStore } from "../../src/index.js";
 import { prepared, sendInsert } from "../conformance/store/bed.js";
 import { createMysqlTestDatabase, type MysqlTestDatabase } from "../support/mysql-database.js";
@@ -21,7 +21,7 @@ afterAll(async () => {
 });
 
 it("run READ COMMITTED whatever the session's level, and carry the statement limit the dashboard asks for", async () => {
-  const limited = poolDb(database.url, { max: 1, statementTimeoutMs: 1500 });
+  const limited = ownDb(database.url, { max: 1, statementTimeoutMs: 1500 });
   try {
     const level = await limited.transaction(async (tx) => {
       await tx.query("SELECT id FROM tasks LIMIT 1 FOR UPDATE", []); // starts the InnoDB transaction

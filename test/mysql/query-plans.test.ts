@@ -1,5 +1,5 @@
 // The plans the MySQL dialect's own SQL units get on a table of 30,000 tasks (after ANALYZE TABLE): each unit runs
-// against a Db that EXPLAINs its first read instead of running it. The claim by ids reads the primary key only, a claim
+// against a CountingDb that EXPLAINs its first read instead of running it. The claim by ids reads the primary key only, a claim
 // of due tasks walks the pending index in its order (no sort, so it stops after LIMIT rows), each cleaner scan has its
 // index, and with the browse index the (queue, name) pairs come from a loose index scan. A change to the migration's
 // indexes or to the statements that loses one of them fails here.
@@ -7,7 +7,7 @@
 import type { Pool } from "mariadb";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { listTaskGroups } from "../../src/dialects/mysql/dashboard-sql/task-groups.js";
-import type { Db } from "../../src/dialects/mysql/db.js";
+import type { CountingDb } from "../../src/store/db.js";
 import { claimDueTasks } from "../../src/dialects/mysql/sql/claim-due-tasks.js";
 import { claimTasksByIds } from "../../src/dialects/mysql/sql/claim-tasks.js";
 import { findUnpublished } from "../../src/dialects/mysql/sql/find-unpublished.js";
@@ -57,10 +57,10 @@ afterAll(async () => {
 const table = mysqlTable(taskTable());
 const filter = { owner: "plans", leaseMs: 1000, names: ["name-1", "name-2"], queues: ["q-1"] };
 
-/** The plan of the first statement `unit` sends (a read), which the Db EXPLAINs instead of running; it then sees no rows. */
-async function planOf(unit: (db: Db) => Promise<unknown>): Promise<{ key: string | null; extra: string }> {
+/** The plan of the first statement `unit` sends (a read), which the CountingDb EXPLAINs instead of running; it then sees no rows. */
+async function planOf(unit: (db: CountingDb) => Promise<unknown>): Promise<{ key: string | null; extra: string }> {
   const plans: Array<{ key: string | null; extra: string }> = [];
-  const explaining: Db = {
+  const explaining: CountingDb = {
     async query<Row>(text: string, values: readonly unknown[]) {
       const rows = (await sql.query(`EXPLAIN ${text}`, values as unknown[])) as Array<{ key: string | null; Extra: string | null }>;
       expect(rows, text).toHaveLength(1);
@@ -89,9 +89,9 @@ it("claim due: the pending index, in its order", async () => {
 
 it("the cleaner's scans: each on its index, in its order", async () => {
   for (const [unit, index] of [
-    [(db: Db) => findUnpublished(db, table, { graceMs: 5000, limit: 100 }), "tasks_status_published_at_run_at_idx"],
-    [(db: Db) => findExpiredLeases(db, table, 100), "tasks_status_lease_expires_at_idx"],
-    [(db: Db) => pruneTasks(db, table, { retentionMs: 60_000, limit: 100 }), "tasks_finished_at_idx"],
+    [(db: CountingDb) => findUnpublished(db, table, { graceMs: 5000, limit: 100 }), "tasks_status_published_at_run_at_idx"],
+    [(db: CountingDb) => findExpiredLeases(db, table, 100), "tasks_status_lease_expires_at_idx"],
+    [(db: CountingDb) => pruneTasks(db, table, { retentionMs: 60_000, limit: 100 }), "tasks_finished_at_idx"],
   ] as const) {
     const scan = await planOf(unit);
     expect(scan.key).toBe(index);

@@ -6,7 +6,7 @@
 
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SqliteDb } from "../../src/dialects/sqlite/db.js";
+import type { Db } from "../../src/store/db.js";
 import { claimDueTasks, claimTasksByIds } from "../../src/dialects/sqlite/sql/claim-tasks.js";
 import { completeTasks, extendLeases, failTasks } from "../../src/dialects/sqlite/sql/outcomes.js";
 import { findExpiredLeases } from "../../src/dialects/sqlite/sql/recover-leases.js";
@@ -39,25 +39,25 @@ afterAll(async () => {
   await db?.drop();
 });
 
-/** A SqliteDb that EXPLAINs every statement a unit sends instead of running it, collecting the plans' lines. */
-function explaining(plans: string[]): SqliteDb {
+/** A Db that EXPLAINs every statement a unit sends instead of running it, collecting the plans' lines. */
+function explaining(plans: string[]): Db {
   const explain = async (sql: string, params: readonly unknown[]) => {
     const rows = sqlite.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>;
     plans.push(...rows.map((row) => row.detail));
     return [];
   };
-  return { query: explain as SqliteDb["query"], request: explain };
+  return { query: explain as Db["query"], request: explain };
 }
 
 const filter = (queues: string[]) => ({ owner: "w", leaseMs: 30_000, names: ["task-1", "task-2"], queues });
 const ids = [crypto.randomUUID(), crypto.randomUUID()];
 
-const claims: Array<[string, (db: SqliteDb) => Promise<unknown>]> = [
+const claims: Array<[string, (db: Db) => Promise<unknown>]> = [
   ["claim due tasks of one queue", (d) => claimDueTasks(d, table, 300, filter(["default"]))],
   ["claim due tasks of three queues", (d) => claimDueTasks(d, table, 300, filter(["default", "mail", "reports"]))],
 ];
 
-const units: Array<[string, (db: SqliteDb) => Promise<unknown>]> = [
+const units: Array<[string, (db: Db) => Promise<unknown>]> = [
   ...claims,
   ["claim tasks by id", (d) => claimTasksByIds(d, table, ids, filter(["default"]))],
   ["complete", (d) => completeTasks(d, table, "w", ids.map((id) => ({ id, resultJson: "null" })))],

@@ -24,7 +24,7 @@ export interface MysqlPoolOptions {
 
 /**
  * The pool settings for `url`. The URL's own initSql and sessionVariables pass to the driver as given; the store adds no
- * init statement of its own (see READ_COMMITTED in pool-db.ts for why).
+ * init statement of its own (see READ_COMMITTED in own-db.ts for why).
  */
 export function poolConfig(url: string, options: MysqlPoolOptions): PoolConfig {
   const connection = connectionConfig(url, options);

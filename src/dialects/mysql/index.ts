@@ -5,10 +5,11 @@
 import type { Dialect, OpenStoreOptions } from "../../store/dialect.js";
 import type { Store } from "../../store/store.js";
 import type { TaskTable } from "../../store/task-table.js";
+import { DialectStore } from "../../store/dialect-store.js";
 import { mysqlMigrationLedger } from "./migration-ledger.js";
-import { MysqlStore } from "./mysql-store.js";
-import { poolDb } from "./pool-db.js";
+import { ownDb } from "./own-db.js";
 import { isPrismaRawClient, prismaDb } from "./prisma-db.js";
+import { mysqlParts } from "./store.js";
 import { mysqlTable } from "./table.js";
 
 export const mysqlDialect: Dialect = {
@@ -17,20 +18,22 @@ export const mysqlDialect: Dialect = {
   urlExample: "mysql://user:password@127.0.0.1:3306/app",
   prismaProviders: ["mysql"],
   schemaFiles: { model: "prisma/mysql/task.prisma", migrations: "prisma/mysql/migrations" },
+  packageFiles: ["prisma/mysql"],
+  capabilities: { notifications: false, inProcessWakeups: false, wakeupsWithoutBroker: "polling" },
   matchesUrl: (url) => /^(mysql|mariadb):\/\//i.test(url),
   openStore(url: string, options: OpenStoreOptions): Store {
-    const pool = poolDb(url, {
+    const pool = ownDb(url, {
       max: options.max,
       applicationName: options.applicationName,
       connectTimeoutMs: options.connectTimeoutMs,
       queryTimeoutMs: options.queryTimeoutMs,
       statementTimeoutMs: options.statementTimeoutMs,
     });
-    return new MysqlStore(pool, mysqlTable(options.table), pool);
+    return new DialectStore(mysqlParts, pool, mysqlTable(options.table), pool);
   },
   openMigrationLedger: mysqlMigrationLedger,
   prismaStore(client: unknown, table: TaskTable): Store {
     if (!isPrismaRawClient(client)) throw new TypeError("prismaStore() takes a Prisma client or transaction client");
-    return new MysqlStore(prismaDb(client), mysqlTable(table));
+    return new DialectStore(mysqlParts, prismaDb(client), mysqlTable(table));
   },
 };

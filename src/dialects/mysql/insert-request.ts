@@ -3,12 +3,12 @@
 // client, run after the insert: inside the app's transaction when there is one, after the commit for a batch.
 
 import type { InsertRequest, PreparedTask } from "../../store/enqueue-rows.js";
-import type { Db } from "./db.js";
+import type { CountingDb } from "../../store/db.js";
 import { insertTasksParam, insertTasksSql, readInserted } from "./sql/insert-tasks.js";
 import type { MysqlTable } from "./table.js";
 
 /** The request that inserts `rows`; `publishes` marks due tasks published now (see insertTasksSql). */
-export function insertRequest(db: Db, table: MysqlTable, rows: readonly PreparedTask[], publishes: boolean): InsertRequest {
+export function insertRequest(db: CountingDb, table: MysqlTable, rows: readonly PreparedTask[], publishes: boolean): InsertRequest {
   const keyed = rows.some((row) => row.key !== null);
   return {
     request: db.request(insertTasksSql(table, keyed), [publishes, insertTasksParam(rows)]),

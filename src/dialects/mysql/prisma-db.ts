@@ -1,7 +1,7 @@
 // The Prisma implementation of the MySQL connection seam: statements go through $queryRawUnsafe / $executeRawUnsafe of
 // the given client (on @prisma/adapter-mariadb), so inside an interactive transaction they run in that transaction.
 
-import type { Db, DbRequest } from "./db.js";
+import type { CountingDb, DbRequest } from "../../store/db.js";
 
 /** The part of a Prisma client (or transaction client) the seam needs. */
 export interface PrismaRawClient {
@@ -19,19 +19,19 @@ export function isPrismaRawClient(client: unknown): client is PrismaRawClient {
 type InteractiveTransaction = (fn: (tx: PrismaRawClient) => Promise<unknown>, options?: object) => Promise<unknown>;
 
 /**
- * Wraps a Prisma client or transaction client as a Db. A client that can open interactive transactions gets
+ * Wraps a Prisma client or transaction client as a CountingDb. A client that can open interactive transactions gets
  * transaction() (READ COMMITTED, like the store's own pool); a transaction client has none: its statements are
  * already in the app's transaction.
  */
-export function prismaDb(client: PrismaRawClient): Db {
-  const db: Db = {
+export function prismaDb(client: PrismaRawClient): CountingDb {
+  const db: CountingDb = {
     query: async <Row>(sql: string, values: readonly unknown[]) => (await client.$queryRawUnsafe<Row[]>(sql, ...values)) as Row[],
     write: async (sql: string, values: readonly unknown[]) => Number(await client.$executeRawUnsafe(sql, ...values)),
     request: (sql: string, values: readonly unknown[]) => client.$executeRawUnsafe(sql, ...values),
   };
   if (typeof client.$transaction === "function") {
     const begin = (client.$transaction as InteractiveTransaction).bind(client);
-    db.transaction = <T>(fn: (tx: Db) => Promise<T>) => begin((tx) => fn(prismaDb(tx)), { isolationLevel: "ReadCommitted" }) as Promise<T>;
+    db.transaction = <T>(fn: (tx: CountingDb) => Promise<T>) => begin((tx) => fn(prismaDb(tx)), { isolationLevel: "ReadCommitted" }) as Promise<T>;
   }
   return db;
 }

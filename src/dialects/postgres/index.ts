@@ -4,10 +4,11 @@
 import type { Dialect, OpenStoreOptions } from "../../store/dialect.js";
 import type { Store } from "../../store/store.js";
 import type { TaskTable } from "../../store/task-table.js";
+import { DialectStore } from "../../store/dialect-store.js";
 import { pgMigrationLedger } from "./migration-ledger.js";
-import { pgDb } from "./pg-db.js";
-import { PostgresStore } from "./postgres-store.js";
+import { ownDb } from "./own-db.js";
 import { isPrismaRawClient, prismaDb } from "./prisma-db.js";
+import { postgresParts } from "./store.js";
 import { pgTable } from "./table.js";
 
 export const postgresDialect: Dialect = {
@@ -16,21 +17,23 @@ export const postgresDialect: Dialect = {
   urlExample: "postgresql://user:password@127.0.0.1:5432/app",
   prismaProviders: ["postgresql", "postgres"],
   schemaFiles: { model: "prisma/task.prisma", migrations: "prisma/migrations" },
+  packageFiles: ["prisma/task.prisma", "prisma/migrations"],
+  capabilities: { notifications: true, inProcessWakeups: false, wakeupsWithoutBroker: "notify" },
   matchesUrl: (url) => /^postgres(ql)?:\/\//i.test(url),
   openStore(url: string, options: OpenStoreOptions): Store {
-    const pool = pgDb(withStatementTimeout(url, options.statementTimeoutMs), {
+    const pool = ownDb(withStatementTimeout(url, options.statementTimeoutMs), {
       max: options.max,
       applicationName: options.applicationName,
       preparedStatements: options.preparedStatements,
       connectTimeoutMs: options.connectTimeoutMs,
       queryTimeoutMs: options.queryTimeoutMs,
     });
-    return new PostgresStore(pool, pgTable(options.table), pool);
+    return new DialectStore(postgresParts, pool, pgTable(options.table), pool);
   },
   openMigrationLedger: pgMigrationLedger,
   prismaStore(client: unknown, table: TaskTable): Store {
     if (!isPrismaRawClient(client)) throw new TypeError("prismaStore() takes a Prisma client or transaction client");
-    return new PostgresStore(prismaDb(client), pgTable(table));
+    return new DialectStore(postgresParts, prismaDb(client), pgTable(table));
   },
 };
 

@@ -3,7 +3,7 @@
 // task, in input order, whichever statement ran.
 
 import type { InsertRequest, InsertedTask, PreparedTask } from "../../store/enqueue-rows.js";
-import type { Db } from "./db.js";
+import type { Db } from "../../store/db.js";
 import {
   insertKeylessTasksParams,
   insertKeylessTasksSql,

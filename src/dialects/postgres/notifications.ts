@@ -3,7 +3,7 @@
 
 import { TaskQueueConfigError } from "../../errors.js";
 import type { ListenSessionOptions, NotificationHandlers, NotificationSession, WakeupNotifications } from "../../store/notifications.js";
-import type { Db } from "./db.js";
+import type { Db } from "../../store/db.js";
 import { PgNotifySession } from "./notify-session.js";
 import { notifyWakeups } from "./sql/notify-wakeups.js";
 

@@ -1,7 +1,7 @@
 // The Prisma implementation of the PostgreSQL connection seam: statements go through $queryRawUnsafe of the given
 // client, so inside an interactive transaction they run in that transaction.
 
-import type { Db } from "./db.js";
+import type { Db } from "../../store/db.js";
 
 /** The part of a Prisma client (or transaction client) the seam needs. */
 export interface PrismaRawClient {

@@ -1,6 +1,8 @@
 // Times in the SQLite dialect's SQL: ISO 8601 text in UTC with milliseconds and "+00:00", the format
 // @prisma/adapter-better-sqlite3 writes by default, so that comparing two times as text compares the instants.
 
+import type { Db } from "../../store/db.js";
+
 /** The database's clock now, in the stored format. */
 export const NOW = `strftime('%Y-%m-%dT%H:%M:%f+00:00', 'now')`;
 
@@ -22,4 +24,10 @@ export function toDate(value: unknown): Date {
 /** A nullable stored time as a Date or null. */
 export function toNullableDate(value: unknown): Date | null {
   return value === null || value === undefined ? null : toDate(value);
+}
+
+/** The database's clock, read. */
+export async function now(db: Db): Promise<Date> {
+  const rows = await db.query<{ now: unknown }>(`SELECT ${NOW} AS now`, []);
+  return toDate(rows[0]!.now);
 }

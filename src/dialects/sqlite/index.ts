@@ -4,11 +4,12 @@
 import type { Dialect, OpenStoreOptions } from "../../store/dialect.js";
 import type { Store } from "../../store/store.js";
 import type { TaskTable } from "../../store/task-table.js";
-import { SqliteFileDb } from "./file-db.js";
+import { DialectStore } from "../../store/dialect-store.js";
 import { isSqliteUrl, requireExistingFile, sqliteFilePath } from "./file-url.js";
 import { sqliteMigrationLedger } from "./migration-ledger.js";
-import { isPrismaRawClient, prismaSqliteDb } from "./prisma-db.js";
-import { SqliteStore } from "./sqlite-store.js";
+import { SqliteFileDb } from "./own-db.js";
+import { isPrismaRawClient, prismaDb } from "./prisma-db.js";
+import { sqliteParts } from "./store.js";
 import { sqliteTable } from "./table.js";
 
 export const sqliteDialect: Dialect = {
@@ -17,13 +18,15 @@ export const sqliteDialect: Dialect = {
   urlExample: "file:./dev.db",
   prismaProviders: ["sqlite"],
   schemaFiles: { model: "prisma/sqlite/task.prisma", migrations: "prisma/sqlite/migrations" },
+  packageFiles: ["prisma/sqlite"],
+  capabilities: { notifications: false, inProcessWakeups: true, wakeupsWithoutBroker: "in-process" },
   matchesUrl: isSqliteUrl,
   openStore(url: string, options: OpenStoreOptions): Store {
     const table = sqliteTable(options.table);
     const path = sqliteFilePath(url, "databaseUrl");
     requireExistingFile(path, url, "databaseUrl");
     const file = new SqliteFileDb(path, { busyTimeoutMs: options.busyTimeoutMs });
-    return new SqliteStore(file, table, file);
+    return new DialectStore(sqliteParts, file, table, file);
   },
   adapterProblem(adapterName: string): string | undefined {
     if (!adapterName.includes("libsql")) return undefined;
@@ -36,6 +39,6 @@ export const sqliteDialect: Dialect = {
   openMigrationLedger: sqliteMigrationLedger,
   prismaStore(client: unknown, table: TaskTable): Store {
     if (!isPrismaRawClient(client)) throw new TypeError("prismaStore() takes a Prisma client or transaction client");
-    return new SqliteStore(prismaSqliteDb(client), sqliteTable(table));
+    return new DialectStore(sqliteParts, prismaDb(client), sqliteTable(table));
   },
 };

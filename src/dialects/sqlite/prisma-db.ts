@@ -1,7 +1,7 @@
 // The Prisma implementation of the SQLite connection seam: statements go through $queryRawUnsafe of the app's client
 // (on @prisma/adapter-better-sqlite3), so inside an interactive transaction they run in that transaction.
 
-import type { SqliteDb } from "./db.js";
+import type { Db } from "../../store/db.js";
 
 /** The part of a Prisma client (or transaction client) the seam needs. */
 export interface PrismaRawClient {
@@ -13,8 +13,8 @@ export function isPrismaRawClient(client: unknown): client is PrismaRawClient {
   return typeof (client as { $queryRawUnsafe?: unknown } | null)?.$queryRawUnsafe === "function";
 }
 
-/** Wraps a Prisma client or transaction client as a SqliteDb. */
-export function prismaSqliteDb(client: PrismaRawClient): SqliteDb {
+/** Wraps a Prisma client or transaction client as a Db. */
+export function prismaDb(client: PrismaRawClient): Db {
   return {
     query: <Row>(sql: string, params: readonly unknown[]) => Promise.resolve(client.$queryRawUnsafe<Row[]>(sql, ...params)),
     request: (sql: string, params: readonly unknown[]) => client.$queryRawUnsafe(sql, ...params),

@@ -3,6 +3,7 @@
 
 import Database from "better-sqlite3";
 import pg from "pg";
+import type { LeaderInfo } from "../../../src/store/leader-lock.js";
 import { createTestDatabase } from "../../support/database.js";
 import { createMysqlTestDatabase, mysqlTestPool, runMysqlScripts } from "../../support/mysql-database.js";
 import { testMysqlPrisma } from "../../support/mysql-prisma.js";
@@ -55,6 +56,11 @@ export interface StoreDialect {
   notifications: boolean;
   /** A URL of this dialect on which nothing answers; undefined when the dialect has no server to reach. */
   unreachableUrl?: string;
+  /**
+   * Takes the cleaners' leader lock away from `holder` (the table "tasks") as the database would lose it: the server ends
+   * the holder's session, or another contender's lease is written over the holder's for a second.
+   */
+  loseLeaderLock(raw: RawConnection, holder: LeaderInfo): Promise<void>;
 }
 
 export const postgresStoreDialect: StoreDialect = {
@@ -86,6 +92,7 @@ export const postgresStoreDialect: StoreDialect = {
   writeLock: "row",
   notifications: true,
   unreachableUrl: "postgresql://postgres@127.0.0.1:1/postgres",
+  loseLeaderLock: (raw, holder) => raw.exec(`SELECT pg_terminate_backend(${Number(holder.pid)})`),
 };
 
 export const sqliteStoreDialect: StoreDialect = {
@@ -130,6 +137,8 @@ export const sqliteStoreDialect: StoreDialect = {
   },
   writeLock: "database",
   notifications: false,
+  loseLeaderLock: (raw) =>
+    raw.exec(`UPDATE "tasks_leaders" SET holder = 'another cleaner', expires_at = strftime('%Y-%m-%dT%H:%M:%f+00:00', 'now', '+1 seconds')`),
 };
 
 export const mysqlStoreDialect: StoreDialect = {
@@ -176,6 +185,7 @@ export const mysqlStoreDialect: StoreDialect = {
   writeLock: "row",
   notifications: false,
   unreachableUrl: "mysql://root@127.0.0.1:1/none",
+  loseLeaderLock: (raw, holder) => raw.exec(`KILL CONNECTION ${Number(holder.pid)}`),
 };
 
 export const STORE_DIALECTS: readonly StoreDialect[] = [postgresStoreDialect, sqliteStoreDialect, mysqlStoreDialect];

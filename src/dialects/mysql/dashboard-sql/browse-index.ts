@@ -1,7 +1,7 @@
 // SQL unit: does the task table have the browse index (queue, name, status, id) that the dashboard's list and counts
 // walk group by group? Without it they fall back to plain scans, correct but slow on large tables.
 
-import type { Db } from "../db.js";
+import type { CountingDb } from "../../../store/db.js";
 import type { MysqlTable } from "../table.js";
 
 const BROWSE_COLUMNS = ["queue", "name", "status", "id"];
@@ -12,7 +12,7 @@ export function browseIndexSql(table: MysqlTable): string {
 }
 
 /** True when a B-tree index of the table starts with the whole columns queue, name, status, id (in that order). */
-export async function hasBrowseIndex(db: Db, table: MysqlTable): Promise<boolean> {
+export async function hasBrowseIndex(db: CountingDb, table: MysqlTable): Promise<boolean> {
   const rows = await db.query<{ index_name: string; seq: unknown; column_name: string; sub_part: unknown }>(
     `SELECT INDEX_NAME AS index_name, SEQ_IN_INDEX AS seq, COLUMN_NAME AS column_name, SUB_PART AS sub_part
      FROM information_schema.STATISTICS

@@ -3,7 +3,7 @@
 
 import { TASK_STATUSES } from "../../../store/task-status.js";
 import type { GroupCount, TaskGroup } from "../../../store/views.js";
-import type { Db } from "../db.js";
+import type { CountingDb } from "../../../store/db.js";
 import type { MysqlTable } from "../table.js";
 import { countTasks } from "../sql/queue-stats.js";
 import { num } from "../sql/values.js";
@@ -30,7 +30,7 @@ interface Slot {
 }
 
 /** Counts by queue, name and status: exact up to `exactLimit` per group when the groups are given, else exact. */
-export async function countGroups(db: Db, table: MysqlTable, options: CountGroupsOptions): Promise<GroupCount[]> {
+export async function countGroups(db: CountingDb, table: MysqlTable, options: CountGroupsOptions): Promise<GroupCount[]> {
   const { groups } = options;
   if (!groups) return (await countTasks(db, table)).map((row) => ({ ...row, estimated: false }));
   const chunks: TaskGroup[][] = [];
@@ -47,7 +47,7 @@ export async function countGroups(db: Db, table: MysqlTable, options: CountGroup
 }
 
 /** Capped counts of every status of `groups`, the non-empty ones in queue, name, status order. */
-async function countChunk(db: Db, table: MysqlTable, groups: readonly TaskGroup[], cap: number) {
+async function countChunk(db: CountingDb, table: MysqlTable, groups: readonly TaskGroup[], cap: number) {
   const slots: Slot[] = groups.flatMap((group) => TASK_STATUSES.map((status) => ({ queue: group.queue, name: group.name, status })));
   const values: unknown[] = [];
   const parts = slots.map((slot, k) => {
@@ -62,7 +62,7 @@ async function countChunk(db: Db, table: MysqlTable, groups: readonly TaskGroup[
 }
 
 /** The optimizer's row estimate for one (queue, name, status): index dives into the browse index's range. */
-async function estimatedRows(db: Db, table: MysqlTable, slot: Slot): Promise<number> {
+async function estimatedRows(db: CountingDb, table: MysqlTable, slot: Slot): Promise<number> {
   const rows = await db.query<{ rows: unknown }>(`EXPLAIN SELECT 1 FROM ${table.sql} WHERE queue = ? AND name = ? AND status = ?`, [
     slot.queue,
     slot.name,

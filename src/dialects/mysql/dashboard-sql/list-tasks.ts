@@ -3,7 +3,7 @@
 
 import { TASK_STATUSES } from "../../../store/task-status.js";
 import type { PageRequest, StatusFilter, TaskFilter, TaskGroup, TaskListPage, TaskListRow } from "../../../store/views.js";
-import type { Db } from "../db.js";
+import type { CountingDb } from "../../../store/db.js";
 import type { MysqlTable } from "../table.js";
 import { fromNullableTimeText, fromTimeText, jsonText, NOW, num, timeText } from "../sql/values.js";
 
@@ -35,7 +35,7 @@ interface ListRow {
  * MySQL has no LATERAL (MariaDB none at all), so the per-group ranges are a UNION ALL of ordered, limited reads.
  */
 export async function listTasks(
-  db: Db,
+  db: CountingDb,
   table: MysqlTable,
   filter: TaskFilter,
   page: PageRequest,

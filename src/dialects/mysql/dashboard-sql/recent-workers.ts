@@ -3,12 +3,12 @@
 // Reads the lease and finished_at indexes only, so the table's size does not matter.
 
 import type { RecentWorker } from "../../../store/views.js";
-import type { Db } from "../db.js";
+import type { CountingDb } from "../../../store/db.js";
 import type { MysqlTable } from "../table.js";
 import { fromTimeText, NOW, nowMinusMs, num, timeText } from "../sql/values.js";
 
 /** Lease owners of running tasks and finishers of tasks finished in the last `windowSeconds`, most recently seen first. */
-export async function recentWorkers(db: Db, table: MysqlTable, windowSeconds: number, limit = 50): Promise<RecentWorker[]> {
+export async function recentWorkers(db: CountingDb, table: MysqlTable, windowSeconds: number, limit = 50): Promise<RecentWorker[]> {
   const rows = await db.query<{ worker: string; running: unknown; expired: unknown; finished: unknown; last_seen: string; idle_us: unknown }>(
     `SELECT worker,
             SUM(status = 'running') AS running,

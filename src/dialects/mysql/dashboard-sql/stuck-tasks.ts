@@ -2,7 +2,7 @@
 // tasks and how long the oldest has waited, and due tasks whose wake-up was never sent. Reads the status indexes only.
 
 import type { StuckGroup } from "../../../store/views.js";
-import type { Db } from "../db.js";
+import type { CountingDb } from "../../../store/db.js";
 import type { MysqlTable } from "../table.js";
 import { NOW, nowMinusMs, num } from "../sql/values.js";
 
@@ -10,7 +10,7 @@ const EXPIRED = `status = 'running' AND lease_expires_at < ${NOW}`;
 const DUE = `status = 'pending' AND run_at <= ${NOW}`;
 
 /** Per queue and name: expired leases, due and scheduled pending tasks, with the age of the oldest of each. */
-export async function stuckTasks(db: Db, table: MysqlTable, unpublishedGraceSeconds: number): Promise<StuckGroup[]> {
+export async function stuckTasks(db: CountingDb, table: MysqlTable, unpublishedGraceSeconds: number): Promise<StuckGroup[]> {
   const rows = await db.query<Record<string, unknown> & { queue: string; name: string }>(
     `SELECT queue, name,
             SUM(${EXPIRED}) AS expired,

@@ -2,11 +2,11 @@
 // a loose index scan ("Using index for group-by": one probe per pair), so the cost follows the pairs, not the rows.
 
 import type { TaskGroup } from "../../../store/views.js";
-import type { Db } from "../db.js";
+import type { CountingDb } from "../../../store/db.js";
 import type { MysqlTable } from "../table.js";
 
 /** The distinct (queue, name) pairs, ordered; `queue`/`name` pin one side. Only call it when hasBrowseIndex is true. */
-export function listTaskGroups(db: Db, table: MysqlTable, pin: { queue?: string; name?: string } = {}): Promise<TaskGroup[]> {
+export function listTaskGroups(db: CountingDb, table: MysqlTable, pin: { queue?: string; name?: string } = {}): Promise<TaskGroup[]> {
   const where: string[] = [];
   const values: string[] = [];
   if (pin.queue !== undefined) {

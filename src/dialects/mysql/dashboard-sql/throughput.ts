@@ -2,7 +2,7 @@
 // Reads the finished_at index over one hour, so its cost follows the last hour's throughput, not the table size.
 
 import type { MinuteCounts, Throughput } from "../../../store/views.js";
-import type { Db } from "../db.js";
+import type { CountingDb } from "../../../store/db.js";
 import type { MysqlTable } from "../table.js";
 import { NOW, num } from "../sql/values.js";
 
@@ -12,7 +12,7 @@ function unixMinute(expression: string): string {
 }
 
 /** Finished tasks per minute over the last 60 minutes, by the database's clock. */
-export async function finishedPerMinute(db: Db, table: MysqlTable): Promise<Throughput> {
+export async function finishedPerMinute(db: CountingDb, table: MysqlTable): Promise<Throughput> {
   const since = `CAST(DATE_FORMAT(${NOW}, '%Y-%m-%d %H:%i:00') AS DATETIME(6)) - INTERVAL 60 MINUTE`;
   const rowsQuery = db.query<{ minute: unknown; queue: string; name: string; succeeded: unknown; dead: unknown; cancelled: unknown }>(
     `SELECT ${unixMinute("finished_at")} AS minute, queue, name,

@@ -3,7 +3,7 @@
 
 import type { TaskRecord } from "../../../store/task-record.js";
 import type { ClaimFilter } from "../../../store/task-writes.js";
-import { atomically, type Db } from "../db.js";
+import { atomically, type CountingDb } from "../../../store/db.js";
 import type { MysqlTable } from "../table.js";
 import { lockedColumns, markClaimed, type LockedRow } from "./claim-lock.js";
 import { NOW, num, placeholders } from "./values.js";
@@ -15,7 +15,7 @@ import { NOW, num, placeholders } from "./values.js";
  * queues first. The best `limit` of the rows read are claimed; the others stay pending and are unlocked at COMMIT.
  * (MariaDB before 10.8 ignores DESC in an index and sorts the one queue's due rows instead: still correct.)
  */
-export async function claimDueTasks(db: Db, table: MysqlTable, limit: number, filter: ClaimFilter): Promise<TaskRecord[]> {
+export async function claimDueTasks(db: CountingDb, table: MysqlTable, limit: number, filter: ClaimFilter): Promise<TaskRecord[]> {
   const take = Math.floor(limit);
   if (take <= 0 || filter.names.length === 0 || filter.queues.length === 0) return [];
   return atomically(db, async (tx) => {

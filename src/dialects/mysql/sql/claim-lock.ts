@@ -4,7 +4,7 @@
 
 import type { TaskRecord } from "../../../store/task-record.js";
 import type { ClaimFilter } from "../../../store/task-writes.js";
-import type { Db } from "../db.js";
+import type { CountingDb } from "../../../store/db.js";
 import type { MysqlTable } from "../table.js";
 import { taskColumns, toTaskRecord, type TaskRow } from "./task-row.js";
 import { fromTimeText, NOW, nowPlusMs, placeholders, timeText } from "./values.js";
@@ -22,7 +22,7 @@ export function lockedColumns(alias: string): string {
  * locking read computed, and returns them as claimed. FORCE INDEX (PRIMARY): with ids covering much of a small table the
  * optimizer may otherwise pick a scan, which locks rows it does not change.
  */
-export async function markClaimed(tx: Db, table: MysqlTable, rows: readonly LockedRow[], filter: ClaimFilter): Promise<TaskRecord[]> {
+export async function markClaimed(tx: CountingDb, table: MysqlTable, rows: readonly LockedRow[], filter: ClaimFilter): Promise<TaskRecord[]> {
   if (rows.length === 0) return [];
   // One claim's clock for all its rows (each locking read computed its own; they differ by the reads' duration).
   const { claim_now: now, lease_until: until } = rows[0]!;

@@ -3,7 +3,7 @@
 // row, not pending, not due, not ours, or locked by someone.
 
 import type { ClaimByIdResult, ClaimFilter, UnclaimedReason } from "../../../store/task-writes.js";
-import { atomically, type Db } from "../db.js";
+import { atomically, type CountingDb } from "../../../store/db.js";
 import type { MysqlTable } from "../table.js";
 import { lockedColumns, markClaimed, type LockedRow } from "./claim-lock.js";
 import { flag, NOW, placeholders } from "./values.js";
@@ -14,7 +14,7 @@ import { flag, NOW, placeholders } from "./values.js";
  * would gap-lock; rows another transaction holds are skipped (reason "locked"), never waited for. Ids it did not claim
  * (rare) get their reason from the locked row, or from one plain read after the commit.
  */
-export async function claimTasksByIds(db: Db, table: MysqlTable, ids: readonly string[], filter: ClaimFilter): Promise<ClaimByIdResult[]> {
+export async function claimTasksByIds(db: CountingDb, table: MysqlTable, ids: readonly string[], filter: ClaimFilter): Promise<ClaimByIdResult[]> {
   const unique = [...new Map(ids.map((id) => [id.toLowerCase(), id])).values()]; // ids compare case-insensitively
   if (unique.length === 0) return [];
   const names = new Set(filter.names);
@@ -55,7 +55,7 @@ interface SeenRow {
 }
 
 /** The current state of ids the locking read skipped (held by another transaction) or did not find. */
-async function seenRows(db: Db, table: MysqlTable, ids: string[]): Promise<Map<string, SeenRow>> {
+async function seenRows(db: CountingDb, table: MysqlTable, ids: string[]): Promise<Map<string, SeenRow>> {
   const rows = await db.query<SeenRow>(
     `SELECT id, name, queue, status, run_at <= ${NOW} AS due FROM ${table.sql} WHERE id IN (${placeholders(ids.length)})`,
     ids,

@@ -4,7 +4,7 @@
 // finished_by keeps the worker's id; last_error is cleared (the failed attempts stay in `errors`, as history).
 
 import type { Completion } from "../../../store/task-writes.js";
-import { atomically, type Db } from "../db.js";
+import { atomically, type CountingDb } from "../../../store/db.js";
 import type { MysqlTable } from "../table.js";
 import { caseById } from "./case-by-id.js";
 import { NOW, placeholders } from "./values.js";
@@ -15,7 +15,7 @@ import { NOW, placeholders } from "./values.js";
  * clears it) and holds them, so the UPDATE changes exactly those; it waits for a row another transaction holds (a
  * cleaner deciding about it), as the guard must.
  */
-export async function completeTasks(db: Db, table: MysqlTable, owner: string, completions: readonly Completion[]): Promise<string[]> {
+export async function completeTasks(db: CountingDb, table: MysqlTable, owner: string, completions: readonly Completion[]): Promise<string[]> {
   const results = new Map(completions.map((c) => [c.id.toLowerCase(), c.resultJson]));
   if (results.size === 0) return [];
   const ids = [...results.keys()];

@@ -2,12 +2,12 @@
 // Rows locked right now (the task's own completing transaction, a cleaner mid-update) are skipped, not waited for.
 
 import type { LeaseState } from "../../../store/task-writes.js";
-import { atomically, type Db } from "../db.js";
+import { atomically, type CountingDb } from "../../../store/db.js";
 import type { MysqlTable } from "../table.js";
 import { NOW, nowPlusMs, placeholders } from "./values.js";
 
 /** Sets lease_expires_at = now + leaseMs on the running tasks among `ids` that `owner` still holds. */
-export async function extendLeases(db: Db, table: MysqlTable, owner: string, ids: readonly string[], leaseMs: number): Promise<LeaseState[]> {
+export async function extendLeases(db: CountingDb, table: MysqlTable, owner: string, ids: readonly string[], leaseMs: number): Promise<LeaseState[]> {
   const unique = [...new Map(ids.map((id) => [id.toLowerCase(), id])).values()];
   if (unique.length === 0) return [];
   return atomically(db, async (tx) => {

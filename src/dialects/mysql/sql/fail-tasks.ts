@@ -3,7 +3,7 @@
 // last_error and joins the bounded `errors` history; finished_by keeps the worker's id.
 
 import type { FailedTask, Failure } from "../../../store/task-writes.js";
-import { atomically, type Db } from "../db.js";
+import { atomically, type CountingDb } from "../../../store/db.js";
 import type { MysqlTable } from "../table.js";
 import { caseById } from "./case-by-id.js";
 import { appendError } from "./error-history.js";
@@ -18,7 +18,7 @@ interface HeldRow {
 }
 
 /** Records the failures where `owner` still holds the lease; returns the tasks it changed. */
-export async function failTasks(db: Db, table: MysqlTable, owner: string, failures: readonly Failure[]): Promise<FailedTask[]> {
+export async function failTasks(db: CountingDb, table: MysqlTable, owner: string, failures: readonly Failure[]): Promise<FailedTask[]> {
   const byId = new Map(failures.map((f) => [f.id.toLowerCase(), f]));
   if (byId.size === 0) return [];
   const ids = [...byId.keys()];

@@ -2,7 +2,7 @@
 // by a worker that died. First the queues that hold such tasks, then the tasks of chosen queues.
 
 import type { WakeupTarget } from "../../../store/task-writes.js";
-import type { Db } from "../db.js";
+import type { CountingDb } from "../../../store/db.js";
 import type { MysqlTable } from "../table.js";
 import { NOW, nowMinusMs, placeholders } from "./values.js";
 
@@ -13,7 +13,7 @@ const STALE = `status = 'pending' AND published_at < ${nowMinusMs()} AND run_at 
  * The queues that hold at least one stale task. Ranges over the index (status, published_at, run_at) up to the
  * staleness bound: only tasks woken longer ago than that are read, and a freshly woken backlog costs nothing.
  */
-export async function queuesWithStaleWakeups(db: Db, table: MysqlTable, republishAfterMs: number): Promise<string[]> {
+export async function queuesWithStaleWakeups(db: CountingDb, table: MysqlTable, republishAfterMs: number): Promise<string[]> {
   const rows = await db.query<{ queue: string }>(`SELECT DISTINCT queue FROM ${table.sql} WHERE ${STALE} ORDER BY queue`, [
     Math.round(republishAfterMs),
   ]);
@@ -22,7 +22,7 @@ export async function queuesWithStaleWakeups(db: Db, table: MysqlTable, republis
 
 /** Stale tasks of `queues`, oldest due first, at most `limit`. */
 export function findStaleWakeups(
-  db: Db,
+  db: CountingDb,
   table: MysqlTable,
   options: { republishAfterMs: number; queues: readonly string[]; limit: number },
 ): Promise<WakeupTarget[]> {

@@ -2,7 +2,7 @@
 // a delayed task, a retry and a task whose after-commit publish failed run (guarantee 1).
 
 import type { WakeupTarget } from "../../../store/task-writes.js";
-import type { Db } from "../db.js";
+import type { CountingDb } from "../../../store/db.js";
 import type { MysqlTable } from "../table.js";
 import { NOW, nowMinusMs } from "./values.js";
 
@@ -13,7 +13,7 @@ import { NOW, nowMinusMs } from "./values.js";
  * Reads the index (status, published_at, run_at) in order. Every statement that makes a task runnable later (a retry,
  * a release, an operator's retry or run-now) clears published_at, so an earlier wake-up never hides a task from it.
  */
-export function findUnpublished(db: Db, table: MysqlTable, options: { graceMs: number; limit: number }): Promise<WakeupTarget[]> {
+export function findUnpublished(db: CountingDb, table: MysqlTable, options: { graceMs: number; limit: number }): Promise<WakeupTarget[]> {
   return db.query<WakeupTarget>(
     `SELECT id, queue FROM ${table.sql}
      WHERE status = 'pending' AND published_at IS NULL AND run_at <= ${NOW}

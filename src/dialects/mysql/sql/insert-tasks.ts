@@ -3,7 +3,7 @@
 // about its rows; the read-back by id (own rows are visible in the inserting transaction) and by key tells.
 
 import type { InsertedTask, PreparedTask } from "../../../store/enqueue-rows.js";
-import type { Db } from "../db.js";
+import type { CountingDb } from "../../../store/db.js";
 import type { MysqlTable } from "../table.js";
 import { flag, fromTimeText, NOW, placeholders, timeText, toTimeText } from "./values.js";
 
@@ -66,7 +66,7 @@ function checkFits(row: PreparedTask): void {
  * was not after the insert's clock); not found, its key matched an existing task (or a twin earlier in the same batch),
  * so `id` is null and EnqueueStore.tasksByKeys finds that task. A keyless input that is missing is an error.
  */
-export async function readInserted(db: Db, table: MysqlTable, rows: readonly PreparedTask[]): Promise<InsertedTask[]> {
+export async function readInserted(db: CountingDb, table: MysqlTable, rows: readonly PreparedTask[]): Promise<InsertedTask[]> {
   const found = new Map<string, { run_at: string; due: unknown }>();
   for (let start = 0; start < rows.length; start += READ_CHUNK) {
     const ids = rows.slice(start, start + READ_CHUNK).map((row) => row.id);
@@ -110,7 +110,7 @@ interface KeyRow {
  * another transaction after this transaction's snapshot (REPEATABLE READ, the app's default), which only a locking
  * read (the latest committed row) sees: LOCK IN SHARE MODE, on those rows only, until the caller's transaction ends.
  */
-export async function selectTasksByKeys(db: Db, table: MysqlTable, keys: readonly string[]): Promise<InsertedTask[]> {
+export async function selectTasksByKeys(db: CountingDb, table: MysqlTable, keys: readonly string[]): Promise<InsertedTask[]> {
   const unique = [...new Set(keys)];
   const found = new Map<string, KeyRow>();
   const select = `SELECT id, name, queue, status, \`key\`, ${timeText("run_at")} AS run_at FROM ${table.sql}`;

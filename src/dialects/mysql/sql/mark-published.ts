@@ -2,12 +2,12 @@
 // Skips rows a worker holds locked (it is claiming them: the mark no longer matters), so it never waits on a claim,
 // and rows rescheduled into the future since (claimed, failed, retrying): their next wake-up is the cleaner's to send.
 
-import { atomically, type Db } from "../db.js";
+import { atomically, type CountingDb } from "../../../store/db.js";
 import type { MysqlTable } from "../table.js";
 import { NOW, placeholders } from "./values.js";
 
 /** Sets published_at = now on the pending, due tasks among `ids`. Returns how many rows it marked. */
-export async function markPublished(db: Db, table: MysqlTable, ids: readonly string[]): Promise<number> {
+export async function markPublished(db: CountingDb, table: MysqlTable, ids: readonly string[]): Promise<number> {
   const unique = [...new Set(ids.map((id) => id.toLowerCase()))];
   if (unique.length === 0) return 0;
   return atomically(db, async (tx) => {
@@ -31,7 +31,7 @@ export async function markPublished(db: Db, table: MysqlTable, ids: readonly str
  * Returns how many rows it cleared (each row it matches changes, so the count is the same whether the connection
  * reports matched or changed rows).
  */
-export function markUnpublished(db: Db, table: MysqlTable, ids: readonly string[]): Promise<number> {
+export function markUnpublished(db: CountingDb, table: MysqlTable, ids: readonly string[]): Promise<number> {
   const unique = [...new Set(ids.map((id) => id.toLowerCase()))];
   if (unique.length === 0) return Promise.resolve(0);
   return db.write(

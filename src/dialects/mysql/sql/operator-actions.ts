@@ -2,7 +2,7 @@
 // Each locks the rows it may change, changes exactly those, and returns them with their queue to publish wake-ups.
 
 import type { WakeupTarget } from "../../../store/task-writes.js";
-import { atomically, type Db } from "../db.js";
+import { atomically, type CountingDb } from "../../../store/db.js";
 import type { MysqlTable } from "../table.js";
 import { NOW, placeholders } from "./values.js";
 
@@ -12,7 +12,7 @@ const REQUEUE = `status = 'pending', attempts = 0, run_at = ${NOW}, lease_owner 
 /**
  * In one transaction: `select` (a locking read of id, queue, with `values`) finds the rows, `set` changes them by id.
  */
-function lockAndSet(db: Db, table: MysqlTable, select: string, values: readonly unknown[], set: string): Promise<WakeupTarget[]> {
+function lockAndSet(db: CountingDb, table: MysqlTable, select: string, values: readonly unknown[], set: string): Promise<WakeupTarget[]> {
   return atomically(db, async (tx) => {
     const rows = await tx.query<WakeupTarget>(select, values);
     if (rows.length === 0) return [];
@@ -22,12 +22,12 @@ function lockAndSet(db: Db, table: MysqlTable, select: string, values: readonly 
 }
 
 /** Puts a dead or cancelled task back to pending with its attempts reset. Empty when the task is missing or not dead/cancelled. */
-export function retryTask(db: Db, table: MysqlTable, id: string): Promise<WakeupTarget[]> {
+export function retryTask(db: CountingDb, table: MysqlTable, id: string): Promise<WakeupTarget[]> {
   return lockAndSet(db, table, `SELECT id, queue FROM ${table.sql} WHERE id = ? AND status IN ('dead', 'cancelled') FOR UPDATE`, [id], REQUEUE);
 }
 
 /** Puts every dead task (of `name`, when given) back to pending, at most `limit` per call (default 10000). */
-export function retryDeadTasks(db: Db, table: MysqlTable, options: { name?: string; limit?: number } = {}): Promise<WakeupTarget[]> {
+export function retryDeadTasks(db: CountingDb, table: MysqlTable, options: { name?: string; limit?: number } = {}): Promise<WakeupTarget[]> {
   const byName = options.name === undefined ? "" : "AND name = ?";
   const values = options.name === undefined ? [] : [options.name];
   return lockAndSet(
@@ -40,7 +40,7 @@ export function retryDeadTasks(db: Db, table: MysqlTable, options: { name?: stri
 }
 
 /** Cancels a pending task so it never runs. Empty when the task is missing or not pending (a running task cannot be cancelled). */
-export function cancelTask(db: Db, table: MysqlTable, id: string): Promise<WakeupTarget[]> {
+export function cancelTask(db: CountingDb, table: MysqlTable, id: string): Promise<WakeupTarget[]> {
   return lockAndSet(
     db,
     table,
@@ -51,7 +51,7 @@ export function cancelTask(db: Db, table: MysqlTable, id: string): Promise<Wakeu
 }
 
 /** Makes a delayed (or retry-waiting) pending task due now. Empty when the task is missing or not pending. */
-export function runTaskNow(db: Db, table: MysqlTable, id: string): Promise<WakeupTarget[]> {
+export function runTaskNow(db: CountingDb, table: MysqlTable, id: string): Promise<WakeupTarget[]> {
   return lockAndSet(
     db,
     table,

@@ -1,7 +1,7 @@
 // SQL unit: delete one bounded batch of finished tasks (succeeded, dead, cancelled) older than the retention window.
 // One short transaction per batch, so pruning a huge table never holds a huge transaction.
 
-import { atomically, type Db } from "../db.js";
+import { atomically, type CountingDb } from "../../../store/db.js";
 import type { MysqlTable } from "../table.js";
 import { nowMinusMs, placeholders } from "./values.js";
 
@@ -9,7 +9,7 @@ import { nowMinusMs, placeholders } from "./values.js";
  * Deletes at most `limit` tasks that finished more than `retentionMs` ago, oldest first; returns their ids. Reads the
  * finished_at index in order (only finished tasks have one), locking what it takes and skipping rows others hold.
  */
-export async function pruneTasks(db: Db, table: MysqlTable, options: { retentionMs: number; limit: number }): Promise<string[]> {
+export async function pruneTasks(db: CountingDb, table: MysqlTable, options: { retentionMs: number; limit: number }): Promise<string[]> {
   return atomically(db, async (tx) => {
     const rows = await tx.query<{ id: string }>(
       `SELECT id FROM ${table.sql}

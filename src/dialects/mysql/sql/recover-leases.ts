@@ -5,7 +5,7 @@
 
 import type { TaskRecord } from "../../../store/task-record.js";
 import type { HeldLease, RecoveredTask } from "../../../store/task-writes.js";
-import { atomically, type Db } from "../db.js";
+import { atomically, type CountingDb } from "../../../store/db.js";
 import type { MysqlTable } from "../table.js";
 import { caseById } from "./case-by-id.js";
 import { appendError } from "./error-history.js";
@@ -23,7 +23,7 @@ function expired(alias?: string): string {
  * names the column through the table's alias: bare, it would mean the select list's lease_expires_at (the column as
  * text), which the index cannot deliver in order.
  */
-export async function findExpiredLeases(db: Db, table: MysqlTable, limit: number): Promise<TaskRecord[]> {
+export async function findExpiredLeases(db: CountingDb, table: MysqlTable, limit: number): Promise<TaskRecord[]> {
   const rows = await db.query<TaskRow>(
     `SELECT ${taskColumns("t")} FROM ${table.sql} t WHERE ${expired("t")} ORDER BY t.lease_expires_at LIMIT ?`,
     [Math.floor(limit)],
@@ -36,7 +36,7 @@ export async function findExpiredLeases(db: Db, table: MysqlTable, limit: number
  * recovery function can decide, outside any transaction, while no late worker can complete it. Returns the task as
  * it was before (leaseOwner: the worker that lost it); undefined when it is no longer running and expired.
  */
-export function holdExpiredLease(db: Db, table: MysqlTable, id: string, holder: string, holdMs: number): Promise<TaskRecord | undefined> {
+export function holdExpiredLease(db: CountingDb, table: MysqlTable, id: string, holder: string, holdMs: number): Promise<TaskRecord | undefined> {
   return atomically(db, async (tx) => {
     const rows = await tx.query<TaskRow>(`SELECT ${taskColumns()} FROM ${table.sql} WHERE id = ? AND ${expired()} FOR UPDATE SKIP LOCKED`, [id]);
     if (!rows[0]) return undefined;
@@ -65,11 +65,11 @@ function expiredText(row: ExpiredRow): string {
  * the worker that lost the lease instead.
  */
 function recover(
-  db: Db,
+  db: CountingDb,
   table: MysqlTable,
   ids: readonly string[],
   held: HeldLease | undefined,
-  change: (tx: Db, rows: ExpiredRow[]) => Promise<RecoveredTask[]>,
+  change: (tx: CountingDb, rows: ExpiredRow[]) => Promise<RecoveredTask[]>,
 ) {
   const unique = [...new Set(ids.map((id) => id.toLowerCase()))];
   if (unique.length === 0) return Promise.resolve([]);
@@ -89,7 +89,7 @@ function recover(
  * "retry": tasks among `ids` (expired, or held by `held.holder`) go back to pending, due now, with their attempts kept (the lost run counted);
  * those that already used all their attempts go to dead instead.
  */
-export function requeueExpired(db: Db, table: MysqlTable, ids: readonly string[], held?: HeldLease): Promise<RecoveredTask[]> {
+export function requeueExpired(db: CountingDb, table: MysqlTable, ids: readonly string[], held?: HeldLease): Promise<RecoveredTask[]> {
   return recover(db, table, ids, held, async (tx, rows) => {
     const changed = rows.map((row) => ({ row, dead: num(row.attempts) >= num(row.max_attempts), lastError: expiredText(row) }));
     const params: unknown[] = [];
@@ -112,7 +112,7 @@ export function requeueExpired(db: Db, table: MysqlTable, ids: readonly string[]
  * "dead": tasks among `ids` (expired, or held by `held.holder`) are abandoned (dead, finished now) whatever attempts remain. `detail` is appended
  * to last_error (e.g. why a recovery function failed).
  */
-export function abandonExpired(db: Db, table: MysqlTable, ids: readonly string[], detail?: string, held?: HeldLease): Promise<RecoveredTask[]> {
+export function abandonExpired(db: CountingDb, table: MysqlTable, ids: readonly string[], detail?: string, held?: HeldLease): Promise<RecoveredTask[]> {
   return recover(db, table, ids, held, async (tx, rows) => {
     const suffix = `; abandoned by the recovery policy${detail === undefined ? "" : `; ${detail}`}`;
     const changed = rows.map((row) => ({ row, lastError: expiredText(row) + suffix }));

@@ -2,12 +2,12 @@
 // Guarded by the lease; published_at is cleared so the cleaner re-publishes any wake-up that gets lost.
 
 import type { WakeupTarget } from "../../../store/task-writes.js";
-import { atomically, type Db } from "../db.js";
+import { atomically, type CountingDb } from "../../../store/db.js";
 import type { MysqlTable } from "../table.js";
 import { NOW, placeholders } from "./values.js";
 
 /** Puts the tasks `owner` holds among `ids` back to pending with attempts - 1; returns them with their queue. */
-export async function releaseTasks(db: Db, table: MysqlTable, owner: string, ids: readonly string[]): Promise<WakeupTarget[]> {
+export async function releaseTasks(db: CountingDb, table: MysqlTable, owner: string, ids: readonly string[]): Promise<WakeupTarget[]> {
   const unique = [...new Set(ids.map((id) => id.toLowerCase()))];
   if (unique.length === 0) return [];
   return atomically(db, async (tx) => {

@@ -1,7 +1,7 @@
 // SQL unit: does the task table have the browse index (queue, name, status, id) that the dashboard's list and
 // counts walk with index skip-scans? Without it they fall back to plain scans, correct but slow on large tables.
 
-import type { Db } from "../db.js";
+import type { Db } from "../../../store/db.js";
 import type { PgTable } from "../table.js";
 
 /** The statement that creates the browse index, for the migration (and the warning that suggests it). */

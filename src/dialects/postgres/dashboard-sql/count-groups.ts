@@ -1,7 +1,7 @@
 // SQL unit: task counts per queue, name and status for the overview, bounded in cost on a large table.
 // Exact up to a limit per group; a group past the limit is estimated from a block sample of the table.
 
-import type { Db } from "../db.js";
+import type { Db } from "../../../store/db.js";
 import type { PgTable } from "../table.js";
 import type { GroupCount, TaskGroup } from "../../../store/views.js";
 import { TASK_STATUSES } from "../../../store/task-status.js";

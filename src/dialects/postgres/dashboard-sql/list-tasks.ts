@@ -1,7 +1,7 @@
 // SQL unit: one page of the task list, newest first, filtered, paged by keyset on the id (uuidv7, time-ordered).
 // With the browse index, a filtered page is one short index range per (queue, name, status) merged, whatever the table size.
 
-import type { Db } from "../db.js";
+import type { Db } from "../../../store/db.js";
 import type { PgTable } from "../table.js";
 import { TASK_STATUSES } from "../../../store/task-status.js";
 import type { PageRequest, StatusFilter, TaskFilter, TaskGroup, TaskListPage, TaskListRow } from "../../../store/views.js";

@@ -1,7 +1,7 @@
 // SQL unit: the workers seen recently: lease owners of running tasks, and the workers that finished tasks within a
 // window (finished_by: completion clears lease_owner). Reads the running-lease and finished-tasks indexes only.
 
-import type { Db } from "../db.js";
+import type { Db } from "../../../store/db.js";
 import type { PgTable } from "../table.js";
 import type { RecentWorker } from "../../../store/views.js";
 

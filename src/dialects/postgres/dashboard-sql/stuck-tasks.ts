@@ -1,7 +1,7 @@
 // SQL unit: what is stuck, per queue and task name, and since when: running tasks whose lease expired, due pending
 // tasks and how long the oldest has waited, and due tasks whose wake-up was never sent. Reads the partial indexes only.
 
-import type { Db } from "../db.js";
+import type { Db } from "../../../store/db.js";
 import type { PgTable } from "../table.js";
 import type { StuckGroup } from "../../../store/views.js";
 

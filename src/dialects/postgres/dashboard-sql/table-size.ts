@@ -1,7 +1,7 @@
 // SQL unit: how many tasks the table holds, counted up to a limit, so the cost stays bounded on a large table. The
 // dashboard asks it to learn whether the table is large enough for the missing browse index to matter.
 
-import type { Db } from "../db.js";
+import type { Db } from "../../../store/db.js";
 import type { PgTable } from "../table.js";
 
 /** The number of rows in the task table, or `limit` when it holds at least that many (reads at most `limit` rows). */

@@ -1,7 +1,7 @@
 // SQL unit: one task with every column, for the task page.
 
 import type { TaskDetail } from "../../../store/views.js";
-import type { Db } from "../db.js";
+import type { Db } from "../../../store/db.js";
 import { taskColumns, toTaskRecord, type TaskRow } from "../sql/task-row.js";
 import type { PgTable } from "../table.js";
 

@@ -1,7 +1,7 @@
 // SQL unit: the (queue, name) pairs present in the task table, found by walking the browse index with one probe per
 // pair (a loose index scan), so the cost follows the number of pairs, not of rows. Needs the browse index.
 
-import type { Db } from "../db.js";
+import type { Db } from "../../../store/db.js";
 import type { PgTable } from "../table.js";
 import type { TaskGroup } from "../../../store/views.js";
 

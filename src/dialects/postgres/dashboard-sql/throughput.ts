@@ -1,7 +1,7 @@
 // SQL unit: tasks finished per minute over the last hour, by outcome, for the overview chart.
 // Reads the finished-tasks index over one hour, so its cost follows the last hour's throughput, not the table size.
 
-import type { Db } from "../db.js";
+import type { Db } from "../../../store/db.js";
 import type { PgTable } from "../table.js";
 import type { MinuteCounts, Throughput } from "../../../store/views.js";
 

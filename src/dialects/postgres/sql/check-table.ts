@@ -1,7 +1,7 @@
 // SQL unit: proves the task table is there and readable, and reads the server's version, in one round trip. A
 // missing table or schema fails at parse time (42P01, 3F000), a missing privilege when it runs (42501).
 
-import type { Db } from "../db.js";
+import type { Db } from "../../../store/db.js";
 import type { PgTable } from "../table.js";
 
 /** The server's version, once the table is known to be there; throws the driver's error otherwise. */

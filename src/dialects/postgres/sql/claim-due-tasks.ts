@@ -1,7 +1,7 @@
 // SQL unit: claim up to `limit` due pending tasks without being told their ids (polling, and catch-up at start).
 // Highest priority first, then oldest run_at; rows locked by another claimer are skipped.
 
-import type { Db } from "../db.js";
+import type { Db } from "../../../store/db.js";
 import type { PgTable } from "../table.js";
 import type { TaskRecord } from "../../../store/task-record.js";
 import type { ClaimFilter } from "../../../store/task-writes.js";

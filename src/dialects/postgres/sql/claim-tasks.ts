@@ -1,7 +1,7 @@
 // SQL unit: claim tasks by id (ids that wake-ups named), in one statement for a whole batch.
 // Reports, for every id it could not claim, why: missing row, not pending, not due, not ours, or locked by someone.
 
-import type { Db } from "../db.js";
+import type { Db } from "../../../store/db.js";
 import type { PgTable } from "../table.js";
 import type { ClaimByIdResult, ClaimFilter, UnclaimedReason } from "../../../store/task-writes.js";
 import { taskColumns, toTaskRecord, type TaskRow } from "./task-row.js";

@@ -3,7 +3,7 @@
 // database's clock_timestamp(), not now(): inside a transactional handler's transaction now() is when it began.
 // finished_by keeps the worker's id; last_error is cleared (the failed attempts stay in `errors`, as history).
 
-import type { Db } from "../db.js";
+import type { Db } from "../../../store/db.js";
 import type { PgTable } from "../table.js";
 import type { Completion } from "../../../store/task-writes.js";
 

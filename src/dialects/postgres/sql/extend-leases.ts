@@ -1,7 +1,7 @@
 // SQL unit: the heartbeat. Extends the leases a worker holds, in one statement, and tells which ones it lost.
 // Rows locked right now (the task's own completing transaction, a cleaner mid-update) are skipped, not waited for.
 
-import type { Db } from "../db.js";
+import type { Db } from "../../../store/db.js";
 import type { PgTable } from "../table.js";
 import type { LeaseState } from "../../../store/task-writes.js";
 

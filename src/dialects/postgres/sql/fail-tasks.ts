@@ -2,7 +2,7 @@
 // backoff, or to dead when its attempts are used up or the failure is final. Guarded by the lease. The error becomes
 // last_error and joins the bounded `errors` history; finished_by keeps the worker's id.
 
-import type { Db } from "../db.js";
+import type { Db } from "../../../store/db.js";
 import type { PgTable } from "../table.js";
 import type { FailedTask, Failure } from "../../../store/task-writes.js";
 import { appendError } from "./error-history.js";

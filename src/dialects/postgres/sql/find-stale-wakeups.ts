@@ -1,7 +1,7 @@
 // SQL units for due pending tasks that were woken long ago and are still pending: their message was lost, or dropped
 // by a worker that died. First the queues that hold such tasks, then the tasks of chosen queues.
 
-import type { Db } from "../db.js";
+import type { Db } from "../../../store/db.js";
 import type { PgTable } from "../table.js";
 import type { WakeupTarget } from "../../../store/task-writes.js";
 

@@ -1,7 +1,7 @@
 // SQL unit: due pending tasks that no useful wake-up was ever sent for. The cleaner publishes them; this is what makes
 // a delayed task, a retry and a task whose after-commit publish failed run (guarantee 1).
 
-import type { Db } from "../db.js";
+import type { Db } from "../../../store/db.js";
 import type { PgTable } from "../table.js";
 import type { WakeupTarget } from "../../../store/task-writes.js";
 

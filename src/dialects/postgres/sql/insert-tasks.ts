@@ -1,7 +1,7 @@
 // SQL unit: insert tasks, skipping keys that already exist, and report one row per input in input order.
 // One JSON parameter carries every row, so the statement is the same for 1 task and for 20,000.
 
-import type { Db } from "../db.js";
+import type { Db } from "../../../store/db.js";
 import type { PgTable } from "../table.js";
 import type { InsertedTask, PreparedTask } from "../../../store/enqueue-rows.js";
 import { NOTIFIED_GUARD, notifiedCte } from "./notify-wakeups.js";

@@ -2,7 +2,7 @@
 // Skips rows a worker holds locked (it is claiming them: the mark no longer matters), so it never waits on a claim,
 // and rows rescheduled into the future since (claimed, failed, retrying): their next wake-up is the cleaner's to send.
 
-import type { Db } from "../db.js";
+import type { Db } from "../../../store/db.js";
 import type { PgTable } from "../table.js";
 
 /** Sets published_at = now() on the pending tasks among `ids`. Returns how many rows it marked. */

@@ -1,7 +1,7 @@
 // SQL units of PostgreSQL NOTIFY wake-ups: the CTE an insert adds to notify its due tasks inside the enqueuing
 // transaction (they leave with the COMMIT; a rollback sends nothing), the re-send outside any app transaction, LISTEN.
 
-import type { Db } from "../db.js";
+import type { Db } from "../../../store/db.js";
 
 /**
  * Ids per notification. A payload is `<queue>:<id>,<id>,…`: with a queue name of at most 100 bytes and 37 bytes per id,

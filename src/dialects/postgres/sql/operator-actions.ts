@@ -1,7 +1,7 @@
 // SQL units for what an operator does by hand (CLI and dashboard): retry, cancel, run a delayed task now.
 // Each returns the tasks it changed with their queue, so the caller can publish their wake-ups.
 
-import type { Db } from "../db.js";
+import type { Db } from "../../../store/db.js";
 import type { PgTable } from "../table.js";
 import type { WakeupTarget } from "../../../store/task-writes.js";
 

@@ -1,7 +1,7 @@
 // SQL unit: delete one bounded batch of finished tasks (succeeded, dead, cancelled) older than the retention window.
 // One short statement per batch, so pruning a huge table never holds a huge transaction.
 
-import type { Db } from "../db.js";
+import type { Db } from "../../../store/db.js";
 import type { PgTable } from "../table.js";
 
 /** Deletes at most `limit` tasks that finished more than `retentionMs` ago, oldest first. Returns their ids. */

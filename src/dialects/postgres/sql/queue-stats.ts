@@ -1,6 +1,6 @@
 // SQL units for the state of the queue at a glance (CLI `status`, dashboard overview).
 
-import type { Db } from "../db.js";
+import type { Db } from "../../../store/db.js";
 import type { PgTable } from "../table.js";
 import type { PendingAge, StatusCount } from "../../../store/views.js";
 
@@ -22,4 +22,11 @@ export function pendingAges(db: Db, table: PgTable): Promise<PendingAge[]> {
      GROUP BY queue ORDER BY queue`,
     [],
   );
+}
+
+/** The database's clock. */
+export async function now(db: Db): Promise<Date> {
+  const rows = await db.query<{ now: Date }>("SELECT now() AS now", []);
+  const now = rows[0]?.now;
+  return now instanceof Date ? now : new Date(now ?? Date.now());
 }

@@ -2,7 +2,7 @@
 // function, and put tasks back to pending or to dead. Every update re-checks "running and expired" (or "held by this
 // holder"), so a worker that renewed its lease in between keeps it.
 
-import type { Db } from "../db.js";
+import type { Db } from "../../../store/db.js";
 import type { PgTable } from "../table.js";
 import type { TaskRecord } from "../../../store/task-record.js";
 import type { HeldLease, RecoveredTask } from "../../../store/task-writes.js";

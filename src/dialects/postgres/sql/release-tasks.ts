@@ -1,7 +1,7 @@
 // SQL unit: give running tasks back to pending without counting the interrupted run (graceful shutdown).
 // Guarded by the lease; published_at is cleared so the cleaner re-publishes any wake-up that gets lost.
 
-import type { Db } from "../db.js";
+import type { Db } from "../../../store/db.js";
 import type { PgTable } from "../table.js";
 import type { WakeupTarget } from "../../../store/task-writes.js";
 

@@ -3,13 +3,13 @@
 
 import type { MinuteCounts, RecentWorker, StuckGroup, Throughput } from "../../../store/views.js";
 import { NOW, nowPlus, toDate } from "../clock.js";
-import type { SqliteDb } from "../db.js";
+import type { Db } from "../../../store/db.js";
 import { bind } from "../bind.js";
 import type { SqliteTable } from "../table.js";
 import { secondsBetween } from "./views.js";
 
 /** Lease owners of running tasks and finishers (finished_by) of tasks finished in the last `windowSeconds`. */
-export async function recentWorkers(db: SqliteDb, table: SqliteTable, windowSeconds: number, limit = 50): Promise<RecentWorker[]> {
+export async function recentWorkers(db: Db, table: SqliteTable, windowSeconds: number, limit = 50): Promise<RecentWorker[]> {
   const rows = await db.query<{ worker: string; running: number; expired: number; finished: number; last_seen: unknown; now: unknown }>(
     ...bind(
     `SELECT worker,
@@ -38,7 +38,7 @@ export async function recentWorkers(db: SqliteDb, table: SqliteTable, windowSeco
   }));
 }
 
-export async function stuckTasks(db: SqliteDb, table: SqliteTable, unpublishedGraceSeconds: number): Promise<StuckGroup[]> {
+export async function stuckTasks(db: Db, table: SqliteTable, unpublishedGraceSeconds: number): Promise<StuckGroup[]> {
   const rows = await db.query<Record<string, unknown>>(
     ...bind(
     `SELECT queue, name,
@@ -69,7 +69,7 @@ export async function stuckTasks(db: SqliteDb, table: SqliteTable, unpublishedGr
   }));
 }
 
-export async function finishedPerMinute(db: SqliteDb, table: SqliteTable): Promise<Throughput> {
+export async function finishedPerMinute(db: Db, table: SqliteTable): Promise<Throughput> {
   const rows = await db.query<{ minute: string; queue: string; name: string; succeeded: number; dead: number; cancelled: number }>(
     `SELECT substr(finished_at, 1, 16) AS minute, queue, name,
             sum(status = 'succeeded') AS succeeded, sum(status = 'dead') AS dead, sum(status = 'cancelled') AS cancelled

@@ -3,13 +3,13 @@
 import { TASK_STATUSES } from "../../../store/task-status.js";
 import type { PageRequest, StatusFilter, TaskFilter, TaskGroup, TaskListPage, TaskListRow } from "../../../store/views.js";
 import { NOW, toDate, toNullableDate } from "../clock.js";
-import type { SqliteDb } from "../db.js";
+import type { Db } from "../../../store/db.js";
 import type { SqliteTable } from "../table.js";
 
 const COLUMNS = `id, name, queue, status, attempts, max_attempts, run_at, created_at, finished_at, lease_owner, lease_expires_at, key,
   substr(last_error, 1, 400) AS error_text, substr(CAST(payload AS TEXT), 1, 160) AS payload_preview`;
 
-export async function listTasks(db: SqliteDb, table: SqliteTable, filter: TaskFilter, page: PageRequest, groups: readonly TaskGroup[] | undefined): Promise<TaskListPage> {
+export async function listTasks(db: Db, table: SqliteTable, filter: TaskFilter, page: PageRequest, groups: readonly TaskGroup[] | undefined): Promise<TaskListPage> {
   const newerFirst = page.after === undefined;
   const params: unknown[] = [];
   const param = (value: unknown) => {

@@ -3,14 +3,14 @@
 // compares (rows written through a Prisma adapter set to timestampFormat "unixepoch-ms" would).
 
 import type { StoreProblem } from "../../../store/store-problem.js";
-import type { SqliteDb } from "../db.js";
+import type { Db } from "../../../store/db.js";
 import type { SqliteTable } from "../table.js";
 
 /** The oldest SQLite whose SQL the dialect uses: 3.38 added ->> (RETURNING came in 3.35, UPDATE … FROM in 3.33). */
 const MIN_VERSION = [3, 38, 0];
 
 /** A problem the table shows, or undefined; throws the driver's error when a table is missing. */
-export async function checkTables(db: SqliteDb, table: SqliteTable): Promise<StoreProblem | undefined> {
+export async function checkTables(db: Db, table: SqliteTable): Promise<StoreProblem | undefined> {
   const [{ version }] = (await db.query<{ version: string }>(`SELECT sqlite_version() AS version`, [])) as [{ version: string }];
   const parts = version.split(".").map(Number);
   const old = MIN_VERSION.findIndex((min, i) => (parts[i] ?? 0) !== min);

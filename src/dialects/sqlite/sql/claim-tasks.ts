@@ -6,7 +6,7 @@
 import type { TaskRecord } from "../../../store/task-record.js";
 import type { ClaimByIdResult, ClaimFilter, UnclaimedReason } from "../../../store/task-writes.js";
 import { NOW, nowPlus } from "../clock.js";
-import type { SqliteDb } from "../db.js";
+import type { Db } from "../../../store/db.js";
 import { bind } from "../bind.js";
 import type { SqliteTable } from "../table.js";
 import { jsonList, taskColumns, toTaskRecord, type SqliteTaskRow } from "./task-row.js";
@@ -22,7 +22,7 @@ const claimParams = (filter: ClaimFilter) => ({
 });
 
 /** Claims the pending, due tasks among `ids` that the filter allows; one result per distinct id, in order. */
-export async function claimTasksByIds(db: SqliteDb, table: SqliteTable, ids: readonly string[], filter: ClaimFilter): Promise<ClaimByIdResult[]> {
+export async function claimTasksByIds(db: Db, table: SqliteTable, ids: readonly string[], filter: ClaimFilter): Promise<ClaimByIdResult[]> {
   const unique = [...new Set(ids)];
   const claimed = await db.query<SqliteTaskRow>(
     ...bind(
@@ -51,7 +51,7 @@ export async function claimTasksByIds(db: SqliteDb, table: SqliteTable, ids: rea
  * queues (`queue IN (…)`), once ANALYZE had run SQLite chose a scan of the whole table and a sort instead (13 ms
  * instead of 0.04 ms per claim at 20,000 pending).
  */
-export async function claimDueTasks(db: SqliteDb, table: SqliteTable, limit: number, filter: ClaimFilter): Promise<TaskRecord[]> {
+export async function claimDueTasks(db: Db, table: SqliteTable, limit: number, filter: ClaimFilter): Promise<TaskRecord[]> {
   const queues = Object.fromEntries(filter.queues.map((queue, i) => [`queue${i}`, queue]));
   const perQueue = filter.queues.map(
     (_, i) =>
@@ -80,7 +80,7 @@ interface SeenRow {
   not_ours: number;
 }
 
-async function seenRows(db: SqliteDb, table: SqliteTable, ids: string[], filter: ClaimFilter): Promise<Map<string, SeenRow>> {
+async function seenRows(db: Db, table: SqliteTable, ids: string[], filter: ClaimFilter): Promise<Map<string, SeenRow>> {
   const rows = await db.query<SeenRow>(
     ...bind(
       `SELECT id, name, queue, status, run_at > ${NOW} AS not_due, NOT (${OURS}) AS not_ours

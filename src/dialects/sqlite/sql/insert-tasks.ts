@@ -3,7 +3,7 @@
 
 import type { InsertedTask, PreparedTask } from "../../../store/enqueue-rows.js";
 import { NOW, nowPlus, storedTime, toDate } from "../clock.js";
-import type { SqliteDb } from "../db.js";
+import type { Db } from "../../../store/db.js";
 import { bind } from "../bind.js";
 import type { SqliteTable } from "../table.js";
 
@@ -91,7 +91,7 @@ export function insertedTasks(rows: readonly PreparedTask[], written: readonly W
 }
 
 /** Tasks by key, as enqueue reports an existing task. */
-export async function selectTasksByKeys(db: SqliteDb, table: SqliteTable, keys: readonly string[]): Promise<InsertedTask[]> {
+export async function selectTasksByKeys(db: Db, table: SqliteTable, keys: readonly string[]): Promise<InsertedTask[]> {
   const rows = await db.query<{ id: string; name: string; queue: string; status: string; key: string; run_at: unknown }>(
     ...bind(`SELECT id, name, queue, status, key, run_at FROM ${table.sql} WHERE key IN (SELECT value FROM json_each({keys}))`, { keys: JSON.stringify(keys) }),
   );

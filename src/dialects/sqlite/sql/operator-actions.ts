@@ -3,18 +3,18 @@
 
 import type { WakeupTarget } from "../../../store/task-writes.js";
 import { NOW, nowPlus } from "../clock.js";
-import type { SqliteDb } from "../db.js";
+import type { Db } from "../../../store/db.js";
 import { bind } from "../bind.js";
 import type { SqliteTable } from "../table.js";
 
 const REQUEUE = `status = 'pending', attempts = 0, run_at = ${NOW}, lease_owner = NULL, lease_expires_at = NULL,
   finished_at = NULL, published_at = NULL, updated_at = ${NOW}`;
 
-export function retryTask(db: SqliteDb, table: SqliteTable, id: string): Promise<WakeupTarget[]> {
+export function retryTask(db: Db, table: SqliteTable, id: string): Promise<WakeupTarget[]> {
   return db.query<WakeupTarget>(...bind(`UPDATE ${table.sql} SET ${REQUEUE} WHERE id = {id} AND status IN ('dead', 'cancelled') RETURNING id, queue`, { id }));
 }
 
-export function retryDeadTasks(db: SqliteDb, table: SqliteTable, options: { name?: string; limit: number }): Promise<WakeupTarget[]> {
+export function retryDeadTasks(db: Db, table: SqliteTable, options: { name?: string; limit: number }): Promise<WakeupTarget[]> {
   return db.query<WakeupTarget>(
     ...bind(
       `UPDATE ${table.sql} SET ${REQUEUE}
@@ -25,20 +25,20 @@ export function retryDeadTasks(db: SqliteDb, table: SqliteTable, options: { name
   );
 }
 
-export function cancelTask(db: SqliteDb, table: SqliteTable, id: string): Promise<WakeupTarget[]> {
+export function cancelTask(db: Db, table: SqliteTable, id: string): Promise<WakeupTarget[]> {
   return db.query<WakeupTarget>(
     ...bind(`UPDATE ${table.sql} SET status = 'cancelled', finished_at = ${NOW}, finished_by = NULL, updated_at = ${NOW} WHERE id = {id} AND status = 'pending' RETURNING id, queue`, { id }),
   );
 }
 
-export function runTaskNow(db: SqliteDb, table: SqliteTable, id: string): Promise<WakeupTarget[]> {
+export function runTaskNow(db: Db, table: SqliteTable, id: string): Promise<WakeupTarget[]> {
   return db.query<WakeupTarget>(
     ...bind(`UPDATE ${table.sql} SET run_at = ${NOW}, published_at = NULL, updated_at = ${NOW} WHERE id = {id} AND status = 'pending' RETURNING id, queue`, { id }),
   );
 }
 
 /** Deletes at most `limit` tasks that finished more than retentionMs ago, oldest first; returns their ids. */
-export async function pruneTasks(db: SqliteDb, table: SqliteTable, options: { retentionMs: number; limit: number }): Promise<string[]> {
+export async function pruneTasks(db: Db, table: SqliteTable, options: { retentionMs: number; limit: number }): Promise<string[]> {
   const rows = await db.query<{ id: string }>(
     ...bind(
       `DELETE FROM ${table.sql} WHERE id IN (

@@ -4,14 +4,14 @@
 
 import type { Completion, FailedTask, Failure, LeaseState, WakeupTarget } from "../../../store/task-writes.js";
 import { NOW, nowPlus } from "../clock.js";
-import type { SqliteDb } from "../db.js";
+import type { Db } from "../../../store/db.js";
 import { bind } from "../bind.js";
 import type { SqliteTable } from "../table.js";
 import { appendError } from "./error-history.js";
 import { jsonList } from "./task-row.js";
 
 /** Marks the tasks succeeded where `owner` still holds the lease; returns the ids it marked. */
-export async function completeTasks(db: SqliteDb, table: SqliteTable, owner: string, completions: readonly Completion[]): Promise<string[]> {
+export async function completeTasks(db: Db, table: SqliteTable, owner: string, completions: readonly Completion[]): Promise<string[]> {
   const param = `[${completions.map((c) => `{"id":"${c.id}","result":${c.resultJson}}`).join(",")}]`;
   const rows = await db.query<{ id: string }>(
     ...bind(
@@ -28,7 +28,7 @@ export async function completeTasks(db: SqliteDb, table: SqliteTable, owner: str
 }
 
 /** Records failed runs where `owner` still holds the lease; returns the tasks it changed. */
-export async function failTasks(db: SqliteDb, table: SqliteTable, owner: string, failures: readonly Failure[]): Promise<FailedTask[]> {
+export async function failTasks(db: Db, table: SqliteTable, owner: string, failures: readonly Failure[]): Promise<FailedTask[]> {
   const deadReason = `COALESCE(r.final_reason, CASE WHEN t.attempts >= t.max_attempts THEN 'max-attempts' END)`;
   const rows = await db.query<Omit<FailedTask, "reason">>(
     ...bind(
@@ -54,7 +54,7 @@ export async function failTasks(db: SqliteDb, table: SqliteTable, owner: string,
 }
 
 /** The heartbeat: extends the leases `owner` holds among `ids`; every other id is lost (SQLite has no row locks to wait out). */
-export async function extendLeases(db: SqliteDb, table: SqliteTable, owner: string, ids: readonly string[], leaseMs: number): Promise<LeaseState[]> {
+export async function extendLeases(db: Db, table: SqliteTable, owner: string, ids: readonly string[], leaseMs: number): Promise<LeaseState[]> {
   const unique = [...new Set(ids)];
   const rows = await db.query<{ id: string }>(
     ...bind(
@@ -69,7 +69,7 @@ export async function extendLeases(db: SqliteDb, table: SqliteTable, owner: stri
 }
 
 /** Puts the tasks `owner` holds among `ids` back to pending with attempts - 1 (graceful shutdown). */
-export function releaseTasks(db: SqliteDb, table: SqliteTable, owner: string, ids: readonly string[]): Promise<WakeupTarget[]> {
+export function releaseTasks(db: Db, table: SqliteTable, owner: string, ids: readonly string[]): Promise<WakeupTarget[]> {
   return db.query<WakeupTarget>(
     ...bind(
       `UPDATE ${table.sql}

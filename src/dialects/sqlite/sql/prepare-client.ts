@@ -3,7 +3,7 @@
 // the adapter writes, and learn which file the client opened.
 
 import type { StoreProblem } from "../../../store/store-problem.js";
-import type { SqliteDb } from "../db.js";
+import type { Db } from "../../../store/db.js";
 
 export interface ClientReport {
   /** The absolute path of the client's main database file. */
@@ -14,7 +14,7 @@ export interface ClientReport {
 
 const EPOCH_AS_STORED = "1970-01-01T00:00:00.000+00:00";
 
-export async function prepareClient(db: SqliteDb): Promise<ClientReport> {
+export async function prepareClient(db: Db): Promise<ClientReport> {
   const notes: string[] = [];
   try {
     const [mode] = await db.query<{ journal_mode: string }>("PRAGMA journal_mode = WAL", []);

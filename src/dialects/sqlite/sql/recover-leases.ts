@@ -5,7 +5,7 @@
 import type { TaskRecord } from "../../../store/task-record.js";
 import type { HeldLease, RecoveredTask } from "../../../store/task-writes.js";
 import { NOW, nowPlus } from "../clock.js";
-import type { SqliteDb } from "../db.js";
+import type { Db } from "../../../store/db.js";
 import { bind } from "../bind.js";
 import type { SqliteTable } from "../table.js";
 import { jsonList, taskColumns, toTaskRecord, type SqliteTaskRow } from "./task-row.js";
@@ -14,13 +14,13 @@ import { appendError } from "./error-history.js";
 const EXPIRED = `status = 'running' AND lease_expires_at < ${NOW}`;
 
 /** Running tasks whose lease expired, longest expired first, at most `limit`. */
-export async function findExpiredLeases(db: SqliteDb, table: SqliteTable, limit: number): Promise<TaskRecord[]> {
+export async function findExpiredLeases(db: Db, table: SqliteTable, limit: number): Promise<TaskRecord[]> {
   const rows = await db.query<SqliteTaskRow>(...bind(`SELECT ${taskColumns()} FROM ${table.sql} WHERE ${EXPIRED} ORDER BY lease_expires_at LIMIT {limit}`, { limit }));
   return rows.map(toTaskRecord);
 }
 
 /** Hands one expired task's lease to `holder` for holdMs; returns the task as it was before, or undefined. */
-export async function holdExpiredLease(db: SqliteDb, table: SqliteTable, id: string, holder: string, holdMs: number): Promise<TaskRecord | undefined> {
+export async function holdExpiredLease(db: Db, table: SqliteTable, id: string, holder: string, holdMs: number): Promise<TaskRecord | undefined> {
   const before = await db.query<SqliteTaskRow>(...bind(`SELECT ${taskColumns()} FROM ${table.sql} WHERE id = {id} AND ${EXPIRED}`, { id }));
   if (!before[0]) return undefined;
   // Compare-and-set on the owner read above: a worker that renewed the lease in between keeps it.
@@ -47,7 +47,7 @@ const targetParams = (ids: readonly string[], held: HeldLease | undefined) => ({
 const RETURNING = `RETURNING id, name, queue, status, attempts, max_attempts AS maxAttempts, last_error AS lastError`;
 
 /** "retry": back to pending, due now, attempts kept; dead when attempts are used up. */
-export async function requeueExpired(db: SqliteDb, table: SqliteTable, ids: readonly string[], held?: HeldLease): Promise<RecoveredTask[]> {
+export async function requeueExpired(db: Db, table: SqliteTable, ids: readonly string[], held?: HeldLease): Promise<RecoveredTask[]> {
   const owners = await formerOwners(db, table, ids, held);
   const rows = await db.query<Omit<RecoveredTask, "leaseOwner">>(
     ...bind(
@@ -65,7 +65,7 @@ export async function requeueExpired(db: SqliteDb, table: SqliteTable, ids: read
 }
 
 /** "dead": abandoned whatever attempts remain; `detail` is appended to the last error. */
-export async function abandonExpired(db: SqliteDb, table: SqliteTable, ids: readonly string[], detail?: string, held?: HeldLease): Promise<RecoveredTask[]> {
+export async function abandonExpired(db: Db, table: SqliteTable, ids: readonly string[], detail?: string, held?: HeldLease): Promise<RecoveredTask[]> {
   const owners = await formerOwners(db, table, ids, held);
   const rows = await db.query<Omit<RecoveredTask, "leaseOwner">>(
     ...bind(
@@ -82,7 +82,7 @@ export async function abandonExpired(db: SqliteDb, table: SqliteTable, ids: read
 }
 
 /** The workers that lost the leases (RETURNING sees the row after its update, when lease_owner is already cleared). */
-async function formerOwners(db: SqliteDb, table: SqliteTable, ids: readonly string[], held: HeldLease | undefined): Promise<Map<string, string | null>> {
+async function formerOwners(db: Db, table: SqliteTable, ids: readonly string[], held: HeldLease | undefined): Promise<Map<string, string | null>> {
   if (held) return new Map(ids.map((id) => [id, held.formerOwner]));
   const rows = await db.query<{ id: string; lease_owner: string | null }>(
     ...bind(`SELECT id, lease_owner FROM ${table.sql} WHERE id IN ${jsonList("{ids}")}`, { ids: JSON.stringify(ids) }),

@@ -4,13 +4,13 @@
 
 import type { WakeupTarget } from "../../../store/task-writes.js";
 import { NOW, nowPlus } from "../clock.js";
-import type { SqliteDb } from "../db.js";
+import type { Db } from "../../../store/db.js";
 import { bind } from "../bind.js";
 import type { SqliteTable } from "../table.js";
 import { jsonList } from "./task-row.js";
 
 /** Due pending tasks without a wake-up: delayed or retried ones as soon as due, due-at-commit ones after graceMs. */
-export function findUnpublished(db: SqliteDb, table: SqliteTable, options: { graceMs: number; limit: number }): Promise<WakeupTarget[]> {
+export function findUnpublished(db: Db, table: SqliteTable, options: { graceMs: number; limit: number }): Promise<WakeupTarget[]> {
   return db.query<WakeupTarget>(
     ...bind(
       `SELECT id, queue FROM ${table.sql}
@@ -25,13 +25,13 @@ export function findUnpublished(db: SqliteDb, table: SqliteTable, options: { gra
 const STALE = `status = 'pending' AND run_at <= ${NOW} AND published_at < ${nowPlus("-{republishAfterMs}")}`;
 
 /** The queues holding a due pending task whose last wake-up is older than republishAfterMs. */
-export async function queuesWithStaleWakeups(db: SqliteDb, table: SqliteTable, republishAfterMs: number): Promise<string[]> {
+export async function queuesWithStaleWakeups(db: Db, table: SqliteTable, republishAfterMs: number): Promise<string[]> {
   const rows = await db.query<{ queue: string }>(...bind(`SELECT DISTINCT queue FROM ${table.sql} WHERE ${STALE} ORDER BY queue`, { republishAfterMs }));
   return rows.map((row) => row.queue);
 }
 
 /** Stale tasks of `queues`, oldest due first, at most `limit`. */
-export function findStaleWakeups(db: SqliteDb, table: SqliteTable, options: { republishAfterMs: number; queues: readonly string[]; limit: number }): Promise<WakeupTarget[]> {
+export function findStaleWakeups(db: Db, table: SqliteTable, options: { republishAfterMs: number; queues: readonly string[]; limit: number }): Promise<WakeupTarget[]> {
   return db.query<WakeupTarget>(
     ...bind(`SELECT id, queue FROM ${table.sql} WHERE ${STALE} AND queue IN ${jsonList("{queues}")} ORDER BY run_at LIMIT {limit}`, {
       republishAfterMs: options.republishAfterMs,
@@ -42,7 +42,7 @@ export function findStaleWakeups(db: SqliteDb, table: SqliteTable, options: { re
 }
 
 /** Sets published_at on the due pending tasks among `ids`. */
-export async function markPublished(db: SqliteDb, table: SqliteTable, ids: readonly string[]): Promise<number> {
+export async function markPublished(db: Db, table: SqliteTable, ids: readonly string[]): Promise<number> {
   const rows = await db.query(
     ...bind(`UPDATE ${table.sql} SET published_at = ${NOW} WHERE id IN ${jsonList("{ids}")} AND status = 'pending' AND run_at <= ${NOW} RETURNING 1`, {
       ids: JSON.stringify(ids),
@@ -52,7 +52,7 @@ export async function markPublished(db: SqliteDb, table: SqliteTable, ids: reado
 }
 
 /** Clears published_at of the pending tasks among `ids` whose wake-up could not be published. */
-export async function markUnpublished(db: SqliteDb, table: SqliteTable, ids: readonly string[]): Promise<number> {
+export async function markUnpublished(db: Db, table: SqliteTable, ids: readonly string[]): Promise<number> {
   const rows = await db.query(
     ...bind(`UPDATE ${table.sql} SET published_at = NULL WHERE id IN ${jsonList("{ids}")} AND status = 'pending' AND published_at IS NOT NULL RETURNING 1`, {
       ids: JSON.stringify(ids),

@@ -2,7 +2,7 @@
 // and who holds it (for `task-runner status` and the dashboard). A session's named locks end with the session.
 
 import type { LeaderInfo } from "../../../store/leader-lock.js";
-import type { Db } from "../db.js";
+import type { CountingDb, Db } from "../../../store/db.js";
 import type { MysqlTable } from "../table.js";
 import { num } from "./values.js";
 
@@ -61,7 +61,7 @@ export async function releaseNamedLock(db: Pick<Db, "query">, lock: NamedLock): 
  * list, which shows other users' sessions only with the PROCESS privilege; without it the holder is still named by
  * its connection id.
  */
-export async function namedLockHolder(db: Db, lock: NamedLock): Promise<LeaderInfo | undefined> {
+export async function namedLockHolder(db: CountingDb, lock: NamedLock): Promise<LeaderInfo | undefined> {
   const rows = await db.query<{ pid: unknown; user: string | null; host: string | null }>(
     `SELECT h.pid, p.USER AS user, p.HOST AS host
      FROM (SELECT IS_USED_LOCK(${LOCK_NAME}) AS pid) AS h

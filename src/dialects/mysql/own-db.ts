@@ -4,15 +4,15 @@
 
 import type { Pool, PoolConnection } from "mariadb";
 import { poolConfig, type MysqlPoolOptions } from "./connection-options.js";
-import type { Db } from "./db.js";
+import type { CountingDb } from "../../store/db.js";
 import { mariadbDriver, type MariadbModule } from "./driver.js";
 import { statementLimiter } from "./server-version.js";
 
-/** A pool wrapped as a Db, plus close(). */
-export interface PoolDb extends Db {
+/** A pool wrapped as a CountingDb, plus close(). */
+export interface MysqlOwnDb extends CountingDb {
   /** The URL the pool connects to (the leader lock opens its own session on it). */
   readonly url: string;
-  transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: CountingDb) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -22,7 +22,7 @@ export interface PoolDb extends Db {
  * statements for all its sessions together (max_prepared_stmt_count, 16,382 by default), which a few workers with
  * full per-connection caches would reach. Values are escaped into the text by the driver, as Oban's MySQL engine does.
  */
-export interface PoolDbOptions extends MysqlPoolOptions {
+export interface OwnDbOptions extends MysqlPoolOptions {
   /**
    * Server-side limit on one statement, in ms. Default none. MariaDB applies it to every statement
    * (SET STATEMENT max_statement_time … FOR), MySQL to SELECTs only (the MAX_EXECUTION_TIME hint): a write is never cut.
@@ -45,8 +45,8 @@ interface Opened {
 
 type Runner = Pick<PoolConnection, "query">;
 
-/** A Db on a pool of its own to `url`; nothing connects before the first statement. */
-export function poolDb(url: string, options: PoolDbOptions = {}): PoolDb {
+/** A CountingDb on a pool of its own to `url`; nothing connects before the first statement. */
+export function ownDb(url: string, options: OwnDbOptions = {}): MysqlOwnDb {
   // Checked now, so a bad URL or a missing driver fails where the store is opened, not at the first statement.
   poolConfig(url, options);
   const mariadb = mariadbDriver();
@@ -64,7 +64,7 @@ export function poolDb(url: string, options: PoolDbOptions = {}): PoolDb {
     const { limit } = await open();
     return runner.query(limit(sql), values as unknown[]);
   };
-  const dbOf = (runner: () => Promise<Runner>): Db => ({
+  const dbOf = (runner: () => Promise<Runner>): CountingDb => ({
     query: async <Row>(sql: string, values: readonly unknown[]) => rowsOf<Row>(await run(await runner(), sql, values)),
     write: async (sql: string, values: readonly unknown[]) => affectedRows(await run(await runner(), sql, values)),
     request: (sql: string, values: readonly unknown[]) => runner().then((r) => run(r, sql, values)).then(affectedRows),
@@ -72,7 +72,7 @@ export function poolDb(url: string, options: PoolDbOptions = {}): PoolDb {
   return {
     ...dbOf(async () => (await open()).pool),
     url,
-    async transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
+    async transaction<T>(fn: (tx: CountingDb) => Promise<T>): Promise<T> {
       const connection = await (await open()).pool.getConnection();
       let broken = false;
       try {
@@ -101,7 +101,7 @@ export function poolDb(url: string, options: PoolDbOptions = {}): PoolDb {
   };
 }
 
-async function openPool(mariadb: MariadbModule, url: string, options: PoolDbOptions): Promise<Opened> {
+async function openPool(mariadb: MariadbModule, url: string, options: OwnDbOptions): Promise<Opened> {
   // One connection first, outside the pool: a wrong password, database or host fails here at once with the server's own
   // error (the pool would retry until its acquire timeout). It also tells which server answers, for the statement limit,
   // which MySQL and MariaDB set differently.

@@ -4,7 +4,7 @@
 // sleep would stall the very Prisma transaction that holds the lock. The connection's busy timeout is therefore 0 and a
 // busy statement is retried after an asynchronous pause, until busyTimeoutMs has passed.
 
-import type { SqliteDb } from "./db.js";
+import type { Db } from "../../store/db.js";
 import { betterSqlite3, type DatabaseConstructor, type SqliteDatabase, type SqliteStatement } from "./driver.js";
 
 export interface SqliteFileOptions {
@@ -22,7 +22,7 @@ export function isBusy(error: unknown): boolean {
   return typeof code === "string" && code.startsWith("SQLITE_BUSY");
 }
 
-export class SqliteFileDb implements SqliteDb {
+export class SqliteFileDb implements Db {
   /** The driver, loaded with the store: a missing better-sqlite3 fails where the store is opened. */
   private readonly Database: DatabaseConstructor = betterSqlite3();
   private database: SqliteDatabase | undefined;
@@ -47,13 +47,13 @@ export class SqliteFileDb implements SqliteDb {
     return this.query(sql, params);
   }
 
-  async transaction<T>(fn: (tx: SqliteDb) => Promise<T>): Promise<T> {
+  async transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
     while (this.transactionDone) await this.transactionDone;
     let end!: () => void;
     this.transactionDone = new Promise<void>((resolve) => (end = resolve));
     try {
       await this.run("BEGIN IMMEDIATE", []);
-      const inside: SqliteDb = { query: (sql, params) => this.run(sql, params), request: (sql, params) => this.run(sql, params) };
+      const inside: Db = { query: (sql, params) => this.run(sql, params), request: (sql, params) => this.run(sql, params) };
       let result: T;
       try {
         result = await fn(inside);

@@ -1,7 +1,7 @@
-// SQL units for the cleaner's leader election: a session-level advisory lock taken on a dedicated connection,
-// the key it uses, and who holds it (for `task-runner status` and the dashboard).
+// SQL units for the cleaner's leader election: a session-level advisory lock taken on a dedicated connection, the key
+// it uses, and who holds it (for `task-runner status` and the dashboard).
 
-import type { Db } from "../db.js";
+import type { Db } from "../../../store/db.js";
 import type { LeaderInfo } from "../../../store/leader-lock.js";
 import type { PgTable } from "../table.js";
 

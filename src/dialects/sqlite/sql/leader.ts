@@ -4,12 +4,12 @@
 
 import type { LeaderInfo } from "../../../store/leader-lock.js";
 import { NOW, nowPlus, toDate } from "../clock.js";
-import type { SqliteDb } from "../db.js";
+import type { Db } from "../../../store/db.js";
 import { bind } from "../bind.js";
 import type { SqliteTable } from "../table.js";
 
 /** Takes (or renews) the lease `name` for `holder` until ttlMs from now; true when `holder` holds it afterwards. */
-export async function takeLease(db: SqliteDb, table: SqliteTable, name: string, holder: string, ttlMs: number): Promise<boolean> {
+export async function takeLease(db: Db, table: SqliteTable, name: string, holder: string, ttlMs: number): Promise<boolean> {
   const rows = await db.query<{ holder: string }>(
     ...bind(
     `INSERT INTO ${table.leaders} (name, holder, elected_at, expires_at) VALUES ({name}, {holder}, ${NOW}, ${nowPlus("{ttlMs}")})
@@ -26,12 +26,12 @@ export async function takeLease(db: SqliteDb, table: SqliteTable, name: string, 
 }
 
 /** Gives the lease up, when `holder` holds it. */
-export async function dropLease(db: SqliteDb, table: SqliteTable, name: string, holder: string): Promise<void> {
+export async function dropLease(db: Db, table: SqliteTable, name: string, holder: string): Promise<void> {
   await db.query(...bind(`DELETE FROM ${table.leaders} WHERE name = {name} AND holder = {holder}`, { name, holder }));
 }
 
 /** Who holds the lease now (unexpired), or undefined. */
-export async function leaseHolder(db: SqliteDb, table: SqliteTable, name: string): Promise<LeaderInfo | undefined> {
+export async function leaseHolder(db: Db, table: SqliteTable, name: string): Promise<LeaderInfo | undefined> {
   const rows = await db.query<{ holder: string; elected_at: unknown }>(
     ...bind(`SELECT holder, elected_at FROM ${table.leaders} WHERE name = {name} AND expires_at >= ${NOW}`, { name }),
   );

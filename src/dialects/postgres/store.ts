@@ -1,0 +1,97 @@
+// The PostgreSQL store's parts: each operation's SQL unit of ./sql or ./dashboard-sql, run through a Db (a pg pool of
+// the store's own, or an app's Prisma client), and what PostgreSQL does its own way (notifications, the version check).
+
+import type { StoreParts } from "../../store/dialect-store.js";
+import type { StoreUnits } from "../../store/unit-store.js";
+import { countGroups } from "./dashboard-sql/count-groups.js";
+import { browseIndexSql, hasBrowseIndex } from "./dashboard-sql/browse-index.js";
+import { countTasksUpTo } from "./dashboard-sql/table-size.js";
+import { listTasks } from "./dashboard-sql/list-tasks.js";
+import { recentWorkers } from "./dashboard-sql/recent-workers.js";
+import { stuckTasks } from "./dashboard-sql/stuck-tasks.js";
+import { findTask } from "./dashboard-sql/task-detail.js";
+import { listTaskGroups } from "./dashboard-sql/task-groups.js";
+import { finishedPerMinute } from "./dashboard-sql/throughput.js";
+import type { Db } from "../../store/db.js";
+import { classifyPgError, serverVersionProblem } from "./errors.js";
+import { insertRequest } from "./insert-request.js";
+import { pgNotifications } from "./notifications.js";
+import { advisoryLock } from "./leader.js";
+import type { PgOwnDb } from "./own-db.js";
+import { isPrismaRawClient, prismaDb } from "./prisma-db.js";
+import { cleanerLockKey, leaderLockHolder } from "./sql/leader.js";
+import { claimDueTasks } from "./sql/claim-due-tasks.js";
+import { claimTasksByIds } from "./sql/claim-tasks.js";
+import { completeTasks } from "./sql/complete-tasks.js";
+import { extendLeases } from "./sql/extend-leases.js";
+import { failTasks } from "./sql/fail-tasks.js";
+import { findStaleWakeups, queuesWithStaleWakeups } from "./sql/find-stale-wakeups.js";
+import { findUnpublished } from "./sql/find-unpublished.js";
+import { selectTasksByKeys } from "./sql/insert-tasks.js";
+import { markPublished, markUnpublished } from "./sql/mark-published.js";
+import { cancelTask, retryDeadTasks, retryTask, runTaskNow } from "./sql/operator-actions.js";
+import { pruneTasks } from "./sql/prune-tasks.js";
+import { countTasks, now, pendingAges } from "./sql/queue-stats.js";
+import { abandonExpired, findExpiredLeases, holdExpiredLease, requeueExpired } from "./sql/recover-leases.js";
+import { releaseTasks } from "./sql/release-tasks.js";
+import { checkTable } from "./sql/check-table.js";
+import type { PgTable } from "./table.js";
+
+/** Each unit operation's SQL unit. */
+const UNITS: StoreUnits<Db, PgTable> = {
+  insertTasks: insertRequest,
+  tasksByKeys: selectTasksByKeys,
+  claimByIds: claimTasksByIds,
+  claimDue: claimDueTasks,
+  complete: completeTasks,
+  fail: failTasks,
+  extendLeases,
+  release: releaseTasks,
+  findExpiredLeases,
+  holdExpiredLease,
+  requeueExpired,
+  abandonExpired,
+  findUnpublished,
+  queuesWithStaleWakeups,
+  findStaleWakeups,
+  markPublished,
+  markUnpublished,
+  prune: pruneTasks,
+  retryTask,
+  retryDeadTasks,
+  cancelTask,
+  runTaskNow,
+  pendingAges,
+  findTask,
+  hasBrowseIndex,
+  countTasksUpTo,
+  listTaskGroups,
+  countGroups,
+  listTasks,
+  recentWorkers,
+  stuckTasks,
+  finishedPerMinute,
+  now,
+  countTasks,
+  browseIndexAdvice: (_db, table) => browseIndexSql(table),
+  defaultLockKey: (_db, table) => cleanerLockKey(table),
+  leaderHolder: (db, _table, key) => leaderLockHolder(db, key),
+};
+
+export const postgresParts: StoreParts<Db, PgTable, PgOwnDb> = {
+  name: "postgresql",
+  displayName: "PostgreSQL",
+  units: UNITS,
+  sharedConnection: false,
+  prismaDb: (client) => (isPrismaRawClient(client) ? prismaDb(client) : undefined),
+  async check(db, table) {
+    const { versionNum, version, banner } = await checkTable(db, table);
+    return serverVersionProblem(versionNum, version, banner);
+  },
+  classify: classifyPgError,
+  leader(key, timing, _db, _table, own) {
+    if (!own) throw new Error("the leader lock needs a store with a pool of its own (openStore), not one bound to a Prisma client");
+    return advisoryLock(own.url, key, timing);
+  },
+  notifications: (db, own) => pgNotifications(db, own?.url),
+};

@@ -1,0 +1,106 @@
+// The one Store of every dialect: each operation is one of the dialect's SQL units (UnitStore), and the few things a
+// dialect does its own way (its checks, its leader lock, readying an app's client, notifications) come from its parts.
+
+import type { Logger } from "../logger.js";
+import type { Db, OwnDb } from "./db.js";
+import { LeaderElector, type LeaderCalls } from "./leader-elector.js";
+import type { ElectionTiming, LeaderLock } from "./leader-lock.js";
+import type { WakeupNotifications } from "./notifications.js";
+import type { StoreProblem } from "./store-problem.js";
+import type { PrepareReport, Store } from "./store.js";
+import type { TaskTable } from "./task-table.js";
+import { UnitStore, type StoreUnits } from "./unit-store.js";
+
+/** What a dialect writes for its store: its SQL units, and what it does its own way. */
+export interface StoreParts<D extends Db, T extends TaskTable, O extends OwnDb> {
+  /** The dialect's name: "postgresql". */
+  readonly name: string;
+  /** The database's name for people: "PostgreSQL". */
+  readonly displayName: string;
+  readonly units: StoreUnits<D, T>;
+  /** See Store.sharedConnection. */
+  readonly sharedConnection: boolean;
+  /** An app's Prisma client or transaction client as a Db; undefined when `client` is not one. */
+  prismaDb(client: unknown): D | undefined;
+  /** Reads the task table once: undefined when it can serve the queue, else what is wrong. May throw: classify() tells. */
+  check(db: D, table: T): Promise<StoreProblem | undefined>;
+  /** What a driver error means. */
+  classify(error: unknown): StoreProblem;
+  /** The calls of one contender for the leader lock `key`; `own` is undefined for a store bound to a Prisma client. */
+  leader(key: number, timing: ElectionTiming, db: D, table: T, own: O | undefined): LeaderCalls;
+  /** Readies an app's client (`own` undefined) or reports on the store's own connection. Absent: nothing to ready. */
+  prepare?(db: D, table: T, own: O | undefined): Promise<PrepareReport>;
+  /** Ends a transaction a failed one left open on an app's client. Absent where the database ends it itself. */
+  endFailedTransaction?(db: D): Promise<void>;
+  /** The database's notifications (see Store.notifications). Absent: none. */
+  notifications?(db: D, own: O | undefined): WakeupNotifications;
+  /** The identity for in-process wake-ups (see Store.wakeupIdentity). Absent: no in-process wake-ups. */
+  wakeupIdentity?(table: T, own: O | undefined): string | null;
+}
+
+export class DialectStore<D extends Db, T extends TaskTable, O extends OwnDb> extends UnitStore<D, T> implements Store {
+  readonly dialect: string;
+  readonly displayName: string;
+  readonly sharedConnection: boolean;
+  readonly notifications: WakeupNotifications | undefined;
+
+  /** `own`: the store's own connection (closed by close()); undefined when `db` is an app's Prisma client or a transaction. */
+  constructor(
+    private readonly parts: StoreParts<D, T, O>,
+    db: D,
+    table: T,
+    private readonly own?: O,
+  ) {
+    super(parts.units, db, table);
+    this.dialect = parts.name;
+    this.displayName = parts.displayName;
+    this.sharedConnection = parts.sharedConnection;
+    this.notifications = parts.notifications?.(db, own);
+  }
+
+  get wakeupIdentity(): string | null | undefined {
+    return this.parts.wakeupIdentity?.(this.table, this.own);
+  }
+
+  async prepare(): Promise<PrepareReport> {
+    return this.parts.prepare ? this.parts.prepare(this.db, this.table, this.own) : {};
+  }
+
+  async endFailedTransaction(): Promise<void> {
+    // The store's own connection: its transaction() rolls back itself.
+    if (this.own === undefined) await this.parts.endFailedTransaction?.(this.db);
+  }
+
+  leaderLock(key: number, timing: ElectionTiming, logger: Logger): LeaderLock {
+    return new LeaderElector(this.parts.leader(key, timing, this.db, this.table, this.own), key, logger, timing);
+  }
+
+  transaction<R>(fn: (tx: Store) => Promise<R>): Promise<R> {
+    const { db } = this;
+    if (!db.transaction) return Promise.reject(new Error("this store is bound to a transaction already and cannot open another"));
+    // A Db's transaction hands its callback a Db of the same kind.
+    return db.transaction((tx) => fn(new DialectStore(this.parts, tx as D, this.table)));
+  }
+
+  through(prisma: unknown): Store {
+    const db = this.parts.prismaDb(prisma);
+    if (!db) throw new TypeError("through() takes a Prisma client or transaction client");
+    return new DialectStore(this.parts, db, this.table);
+  }
+
+  async check(): Promise<StoreProblem | undefined> {
+    try {
+      return await this.parts.check(this.db, this.table);
+    } catch (error) {
+      return this.parts.classify(error);
+    }
+  }
+
+  classify(error: unknown): StoreProblem {
+    return this.parts.classify(error);
+  }
+
+  async close(): Promise<void> {
+    await this.own?.close();
+  }
+}
