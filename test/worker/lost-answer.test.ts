@@ -66,6 +66,7 @@ class AnswerDroppingProxy {
 const runs: string[] = [];
 const tasks = defineTasks({ once: { payload: z.object({}), handler: async (_p, ctx) => (runs.push(ctx.task.id), { ok: true }) } });
 
+// PostgreSQL only: the proxy reads the PostgreSQL wire protocol to find the statement whose answer it drops.
 let bed: WorkerTestBed;
 let proxy: AnswerDroppingProxy;
 let worker: Worker;

@@ -16,6 +16,7 @@ import { recordingLogger, WorkerTestBed } from "./harness.js";
 const ran: string[] = [];
 const tasks = defineTasks({ job: { payload: z.object({}), handler: async (_p, ctx) => void ran.push(ctx.task.id) } });
 
+// PostgreSQL only: wrong credentials, a missing database and a server that stops answering are a server's failures (SQLite has no server; MySQL's start checks are in test/mysql/).
 let bed: WorkerTestBed;
 let pendingId: string;
 
