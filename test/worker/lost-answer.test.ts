@@ -66,7 +66,8 @@ class AnswerDroppingProxy {
 const runs: string[] = [];
 const tasks = defineTasks({ once: { payload: z.object({}), handler: async (_p, ctx) => (runs.push(ctx.task.id), { ok: true }) } });
 
-// PostgreSQL only: the proxy reads the PostgreSQL wire protocol to find the statement whose answer it drops.
+// PostgreSQL only: there the marked UPDATE commits the success by itself; on MySQL a separate COMMIT follows it (so a
+// dropped answer means no commit), and SQLite has no connection to cut.
 let bed: WorkerTestBed;
 let proxy: AnswerDroppingProxy;
 let worker: Worker;
