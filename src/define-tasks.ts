@@ -9,7 +9,7 @@ import { queueNameProblem, taskNameProblem } from "./names.js";
 import type { TaskRecord } from "./store/task-record.js";
 import type { ClientWith, TaskContext, TransactionClientOf, UntypedClient } from "./task-context.js";
 // Types only, erased at run time: the handlers' ctx carries the enqueue methods of the registry they belong to.
-import type { TaskModelMethods } from "./task-queue.js";
+import type { TaskModelMethods } from "./extension/enqueue-methods.js";
 
 export type { TaskRecord } from "./store/task-record.js";
 export type { TaskStatus } from "./store/task-status.js";

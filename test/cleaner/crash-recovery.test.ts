@@ -85,8 +85,11 @@ describe("a worker killed with SIGKILL mid-task", () => {
       const rows = await sql.query("SELECT count(*)::int AS n FROM tasks WHERE id = ANY($1::uuid[]) AND status = 'running'", [ids]);
       return rows.rows[0].n === 3;
     }, "the three tasks to run", 20_000);
-    // Heartbeats keep the leases while the worker lives: several sweeps go by without a recovery.
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    // Heartbeats keep the leases while the worker lives: once the database clock is past the leases first taken, and a
+    // sweep has run since, nothing was recovered.
+    const firstExpiry = (await sql.query("SELECT max(lease_expires_at) AS at FROM tasks WHERE id = ANY($1::uuid[])", [ids])).rows[0].at as Date;
+    await waitUntil(async () => (await sql.query("SELECT now() > $1::timestamptz AS past", [firstExpiry])).rows[0].past === true, "the first leases to be past due", 20_000);
+    await cleaner.runOnce();
     for (const id of ids) expect((await rowOf(sql, id))?.status, id).toBe("running");
 
     await first.kill();

@@ -65,6 +65,19 @@ async function startWorker(
   return { worker, logger };
 }
 
+/**
+ * Sends a marker notification from another connection and waits for it: PostgreSQL delivers notifications in commit
+ * order, so true when nothing was notified since `from` before the marker (what a still-open transaction sends).
+ */
+async function notifiedAlone(from: number): Promise<boolean> {
+  const marker = crypto.randomUUID();
+  await sql.query("SELECT pg_notify($1, $2)", [channel, `default:${marker}`]);
+  await waitUntil(() => notifiedIds(from).includes(marker), "the marker notification", 2000);
+  const ids = notifiedIds(from);
+  received.splice(from); // the marker is no task's
+  return ids.length === 1;
+}
+
 /** The ids notified since `from` (an index into `received`). */
 function notifiedIds(from = 0): string[] {
   return received.slice(from).flatMap((payload) => payload.slice(payload.indexOf(":") + 1).split(","));
@@ -80,8 +93,8 @@ it("sends the wake-up with the COMMIT, not before, and marks the row published i
   let id = "";
   await prisma.$transaction(async (tx) => {
     id = (await tx.task.enqueue("record", { ms: 0 })).id;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(notifiedIds(from)).toEqual([]); // the transaction is still open
+    // The transaction is still open: a notification committed after the insert arrives alone.
+    expect(await notifiedAlone(from)).toBe(true);
   });
   await waitUntil(() => notifiedIds(from).includes(id), "the notification after the commit", 2000);
   expect(received[from]).toBe(`default:${id}`);
@@ -97,8 +110,7 @@ it("the insert statement itself notifies, inside the transaction: nothing before
   const committed = crypto.randomUUID();
   await store.transaction(async (tx) => {
     await tx.insertTasks([row(committed)], true, channel).request;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(notifiedIds(from)).toEqual([]);
+    expect(await notifiedAlone(from)).toBe(true);
   });
   await waitUntil(() => notifiedIds(from).includes(committed), "the notification of the committed insert", 2000);
   const rolledBack = crypto.randomUUID();
@@ -211,7 +223,9 @@ it("a notification no listener heard is re-sent by the cleaner, and the task run
   // An app on another prefix notifies a channel nobody listens on: the notification is lost at the commit.
   const elsewhere = app(uniquePrefix());
   const lost = await elsewhere.task.enqueue("record", { ms: 0 });
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  // A task enqueued after it on the worker's own prefix is heard and runs; the lost one is still pending then.
+  const heard = await app().task.enqueue("record", { ms: 0 });
+  await waitUntil(async () => (await status(heard.id)) === "succeeded", "the heard task to run", 5000);
   expect(await status(lost.id)).toBe("pending");
   const cleaner = createCleaner({
     tasks: workerTasks(sql, "c"),

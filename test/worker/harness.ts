@@ -131,6 +131,12 @@ export class WorkerTestBed {
     return (await this.row(id)).status;
   }
 
+  /** How many tasks of the database (of the task `name`, when given) have `status`, as the store counts them. */
+  async countStatus(status: string, name?: string): Promise<number> {
+    const counts = await this.store.countTasks();
+    return counts.filter((row) => row.status === status && (name === undefined || row.name === name)).reduce((sum, row) => sum + row.count, 0);
+  }
+
   /** Inserts a task row through the store (as another app version would write it), due now. */
   async insertTask(name: string, payload: unknown, options: { id?: string; maxAttempts?: number; queue?: string; publishedNow?: boolean } = {}): Promise<string> {
     const row = prepared({ id: options.id, name, payload, queue: options.queue, maxAttempts: options.maxAttempts });

@@ -66,6 +66,8 @@ class AnswerDroppingProxy {
 const runs: string[] = [];
 const tasks = defineTasks({ once: { payload: z.object({}), handler: async (_p, ctx) => (runs.push(ctx.task.id), { ok: true }) } });
 
+// PostgreSQL only: there the marked UPDATE commits the success by itself; on MySQL a separate COMMIT follows it (so a
+// dropped answer means no commit), and SQLite has no connection to cut.
 let bed: WorkerTestBed;
 let proxy: AnswerDroppingProxy;
 let worker: Worker;

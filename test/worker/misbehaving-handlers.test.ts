@@ -2,13 +2,13 @@
 // late result ignored (and, transactional, its writes rolled back); odd thrown values are recorded readably.
 // (Never resolving and ignoring the signal: timeouts.test.ts; a thrown string, object or null: retries.test.ts.)
 
-import { expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTasks } from "../../src/index.js";
 import type { PrismaClient } from "../generated/client.js";
 import { sleep } from "../fixtures/worker-tasks.js";
 import { waitUntil } from "../support/wait.js";
-import { workerFixture } from "./harness.js";
+import { WORKER_DIALECTS, workerFixture } from "./harness.js";
 
 const returned = new Set<string>();
 const circular: Record<string, unknown> = { name: "loop" };
@@ -36,6 +36,7 @@ const tasks = defineTasks<PrismaClient>()({
       returned.add(ctx.task.id);
     },
   },
+  quick: { payload: z.object({}), handler: async () => "quick" },
   "throws-odd": {
     payload: z.object({ kind: z.enum(["circular", "symbol", "undefined", "number"]) }),
     maxAttempts: 1,
@@ -45,34 +46,39 @@ const tasks = defineTasks<PrismaClient>()({
   },
 });
 
-const fixture = workerFixture(tasks, { transactional: true });
+describe.each(WORKER_DIALECTS)("handlers that break the rules ($name)", (dialect) => {
+  const fixture = workerFixture(tasks, { dialect, transactional: true });
 
-it("ignores the late result of a handler that outlived its timeout: the task stays failed", async () => {
-  const task = await fixture.prisma.task.enqueue("late", {});
-  await waitUntil(async () => (await fixture.bed.status(task.id)) === "dead", "the timeout to fail the task");
-  await waitUntil(() => returned.has(task.id), "the deaf handler to return at last");
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  const row = await fixture.bed.row(task.id);
-  expect(row).toMatchObject({ status: "dead", attempts: 1, result: null });
-  expect(row.last_error).toContain("ran longer than its timeoutMs of 300 ms");
-  expect(fixture.logger.find("task succeeded", { taskId: task.id })).toEqual([]);
-});
+  it("ignores the late result of a handler that outlived its timeout: the task stays failed", async () => {
+    const task = await fixture.prisma.task.enqueue("late", {});
+    await waitUntil(async () => (await fixture.bed.status(task.id)) === "dead", "the timeout to fail the task");
+    await waitUntil(() => returned.has(task.id), "the deaf handler to return at last");
+    // A task enqueued after the late return runs to its end: a write of the late result would have been sent before it.
+    const after = await fixture.prisma.task.enqueue("quick", {});
+    await waitUntil(async () => (await fixture.bed.status(after.id)) === "succeeded", "a later task to succeed");
+    const row = await fixture.bed.row(task.id);
+    expect(row).toMatchObject({ status: "dead", attempts: 1, result: null });
+    expect(row.last_error).toContain("ran longer than its timeoutMs of 300 ms");
+    expect(fixture.logger.find("task succeeded", { taskId: task.id })).toEqual([]);
+  });
 
-it("rolls back the writes of a transactional handler that returns after its timeout", async () => {
-  const reportId = crypto.randomUUID();
-  const task = await fixture.prisma.task.enqueue("late-tx", { reportId });
-  await waitUntil(async () => (await fixture.bed.status(task.id)) === "dead", "the timeout to fail the task");
-  await waitUntil(() => returned.has(task.id), "the deaf handler to return at last");
-  // Its transaction is rolled back once the handler returns (or Prisma's transaction timeout ends it).
-  await waitUntil(async () => (await fixture.bed.sql.query("SELECT 1 FROM pg_stat_activity WHERE state = 'idle in transaction' AND datname = current_database()")).rowCount === 0, "the transaction to end");
-  expect((await fixture.bed.sql.query("SELECT count(*)::int AS n FROM reports WHERE id = $1", [reportId])).rows[0].n).toBe(0);
-  expect(await fixture.bed.row(task.id)).toMatchObject({ status: "dead", attempts: 1, result: null });
-});
+  it("rolls back the writes of a transactional handler that returns after its timeout", async () => {
+    const reportId = crypto.randomUUID();
+    const task = await fixture.prisma.task.enqueue("late-tx", { reportId });
+    await waitUntil(async () => (await fixture.bed.status(task.id)) === "dead", "the timeout to fail the task");
+    await waitUntil(() => returned.has(task.id), "the deaf handler to return at last");
+    // Its transaction is rolled back once the handler returns (or Prisma's transaction timeout ends it). Writing the same
+    // report waits for that transaction (its row lock, or SQLite's one writer) and succeeds only when nothing committed.
+    await fixture.prisma.$transaction(async (tx) => tx.report.create({ data: { id: reportId } }), { timeout: 15_000, maxWait: 15_000 });
+    expect(await fixture.prisma.report.count({ where: { id: reportId } })).toBe(1);
+    expect(await fixture.bed.row(task.id)).toMatchObject({ status: "dead", attempts: 1, result: null });
+  });
 
-it("records a thrown circular object, symbol, number or undefined as readable text", async () => {
-  const kinds = ["circular", "symbol", "undefined", "number"] as const;
-  const enqueued = await Promise.all(kinds.map((kind) => fixture.prisma.task.enqueue("throws-odd", { kind })));
-  for (const task of enqueued) await waitUntil(async () => (await fixture.bed.status(task.id)) === "dead", "the task to go dead");
-  const errors = await Promise.all(enqueued.map(async (task) => (await fixture.bed.row(task.id)).last_error));
-  expect(errors).toEqual(["[object Object]", "Symbol(odd)", "undefined", "42"]);
+  it("records a thrown circular object, symbol, number or undefined as readable text", async () => {
+    const kinds = ["circular", "symbol", "undefined", "number"] as const;
+    const enqueued = await Promise.all(kinds.map((kind) => fixture.prisma.task.enqueue("throws-odd", { kind })));
+    for (const task of enqueued) await waitUntil(async () => (await fixture.bed.status(task.id)) === "dead", "the task to go dead");
+    const errors = await Promise.all(enqueued.map(async (task) => (await fixture.bed.row(task.id)).last_error));
+    expect(errors).toEqual(["[object Object]", "Symbol(odd)", "undefined", "42"]);
+  });
 });

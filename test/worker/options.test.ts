@@ -1,32 +1,19 @@
 // createWorker() options: bad ones fail at once with a message naming the option and the fix; a given store is used and
 // left open; `queues` limits what is claimed; start/stop are idempotent in the documented ways.
 
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTasks, openStore, TaskQueueConfigError, type Store } from "../../src/index.js";
 import { createWorker } from "../../src/worker/create-worker.js";
 import { countingStore } from "../support/counting-store.js";
 import { waitUntil } from "../support/wait.js";
-import { recordingLogger, WorkerTestBed } from "./harness.js";
+import { recordingLogger, WORKER_DIALECTS, WorkerTestBed } from "./harness.js";
 
 const ran: string[] = [];
 const tasks = defineTasks({
   mail: { payload: z.object({}), handler: async (_p, ctx) => void ran.push(ctx.task.id) },
   image: { payload: z.object({}), queue: "images", handler: async (_p, ctx) => void ran.push(ctx.task.id) },
   "enqueue-only": { payload: z.object({}) },
-});
-
-let bed: WorkerTestBed;
-let store: Store;
-
-beforeAll(async () => {
-  bed = await WorkerTestBed.create();
-  store = openStore(bed.url, { max: 2 });
-});
-
-afterAll(async () => {
-  await store?.close();
-  await bed?.close();
 });
 
 function configError(options: Record<string, unknown>): TaskQueueConfigError {
@@ -69,35 +56,63 @@ it("rejects bad options with a message naming the option and the fix", () => {
   );
 });
 
-it("claims only tasks of its queues, uses a given store and leaves it open", async () => {
-  const logger = recordingLogger();
-  const calls = new Map<string, number>();
-  const worker = createWorker({ tasks, store: countingStore(store, calls).store, wakeups: "polling", queues: ["images"], pollIntervalMs: 50, logger });
-  expect(worker.id).toMatch(/^.+:\d+:[0-9a-f]{6}$/);
-  await worker.start();
-  const image = await bed.insertTask("image", {}, { queue: "images" });
-  const mail = await bed.insertTask("mail", {});
-  const orphan = await bed.insertTask("enqueue-only", {}, { queue: "images" });
-  await waitUntil(async () => (await bed.status(image)) === "succeeded", "the image task to run");
-  const polled = calls.get("claimDue") ?? 0;
-  await waitUntil(() => (calls.get("claimDue") ?? 0) >= polled + 3, "three more polls");
-  expect(await bed.status(mail)).toBe("pending");
-  expect(await bed.status(orphan)).toBe("pending");
-  expect(ran).toEqual([image]);
-  await Promise.all([worker.stop(), worker.stop()]);
-  await worker.stop();
-  expect(await store.check()).toBeUndefined();
-  await expect(worker.start()).rejects.toThrow(`Worker ${worker.id} was stopped; create a new worker to start again.`);
+describe.each(WORKER_DIALECTS)("a worker's queues and a given store ($name)", (dialect) => {
+  let bed: WorkerTestBed;
+  let store: Store;
+
+  beforeAll(async () => {
+    bed = await WorkerTestBed.create(dialect);
+    store = openStore(bed.url, { max: 2 });
+  });
+
+  afterAll(async () => {
+    await store?.close();
+    await bed?.close();
+  });
+
+  it("claims only tasks of its queues, uses a given store and leaves it open", async () => {
+    const logger = recordingLogger();
+    const calls = new Map<string, number>();
+    const worker = createWorker({ tasks, store: countingStore(store, calls).store, wakeups: "polling", queues: ["images"], pollIntervalMs: 50, logger });
+    expect(worker.id).toMatch(/^.+:\d+:[0-9a-f]{6}$/);
+    await worker.start();
+    const image = await bed.insertTask("image", {}, { queue: "images" });
+    const mail = await bed.insertTask("mail", {});
+    const orphan = await bed.insertTask("enqueue-only", {}, { queue: "images" });
+    await waitUntil(async () => (await bed.status(image)) === "succeeded", "the image task to run");
+    const polled = calls.get("claimDue") ?? 0;
+    await waitUntil(() => (calls.get("claimDue") ?? 0) >= polled + 3, "three more polls");
+    expect(await bed.status(mail)).toBe("pending");
+    expect(await bed.status(orphan)).toBe("pending");
+    expect(ran.filter((id) => [image, mail, orphan].includes(id))).toEqual([image]);
+    await Promise.all([worker.stop(), worker.stop()]);
+    await worker.stop();
+    expect(await store.check()).toBeUndefined();
+    await expect(worker.start()).rejects.toThrow(`Worker ${worker.id} was stopped; create a new worker to start again.`);
+  });
 });
 
-it("stops cleanly when it was never started: nothing was opened, nothing logged as running, and it cannot start after", async () => {
-  const logger = recordingLogger();
-  const worker = createWorker({ tasks, databaseUrl: bed.url, logger });
-  await expect(worker.stop()).resolves.toBeUndefined();
-  await expect(worker.start()).rejects.toThrow(`Worker ${worker.id} was stopped; create a new worker to start again.`);
-  const { rows } = await bed.sql.query<{ n: number }>(
-    "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'task-runner worker'",
-  );
-  expect(rows[0]!.n).toBe(0);
-  expect(logger.find("worker started")).toEqual([]);
+// PostgreSQL only: pg_stat_activity is how the test sees that a worker never started opened no connection.
+describe("a worker never started (postgresql)", () => {
+  let bed: WorkerTestBed;
+
+  beforeAll(async () => {
+    bed = await WorkerTestBed.create();
+  });
+
+  afterAll(async () => {
+    await bed?.close();
+  });
+
+  it("stops cleanly when it was never started: nothing was opened, nothing logged as running, and it cannot start after", async () => {
+    const logger = recordingLogger();
+    const worker = createWorker({ tasks, databaseUrl: bed.url, logger });
+    await expect(worker.stop()).resolves.toBeUndefined();
+    await expect(worker.start()).rejects.toThrow(`Worker ${worker.id} was stopped; create a new worker to start again.`);
+    const { rows } = await bed.sql.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'task-runner worker'",
+    );
+    expect(rows[0]!.n).toBe(0);
+    expect(logger.find("worker started")).toEqual([]);
+  });
 });

@@ -10,6 +10,7 @@ import { recordingLogger, WorkerTestBed } from "./harness.js";
 
 const tasks = defineTasks({ echo: { payload: z.object({ n: z.number() }), handler: async ({ n }) => n } });
 
+// PostgreSQL only: named prepared statements (and pg_prepared_statements) are the PostgreSQL pool's.
 let bed: WorkerTestBed;
 let prisma: ReturnType<WorkerTestBed["prisma"]>;
 

@@ -82,15 +82,14 @@ describe.each(WORKER_DIALECTS)("failures ($name)", (dialect) => {
       [2, 600, "boom 2"],
       [3, 1800, "boom 3"],
     ]);
-    // Each run became due (run_at, database clock) at least its backoff after the previous one, and the gaps grow.
+    // Each run became due (run_at, database clock) at least its backoff after the previous one. (The gaps also hold the
+    // time from one run_at to that run's failure, which a loaded machine stretches: the growth is in the delays above.)
     const times = runAts.get(task.id)!.map((date) => date.getTime());
     expect(times).toHaveLength(4);
     const gaps = times.slice(1).map((time, i) => time - times[i]!);
     expect(gaps[0]).toBeGreaterThanOrEqual(200);
     expect(gaps[1]).toBeGreaterThanOrEqual(600);
     expect(gaps[2]).toBeGreaterThanOrEqual(1800);
-    expect(gaps[1]!).toBeGreaterThan(gaps[0]!);
-    expect(gaps[2]!).toBeGreaterThan(gaps[1]!);
 
     await waitUntil(() => dead.some((n) => n.id === task.id), "the dead-letter notification");
     expect(dead.find((n) => n.id === task.id)).toMatchObject({ name: "flaky", queue: "default", attempts: 4, reason: "max-attempts" });

@@ -4,18 +4,20 @@
 
 import { createServer, connect, type Socket } from "node:net";
 import amqp from "amqplib";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { topology } from "../../src/wakeups/rabbitmq/topology.js";
 import { defineTasks, openStore, TaskQueueConfigError } from "../../src/index.js";
 import { createWorker, type WorkerOptions } from "../../src/worker/create-worker.js";
 import { waitUntil } from "../support/wait.js";
 import { TcpProxy } from "../support/tcp-proxy.js";
-import { recordingLogger, WorkerTestBed } from "./harness.js";
+import { recordingLogger, WORKER_DIALECTS, WorkerTestBed } from "./harness.js";
 
 const ran: string[] = [];
 const tasks = defineTasks({ job: { payload: z.object({}), handler: async (_p, ctx) => void ran.push(ctx.task.id) } });
 
+// The file-level tests run on PostgreSQL only: wrong credentials, a missing database and a server that stops answering are
+// a server's failures (SQLite has none; MySQL's are in test/mysql/server-version.test.ts). A missing table: every dialect, below.
 let bed: WorkerTestBed;
 let pendingId: string;
 
@@ -170,4 +172,29 @@ it("does not hang when the broker connection dies while the start check says goo
     await channel.deleteQueue(topology(`${bed.prefix}_bye`).deadLetterQueue);
     await model.close();
   }
+});
+
+describe.each(WORKER_DIALECTS)("a missing task table ($name)", (dialect) => {
+  let other: WorkerTestBed;
+
+  beforeAll(async () => {
+    other = await WorkerTestBed.create(dialect);
+  });
+
+  afterAll(async () => {
+    await other?.close();
+  });
+
+  it("fails start, naming the table and the migration to apply", async () => {
+    const logger = recordingLogger();
+    const worker = createWorker({ tasks, databaseUrl: other.url, amqpUrl: other.amqpUrl, amqpPrefix: other.prefix, logger, table: "no_such_table" });
+    const error = await worker.start().then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    await worker.stop();
+    expect(error).toBeInstanceOf(TaskQueueConfigError);
+    expect((error as Error).message).toContain('the table "no_such_table" does not exist there: apply the migration');
+    expect(logger.find("worker started")).toEqual([]);
+  });
 });

@@ -1,0 +1,91 @@
+// Runs claimed tasks within the concurrency limit: a claimed task starts when a run slot is free (claimed ahead, it
+// waits for one), frees its slots when its handler is done, and is given back unstarted when the worker stops.
+
+import { errorMessage } from "../error-text.js";
+import type { Logger } from "../logger.js";
+import type { Store } from "../store/store.js";
+import type { TaskRecord } from "../store/task-record.js";
+import type { WakeupSender } from "../wakeups/wakeup-sender.js";
+import type { ClaimBudget } from "./claim-budget.js";
+import type { OutcomeWriter } from "./outcome-writer.js";
+import type { Slots } from "./slots.js";
+import type { StopSignal } from "./stop-signal.js";
+import { TaskRun, type RunHooks } from "./task-run.js";
+import type { ResolvedWorkerOptions } from "./worker-options.js";
+
+export interface RunLauncherParts {
+  options: ResolvedWorkerOptions;
+  store: Store;
+  outcomes: OutcomeWriter;
+  sender: WakeupSender;
+  logger: Logger;
+  stop: StopSignal;
+  /** The run slots: as many as `concurrency`. */
+  slots: Slots;
+  /** The claim slots: tasks held claimed, running or waiting for a run slot. */
+  claims: Slots;
+  budget: ClaimBudget;
+  /** The runs in hand, from claim until their outcome is written. */
+  runs: Set<TaskRun>;
+}
+
+export class RunLauncher {
+  constructor(private readonly parts: RunLauncherParts) {}
+
+  /** Runs a claimed task in the slot its claimer holds; frees the slot when the handler is done. */
+  launch(task: TaskRecord, via: "wakeup" | "poll"): void {
+    const { options, store, outcomes, logger, stop, slots, budget, runs } = this.parts;
+    const run = new TaskRun(task, options, store, outcomes, this.runHooks);
+    runs.add(run);
+    logger.info("task claimed", { taskId: run.task.id, taskName: run.task.name, attempt: run.task.attempts, via });
+    if (stop.stopping) {
+      void this.release([run]);
+      return;
+    }
+    if (slots.tryAcquire(1) === 1) {
+      budget.started();
+      run.start();
+      return;
+    }
+    // A task claimed ahead waits here for a run slot; the heartbeat extends its lease meanwhile.
+    void slots.acquire().then((ok) => {
+      if (!ok || stop.stopping) {
+        if (ok) slots.release();
+        void this.release([run]);
+        return;
+      }
+      budget.started();
+      run.start();
+    });
+  }
+
+  /** The slots free when the handler is done, so the next claim overlaps the write of this outcome. */
+  private readonly runHooks: RunHooks = {
+    handlerDone: (run) => {
+      this.parts.claims.setLimit(this.parts.budget.limit());
+      this.parts.claims.release();
+      if (run.started) this.parts.slots.release();
+    },
+    finished: (run) => void this.parts.runs.delete(run),
+  };
+
+  /** Gives running tasks back to pending without using an attempt, and wakes a worker for them. */
+  async release(candidates: TaskRun[]): Promise<void> {
+    const { store, sender, logger, options } = this.parts;
+    const runs = candidates.filter((run) => run.preempt("released"));
+    if (runs.length === 0) return;
+    try {
+      const released = await store.release(options.workerId, runs.map((run) => run.task.id));
+      for (const { id, queue } of released) {
+        logger.info("task released", { taskId: id, queue });
+        sender.send([{ id, queue }]);
+      }
+    } catch (error) {
+      logger.error("could not release tasks; the cleaner recovers them when their leases expire", {
+        tasks: runs.map((run) => run.task.id),
+        error: errorMessage(error),
+      });
+    }
+    for (const run of runs) run.done();
+  }
+}
