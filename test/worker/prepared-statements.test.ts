@@ -3,7 +3,7 @@
 
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { z } from "zod";
-import { pgDb } from "../../src/dialects/postgres/pg-db.js";
+import { ownDb } from "../../src/dialects/postgres/own-db.js";
 import { defineTasks } from "../../src/index.js";
 import { waitUntil } from "../support/wait.js";
 import { recordingLogger, WorkerTestBed } from "./harness.js";
@@ -25,7 +25,7 @@ afterAll(async () => {
 
 /** The prepared statements of the connection that ran a named statement, as the server lists them. */
 async function preparedAfterNamedQuery(preparedStatements: boolean | undefined): Promise<string[]> {
-  const db = pgDb(bed.url, { max: 1, preparedStatements });
+  const db = ownDb(bed.url, { max: 1, preparedStatements });
   try {
     return await db.transaction(async (tx) => {
       await tx.query("SELECT $1::int + 1 AS n", [41], "ptq_test_add");
