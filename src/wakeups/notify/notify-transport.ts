@@ -1,6 +1,7 @@
 // PostgreSQL LISTEN/NOTIFY as the wake-up transport: no broker, sub-millisecond wake-ups. Enqueue's insert statement
 // notifies inside the app's transaction; re-sends (cleaner, CLI, dashboard, a worker's released tasks) notify outside.
 
+import { errorMessage } from "../../error-text.js";
 import type { Logger } from "../../logger.js";
 import type { NotificationSession, WakeupNotifications } from "../../store/notifications.js";
 import type { DeadTaskNotification } from "../dead-task-notification.js";
@@ -105,7 +106,9 @@ export class NotifyTransport implements WakeupTransport {
       wakeup: (queue: string, ids: string[]) => {
         if (!taking || !queues.has(queue)) return;
         // A wake-up is a hint: when its delivery fails the rows stay pending, for polling and the cleaner.
-        options.deliver(ids, queue).catch(() => {});
+        options.deliver(ids, queue).catch((error: unknown) => {
+          logger.warn("wake-up handling failed; polling and the cleaner pick the tasks up", { queue, tasks: ids.length, error: errorMessage(error) });
+        });
       },
       listening: () => {
         for (const wake of waiters) wake();
