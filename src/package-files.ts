@@ -13,7 +13,7 @@ export function packageRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     const manifest = join(dir, "package.json");
-    if (existsSync(manifest) && JSON.parse(readFileSync(manifest, "utf8")).name === "prisma-task-queue") return (root = dir);
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, "utf8")) as { name?: unknown }).name === "prisma-task-queue") return (root = dir);
     const parent = dirname(dir);
     if (parent === dir) throw new Error("prisma-task-queue: cannot find the package's own package.json above " + import.meta.url);
     dir = parent;
@@ -22,7 +22,7 @@ export function packageRoot(): string {
 
 /** This package's version, from its own package.json (never the app's). */
 export function packageVersion(): string {
-  return JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")).version as string;
+  return (JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { version: string }).version;
 }
 
 /** The shipped Prisma model of the task table, from a dialect's schemaFiles.model. */

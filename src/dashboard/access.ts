@@ -41,8 +41,8 @@ function same(a: string, b: string): boolean {
 }
 
 /** Decides whether the request of `c` may proceed under `settings`. */
-export async function checkAccess(
-  c: Context,
+export async function checkAccess<C extends Context>(
+  c: C,
   context: AuthorizeContext,
   settings: Pick<DashboardSettings, "token" | "authorize" | "basePath">,
 ): Promise<AccessDecision> {

@@ -10,6 +10,7 @@ import { taskTable } from "../store/task-table.js";
 import { defineTasks, type TaskRegistry } from "../define-tasks.js";
 import { TaskQueueConfigError } from "../errors.js";
 import { ConfigFileError } from "./config-file-error.js";
+import { valueText } from "../value-text.js";
 import type { RunnerConfig } from "./config.js";
 import { registerTypeScriptHooks } from "./typescript-hooks.js";
 
@@ -195,5 +196,5 @@ function describe(value: unknown): string {
   if (Array.isArray(value)) return "an array";
   if (typeof value === "function") return "a function";
   if (typeof value === "object") return "an object";
-  return JSON.stringify(value) ?? String(value);
+  return valueText(value);
 }

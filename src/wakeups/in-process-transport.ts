@@ -15,7 +15,7 @@ const REGISTRY = Symbol.for("prisma-task-queue.in-process-wakeups");
 
 function registry(): Registry {
   const scope = globalThis as { [REGISTRY]?: Registry };
-  return (scope[REGISTRY] ??= new Map());
+  return (scope[REGISTRY] ??= new Map<string, Map<string, Deliver[]>>());
 }
 
 function listenersOf(identity: string, queue: string): Deliver[] {

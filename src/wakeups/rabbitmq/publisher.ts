@@ -6,6 +6,7 @@ import type { Logger } from "../../logger.js";
 import { traceChannels, traceWakeups } from "../../trace/channels.js";
 import type { DeadTaskNotification } from "../dead-task-notification.js";
 import type { PublishHooks, WakeupPublisher } from "../transport.js";
+import { valueText } from "../../value-text.js";
 import type { BrokerConnection } from "./connection.js";
 import { declareExchanges, declareQueue, type Topology } from "./topology.js";
 import { encodeWakeup, MAX_IDS_PER_MESSAGE } from "./wakeup-message.js";
@@ -54,7 +55,7 @@ export class Publisher implements WakeupPublisher {
       const body = Buffer.from(JSON.stringify(notification));
       const options = { persistent: true, contentType: "application/json", type: "task.dead" };
       channel.publish(this.options.topology.deadLetterExchange, notification.queue, body, options, (error: unknown) =>
-        error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(),
+        error ? reject(error instanceof Error ? error : new Error(`broker nacked the message: ${valueText(error)}`)) : resolve(),
       );
     });
   }
@@ -124,7 +125,7 @@ export class Publisher implements WakeupPublisher {
       try {
         traceWakeups(traceChannels.wakeupsPublished, queue, ids);
         channel.publish(this.options.topology.exchange, queue, body, options, (error: unknown) => {
-          if (error) this.fail(ids, error instanceof Error ? error : new Error(`broker nacked the wake-up: ${String(error)}`));
+          if (error) this.fail(ids, error instanceof Error ? error : new Error(`broker nacked the wake-up: ${valueText(error)}`));
           else this.options.onConfirmed?.(ids);
           resolve();
         });
