@@ -5,6 +5,7 @@
 
 import type { DeadTaskNotification } from "./dead-task-notification.js";
 import type { BrokerState, ListenOptions, PublishHooks, WakeupListener, WakeupPublisher, WakeupTransport } from "./transport.js";
+import { DeadTaskNotAnnouncedError } from "./wakeup-errors.js";
 
 type Deliver = ListenOptions["deliver"];
 
@@ -69,7 +70,7 @@ export class InProcessTransport implements WakeupTransport {
         });
       },
       notifyDead: (notification: DeadTaskNotification) =>
-        Promise.reject(new Error(`no broker is configured to announce dead task ${notification.id} (set amqpUrl)`)),
+        Promise.reject(new DeadTaskNotAnnouncedError(notification.id, "no broker is configured")),
       flush: async () => {},
       close: async () => {},
     };

@@ -6,6 +6,7 @@ import type { Logger } from "../../logger.js";
 import type { NotificationSession, WakeupNotifications } from "../../store/notifications.js";
 import type { DeadTaskNotification } from "../dead-task-notification.js";
 import type { BrokerState, ListenOptions, PublishHooks, WakeupListener, WakeupPublisher, WakeupTransport } from "../transport.js";
+import { DeadTaskNotAnnouncedError } from "../wakeup-errors.js";
 
 export interface NotifyTransportOptions {
   notifications: WakeupNotifications;
@@ -87,7 +88,7 @@ export class NotifyTransport implements WakeupTransport {
         }
       },
       notifyDead: (notification: DeadTaskNotification) =>
-        Promise.reject(new Error(`NOTIFY wake-ups do not announce dead task ${notification.id}; RabbitMQ does (set amqpUrl)`)),
+        Promise.reject(new DeadTaskNotAnnouncedError(notification.id, "NOTIFY wake-ups do not announce dead tasks")),
       flush,
       close: async () => {
         await flush();
