@@ -33,7 +33,7 @@ export interface CliIo {
   stderrIsTTY: boolean;
 }
 
-export const COMMON_OPTIONS = {
+const COMMON_OPTIONS = {
   config: { type: "string", short: "c" },
   "database-url": { type: "string" },
   "amqp-url": { type: "string" },

@@ -19,7 +19,7 @@ const WORKER_OPTIONS = `Worker options (override the config's worker: {...}):
       --queue <name>       serve this queue; repeat for several (default: the queues of the tasks with a handler)
 `;
 
-export const runHelp: Record<Role, string> = {
+const runHelp: Record<Role, string> = {
   worker: `Usage: task-runner worker [options]
 
 Runs the handlers of the tasks in the config: consumes wake-ups from RabbitMQ (polling the database while it is

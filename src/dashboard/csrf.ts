@@ -5,7 +5,7 @@ import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { Context } from "hono";
 import { generateCookie, getCookie } from "./hono.js";
 
-export const CSRF_COOKIE = "ptq_dashboard_csrf";
+const CSRF_COOKIE = "ptq_dashboard_csrf";
 export const CSRF_FIELD = "csrf";
 
 /** The CSRF token of the request of `c`, and the Set-Cookie header (HttpOnly, SameSite=Strict) when it had none yet. */

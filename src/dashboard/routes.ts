@@ -19,7 +19,7 @@ import { taskListPage } from "./pages/task-list-page.js";
 import { isTaskId } from "../store/task-id.js";
 
 /** What the Node adapter or the fetch caller passes along with each request. */
-export interface RequestBindings {
+interface RequestBindings {
   remoteAddress?: string;
   incoming?: IncomingMessage;
 }

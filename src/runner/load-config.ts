@@ -15,7 +15,7 @@ import type { RunnerConfig } from "./config.js";
 import { registerTypeScriptHooks } from "./typescript-hooks.js";
 
 /** The config file names looked for, in order, when no path is given. */
-export const CONFIG_FILE_NAMES = ["task-runner.config.ts", "task-runner.config.mts", "task-runner.config.js", "task-runner.config.mjs"];
+const CONFIG_FILE_NAMES = ["task-runner.config.ts", "task-runner.config.mts", "task-runner.config.js", "task-runner.config.mjs"];
 
 export { ConfigFileError };
 
@@ -24,7 +24,7 @@ export const OVERRIDABLE = ["databaseUrl", "amqpUrl", "table", "schema", "amqpPr
 export type Overridable = (typeof OVERRIDABLE)[number];
 
 /** The flag and the environment variable of each overridable setting (no variable: only the flag and the file). */
-export const OVERRIDE_NAMES: Record<Overridable, { flag: string; env?: string }> = {
+const OVERRIDE_NAMES: Record<Overridable, { flag: string; env?: string }> = {
   databaseUrl: { flag: "--database-url", env: "DATABASE_URL" },
   amqpUrl: { flag: "--amqp-url", env: "AMQP_URL" },
   table: { flag: "--table" },

@@ -118,7 +118,7 @@ function isAsymmetricMatcher(value: unknown): value is AsymmetricMatcher {
 }
 
 /** An expected value in words: JSON, with matchers, functions, RegExps and Dates named as such. */
-export function describeExpected(value: unknown): string {
+function describeExpected(value: unknown): string {
   if (isAsymmetricMatcher(value)) return value.toAsymmetricMatcher?.() ?? String(value);
   if (typeof value === "function") return `the function ${value.name || "(anonymous)"}`;
   if (value instanceof RegExp) return String(value);

@@ -12,7 +12,7 @@ import { resultJson } from "./result-json.js";
 import { StatementBatcher } from "./statement-batcher.js";
 
 /** Publishes dead-task notifications; rejects when the broker did not confirm. */
-export interface DeadLetterSink {
+interface DeadLetterSink {
   notifyDead(notification: DeadTaskNotification): Promise<void>;
 }
 

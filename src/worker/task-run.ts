@@ -16,7 +16,7 @@ import type { HandledDefinition, ResolvedWorkerOptions } from "./worker-options.
 import { TaskLeaseLostError, TaskTimeoutError, WorkerShutdownError } from "./worker-errors.js";
 
 /** Default handler time limit, as documented on TaskDefinition.timeoutMs. */
-export const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_TIMEOUT_MS = 60_000;
 
 /**
  * running → finishing (writing success or failure) | committing (transactional: marking succeeded inside the
