@@ -42,8 +42,8 @@ export function startCli(args: string[], options: { cwd: string; env?: Record<st
   const child = spawn(process.execPath, ["--import", tsxLoader, main, ...args], { cwd: options.cwd, env, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
-  child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
   const exited = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));
   return {
     process: child,

@@ -15,7 +15,7 @@ const main = join(out, "src", "cli", "main.js");
 let db: TestDatabase;
 
 beforeAll(async () => {
-  const sources = (readdirSync(join(root, "src"), { recursive: true, encoding: "utf8" }) as string[])
+  const sources = readdirSync(join(root, "src"), { recursive: true, encoding: "utf8" })
     .filter((file) => file.endsWith(".ts") && !file.endsWith(".d.ts"))
     .map((file) => join(root, "src", file));
   mkdirSync(out, { recursive: true });

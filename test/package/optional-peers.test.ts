@@ -28,7 +28,7 @@ const missing = (name: string, neededFor: string, fix = `npm install ${name}`) =
 let db: SqliteTestDatabase;
 
 beforeAll(async () => {
-  const sources = (readdirSync(join(root, "src"), { recursive: true, encoding: "utf8" }) as string[])
+  const sources = readdirSync(join(root, "src"), { recursive: true, encoding: "utf8" })
     .filter((file) => file.endsWith(".ts") && !file.endsWith(".d.ts"))
     .map((file) => join(root, "src", file));
   mkdirSync(installed, { recursive: true });

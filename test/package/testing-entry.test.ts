@@ -19,7 +19,7 @@ const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as
 let db: SqliteTestDatabase;
 
 beforeAll(async () => {
-  const sources = (readdirSync(join(root, "src"), { recursive: true, encoding: "utf8" }) as string[])
+  const sources = readdirSync(join(root, "src"), { recursive: true, encoding: "utf8" })
     .filter((file) => file.endsWith(".ts") && !file.endsWith(".d.ts"))
     .map((file) => join(root, "src", file));
   mkdirSync(installed, { recursive: true });
