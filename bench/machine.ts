@@ -28,7 +28,7 @@ export async function describeMachine(databaseUrl: string, amqpUrl: string, mysq
     node: process.version,
     postgres,
     ...(mysqlUrl ? { mysql: await mysqlVersion(mysqlUrl) } : {}),
-    rabbitmq: String(properties.version ?? "unknown"),
+    rabbitmq: typeof properties.version === "string" ? properties.version : "unknown",
     graphileWorker: packageVersion("graphile-worker"),
     pgBoss: packageVersion("pg-boss"),
     loadAverageAtStart: loadavg().map((l) => Math.round(l * 100) / 100),

@@ -61,7 +61,7 @@ function cliBed(dialect: CliDialect) {
   const bed = {} as { url: string; store: Store; rows: RowWriter; prefix: string; counter: WakeupCounter; env: Record<string, string>; drop(): Promise<void> };
   beforeAll(async () => {
     const database = await dialect.store.createDatabase();
-    Object.assign(bed, { url: database.url, drop: database.drop, store: openStore(database.url, { max: 2 }), rows: dialect.rows(database.url), prefix: uniquePrefix() });
+    Object.assign(bed, { url: database.url, drop: () => database.drop(), store: openStore(database.url, { max: 2 }), rows: dialect.rows(database.url), prefix: uniquePrefix() });
     bed.counter = await WakeupCounter.start(bed.prefix, ["default", "mail"]);
     bed.env = { DATABASE_URL: database.url, AMQP_URL: inject("amqpUrl"), PTQ_PREFIX: bed.prefix };
   });

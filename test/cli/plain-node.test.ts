@@ -35,8 +35,8 @@ function plainNode(args: string[], cwd: string, env: Record<string, string> = {}
   const child = spawn(process.execPath, [main, ...args], { cwd, env: { ...base, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk));
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   return new Promise((resolve) => child.once("close", (code) => resolve({ code, stdout, stderr })));
 }
 

@@ -259,6 +259,6 @@ describe.each([postgres, sqlite, mysql])("the shipped model on $store.name", (di
   });
 
   it.runIf(dialect.indexes)("has every index the model declares, under the name Prisma gives it, and no other", async () => {
-    await dialect.indexes!(database.url);
+    await dialect.indexes?.(database.url);
   });
 });

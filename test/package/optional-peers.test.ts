@@ -163,9 +163,9 @@ function startNode(args: string[], env: Record<string, string>, cwd = scratch) {
   let stdout = "";
   let stderr = "";
   const watchers = new Set<() => void>();
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk));
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on("data", (chunk: Buffer) => {
-    stderr += chunk;
+    stderr += chunk.toString();
     for (const watch of watchers) watch();
   });
   const exited = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));

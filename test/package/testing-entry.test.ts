@@ -105,7 +105,7 @@ function node(args: string[], env: Record<string, string>): Promise<{ code: numb
   const child = spawn(process.execPath, args, { cwd: scratch, env: { ...base, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk));
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   return new Promise((resolve) => child.once("close", (code) => resolve({ code, stdout, stderr })));
 }
