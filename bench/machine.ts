@@ -45,7 +45,7 @@ async function mysqlVersion(serverUrl: string): Promise<string> {
     password: decodeURIComponent(url.password) || undefined,
   });
   try {
-    const rows = (await connection.query("SELECT VERSION() AS version")) as Array<{ version: string }>;
+    const rows = await connection.query<Array<{ version: string }>>("SELECT VERSION() AS version");
     return rows[0]!.version;
   } finally {
     await connection.end();

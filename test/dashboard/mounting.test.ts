@@ -73,7 +73,7 @@ describe("Express", () => {
     });
     expect(posted.status).toBe(303);
     expect(posted.headers.get("location")).toBe(`/admin/tasks/tasks/${id}?done=retry&n=1`);
-    expect((await sql.query("SELECT status FROM tasks WHERE id = $1", [id])).rows[0].status).toBe("pending");
+    expect((await sql.query<{ status: string }>("SELECT status FROM tasks WHERE id = $1", [id])).rows[0]!.status).toBe("pending");
   });
 
   it("passes requests outside its base path to next() when used as app-wide middleware", async () => {

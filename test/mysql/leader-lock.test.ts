@@ -15,7 +15,7 @@ let store: Store;
 let otherStore: Store;
 const locks: LeaderLock[] = [];
 const lines: Array<{ level: string; message: string }> = [];
-const logger = jsonLogger("info", (line) => lines.push(JSON.parse(line)));
+const logger = jsonLogger("info", (line) => lines.push(JSON.parse(line) as { level: string; message: string }));
 
 beforeAll(async () => {
   [database, other] = await Promise.all([createMysqlTestDatabase(), createMysqlTestDatabase()]);
@@ -50,11 +50,7 @@ it("names the holder by its session, and warns when that session is killed", asy
   expect(await leader.check()).toBe(true);
   expect(await follower.check()).toBe(false);
   const holder = await store.leaderHolder(store.defaultLockKey());
-  const [session] = (await sql.query("SELECT ID AS id, USER AS user, HOST AS host FROM information_schema.PROCESSLIST WHERE ID = ?", [holder?.pid])) as Array<{
-    id: number;
-    user: string;
-    host: string;
-  }>;
+  const [session] = await sql.query<Array<{ id: number; user: string; host: string }>>("SELECT ID AS id, USER AS user, HOST AS host FROM information_schema.PROCESSLIST WHERE ID = ?", [holder?.pid]);
   expect(session).toBeDefined();
   expect(holder).toEqual({ pid: Number(session!.id), pidOf: "database-connection", holder: `${session!.user}@${session!.host}`, clientAddr: session!.host, since: null });
 

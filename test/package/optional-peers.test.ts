@@ -150,7 +150,7 @@ export default defineConfig({ tasks: defineTasks({ greet: { payload: z.object({ 
 
 function tsxLoader(): string {
   const tsxManifest = createRequire(import.meta.url).resolve("tsx/package.json");
-  const exports = JSON.parse(readFileSync(tsxManifest, "utf8")).exports["."] as string;
+  const exports = (JSON.parse(readFileSync(tsxManifest, "utf8")) as { exports: Record<string, string> }).exports["."]!;
   return pathToFileURL(join(dirname(tsxManifest), exports)).href;
 }
 

@@ -95,7 +95,7 @@ process.stdout.write(JSON.stringify(report));
 
 function tsxLoader(): string {
   const tsxManifest = createRequire(import.meta.url).resolve("tsx/package.json");
-  const exports = JSON.parse(readFileSync(tsxManifest, "utf8")).exports["."] as string;
+  const exports = (JSON.parse(readFileSync(tsxManifest, "utf8")) as { exports: Record<string, string> }).exports["."]!;
   return pathToFileURL(join(dirname(tsxManifest), exports)).href;
 }
 

@@ -71,7 +71,7 @@ const tasks = defineTasks<PrismaClient>()({
   notify: {
     payload: z.object({ reportId: z.string() }),
     recovery: (_task, ctx) => {
-      expectTypeOf<typeof ctx.prisma.report.findMany>().toEqualTypeOf<PrismaClient["report"]["findMany"]>();
+      expectTypeOf(ctx.prisma.report).toHaveProperty("findMany").toEqualTypeOf<PrismaClient["report"]["findMany"]>();
       return "dead";
     },
     handler: async (_payload, ctx) => {
