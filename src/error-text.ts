@@ -16,10 +16,25 @@ export function errorText(thrown: unknown): string {
   } else if (typeof thrown === "string") {
     text = thrown;
   } else {
-    text = valueText(thrown);
+    text = thrownText(thrown);
   }
   text = text.replaceAll("\u0000", "\\u0000").replace(LONE_SURROGATE, "\uFFFD");
   return text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS)}… (truncated)` : text;
+}
+
+/**
+ * A thrown value that is neither an Error nor a string: JSON when JSON can hold it, else the value's text. An object
+ * JSON cannot hold (a cycle) keeps the text it has always had in last_error, "[object Object]".
+ */
+function thrownText(thrown: unknown): string {
+  if (typeof thrown !== "object" || thrown === null) return valueText(thrown);
+  try {
+    const json = JSON.stringify(thrown);
+    if (json !== undefined) return json;
+  } catch {
+    // A cycle or a BigInt inside: the object's tag below.
+  }
+  return Object.prototype.toString.call(thrown);
 }
 
 /** A one-line message for logs. */
