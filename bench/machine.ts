@@ -28,7 +28,7 @@ export async function describeMachine(databaseUrl: string, amqpUrl: string, mysq
     node: process.version,
     postgres,
     ...(mysqlUrl ? { mysql: await mysqlVersion(mysqlUrl) } : {}),
-    rabbitmq: String(properties.version ?? "unknown"),
+    rabbitmq: typeof properties.version === "string" ? properties.version : "unknown",
     graphileWorker: packageVersion("graphile-worker"),
     pgBoss: packageVersion("pg-boss"),
     loadAverageAtStart: loadavg().map((l) => Math.round(l * 100) / 100),
@@ -45,7 +45,7 @@ async function mysqlVersion(serverUrl: string): Promise<string> {
     password: decodeURIComponent(url.password) || undefined,
   });
   try {
-    const rows = (await connection.query("SELECT VERSION() AS version")) as Array<{ version: string }>;
+    const rows = await connection.query<Array<{ version: string }>>("SELECT VERSION() AS version");
     return rows[0]!.version;
   } finally {
     await connection.end();

@@ -80,8 +80,8 @@ for (let round = 1; round <= rounds; round++) {
       const next = ids.slice(step * batch, (step + 1) * batch);
       const began = performance.now();
       if (mode === "one") {
-        const { rows } = await pool.query({ name: "both", text: BOTH, values: [next, filter.names, filter.queues, "w1", 30_000, held] });
-        if (Number(rows[0].completed) !== held.length) throw new Error("combined statement completed too few");
+        const { rows } = await pool.query<{ completed: string | number }>({ name: "both", text: BOTH, values: [next, filter.names, filter.queues, "w1", 30_000, held] });
+        if (Number(rows[0]?.completed) !== held.length) throw new Error("combined statement completed too few");
       } else {
         const finished = await pool.query({ name: mode, text: mode === "two" ? COMPLETE : DELETE, values: [held, "w1"] });
         if (finished.rowCount !== held.length) throw new Error(`${mode}: completed too few`);
@@ -96,7 +96,7 @@ for (let round = 1; round <= rounds; round++) {
   const one = await pairTimes("one");
   const deleting = await pairTimes("delete");
   // 4. HOT updates so far in this database.
-  const { rows: stats } = await pool.query(`SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = 'tasks'`);
+  const { rows: stats } = await pool.query<{ n_tup_upd: string; n_tup_hot_upd: string }>(`SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = 'tasks'`);
   console.log(`round ${round}:`);
   console.log(`  1. claim one id: store ${summary(viaStore)} | batch statement (= ANY) ${summary(viaAny)}`);
   console.log(`  2. complete ${batch} + claim ${batch}: two statements ${summary(two)} | one statement ${summary(one)}`);

@@ -28,7 +28,7 @@ export function markdownTable(results: Results, verdicts: TargetVerdict[]): stri
     `|---|---|${columns.map(() => "--:|").join("")}--:|--:|---|`,
   ];
   for (const row of ROWS) {
-    const measured = (peer: PeerName) => results[peer] && row.value(results[peer]!);
+    const measured = (peer: PeerName) => results[peer] && row.value(results[peer]);
     if (others.length > 0 && columns.every((peer) => measured(peer) === undefined)) continue;
     const cells = columns.map((peer) => format(measured(peer), row.unit));
     const targets = verdicts
@@ -47,7 +47,7 @@ export function markdownTable(results: Results, verdicts: TargetVerdict[]): stri
 function jsonRow(row: Row, results: Results) {
   const values: Partial<Record<PeerName, number>> = {};
   for (const peer of PEERS) {
-    const value = results[peer] && row.value(results[peer]!);
+    const value = results[peer] && row.value(results[peer]);
     if (value !== undefined) values[peer] = round(value, 4);
   }
   const of = (peer: PeerName) => {

@@ -66,7 +66,7 @@ function pct(ratio: number | undefined): number | undefined {
 /** ours ÷ peer for a row, when both were measured. */
 export function ratio(row: Row, results: Results, peer: PeerName): number | undefined {
   const ours = results.ours && row.value(results.ours);
-  const theirs = results[peer] && row.value(results[peer]!);
+  const theirs = results[peer] && row.value(results[peer]);
   if (ours === undefined || theirs === undefined || theirs === 0) return undefined;
   return ours / theirs;
 }

@@ -28,14 +28,14 @@ export function judgeTargets(results: Results): TargetVerdict[] {
   const atLeast = (key: string, peer: "graphile-worker" | "pg-boss", bound: number) => oursAgainst(key, peer, "≥", bound);
   const atMost = (key: string, peer: "graphile-worker" | "pg-boss", bound: number) => oursAgainst(key, peer, "≤", bound);
   const absolute = (key: string, target: string, test: (value: number) => boolean, unit: string, peer: PeerName = "ours") => {
-    const value = results[peer] && row(key).value(results[peer]!);
+    const value = results[peer] && row(key).value(results[peer]);
     if (peer !== "ours" && results[peer] === undefined) return; // that dialect was not measured in this run
     verdicts.push({ row: key, peer, target, measured: `${fmt(value, 1)} ${unit}`, met: value === undefined ? undefined : test(value) });
   };
   /** `peer`'s figure ÷ `over`'s on a row, judged by `met`; only when both were measured in this run. */
   const peerRatio = (key: string, peer: PeerName, over: PeerName, met: (r: number) => boolean, target: string) => {
-    const mine = results[peer] && row(key).value(results[peer]!);
-    const theirs = results[over] && row(key).value(results[over]!);
+    const mine = results[peer] && row(key).value(results[peer]);
+    const theirs = results[over] && row(key).value(results[over]);
     if (mine === undefined || theirs === undefined || theirs === 0) return;
     const r = mine / theirs;
     verdicts.push({ row: key, peer, target, measured: `${fmt(r)}×`, met: met(r) });

@@ -1,7 +1,18 @@
 // The demo's burst: app-like transactions that write a report and enqueue its tasks, some rolled back on purpose,
 // some with failing handlers, some delayed, some repeating a dedupe key.
 
-import type { EnqueuedTask } from "../src/index.js";
+import type { EnqueuedTask, EnqueueOptions } from "../src/index.js";
+
+/** What the burst uses of the demo's transaction client: a report, and the enqueue taskQueue() adds. */
+interface DemoTx {
+  report: { create(args: { data: { id: string } }): Promise<{ id: string }> };
+  task: { enqueue(name: string, payload: unknown, options?: EnqueueOptions): Promise<EnqueuedTask> };
+}
+
+/** What the burst uses of the demo's client, on either database. */
+interface DemoClient {
+  $transaction<R>(fn: (tx: DemoTx) => Promise<R>): Promise<R>;
+}
 
 export interface LoadResult {
   committed: string[];
@@ -14,7 +25,7 @@ export interface LoadResult {
 class PlannedRollback extends Error {}
 
 /** Runs `count` transactions, `concurrency` at a time. Every 7th rolls back after enqueueing. */
-export async function runLoad(prisma: any, count: number, concurrency: number): Promise<LoadResult> {
+export async function runLoad(prisma: DemoClient, count: number, concurrency: number): Promise<LoadResult> {
   const result: LoadResult = { committed: [], rolledBack: [], transactions: 0, rolledBackTransactions: 0, duplicatesReturned: 0 };
   let next = 0;
   const worker = async () => {
@@ -22,7 +33,7 @@ export async function runLoad(prisma: any, count: number, concurrency: number): 
       const n = next++;
       const enqueued: EnqueuedTask[] = [];
       try {
-        await prisma.$transaction(async (tx: any) => {
+        await prisma.$transaction(async (tx) => {
           const report = await tx.report.create({ data: { id: crypto.randomUUID() } });
           const failTimes = n % 5 === 0 ? 2 : 0;
           enqueued.push(await tx.task.enqueue("generate-report", { reportId: report.id, failTimes }, { key: `report:${report.id}` }));

@@ -2,6 +2,7 @@
 // The worker adds the delay to the database clock (run_at = now() + delay), so only the length is computed here.
 
 import type { BackoffPolicy } from "./define-tasks.js";
+import { valueText } from "./value-text.js";
 
 /** The defaults of BackoffPolicy: 1 s, doubling, at most 1 hour, ±20 %. */
 export const DEFAULT_BACKOFF: Required<BackoffPolicy> = { baseMs: 1000, factor: 2, maxMs: 3_600_000, jitter: 0.2 };
@@ -24,16 +25,16 @@ export function backoffPolicyProblem(policy: unknown): string | undefined {
   if (typeof policy !== "object" || policy === null) return `backoff must be an object such as { baseMs: 1000 }, got ${JSON.stringify(policy)}`;
   const { baseMs, factor, maxMs, jitter } = policy as Record<string, unknown>;
   if (baseMs !== undefined && !(typeof baseMs === "number" && Number.isFinite(baseMs) && baseMs >= 0)) {
-    return `backoff.baseMs must be a number of milliseconds ≥ 0, got ${String(baseMs)}`;
+    return `backoff.baseMs must be a number of milliseconds ≥ 0, got ${valueText(baseMs)}`;
   }
   if (factor !== undefined && !(typeof factor === "number" && Number.isFinite(factor) && factor >= 1)) {
-    return `backoff.factor must be a number ≥ 1, got ${String(factor)}`;
+    return `backoff.factor must be a number ≥ 1, got ${valueText(factor)}`;
   }
   if (maxMs !== undefined && !(typeof maxMs === "number" && Number.isFinite(maxMs) && maxMs >= 0)) {
-    return `backoff.maxMs must be a number of milliseconds ≥ 0, got ${String(maxMs)}`;
+    return `backoff.maxMs must be a number of milliseconds ≥ 0, got ${valueText(maxMs)}`;
   }
   if (jitter !== undefined && !(typeof jitter === "number" && jitter >= 0 && jitter <= 1)) {
-    return `backoff.jitter must be a fraction from 0 to 1, got ${String(jitter)}`;
+    return `backoff.jitter must be a fraction from 0 to 1, got ${valueText(jitter)}`;
   }
   return undefined;
 }

@@ -10,6 +10,7 @@ import type { TaskRecord } from "./store/task-record.js";
 import type { ClientWith, TaskContext, TransactionClientOf, UntypedClient } from "./task-context.js";
 // Types only, erased at run time: the handlers' ctx carries the enqueue methods of the registry they belong to.
 import type { TaskModelMethods } from "./extension/enqueue-methods.js";
+import { valueText } from "./value-text.js";
 
 export type { TaskRecord } from "./store/task-record.js";
 export type { TaskStatus } from "./store/task-status.js";
@@ -85,6 +86,7 @@ export type TaskDefinition<Schema extends ZodType = ZodType, Prisma = UntypedCli
   | TransactionalTaskDefinition<Schema, Prisma, Tx>;
 
 /** A registry as returned by defineTasks, whatever client its handlers are typed with (hence `any`, in this constraint only). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- handlers take the client as a parameter, so no narrower type accepts them all
 export type TaskRegistry = Record<string, TaskDefinition<ZodType, any, any>>;
 
 /** The input type of a task's payload (what enqueue accepts). */
@@ -178,6 +180,6 @@ const TRANSACTION_TIMEOUT_EXTRA_MS = 5000;
 
 function integerInRange(task: string, option: string, value: unknown, min: number, max: number, why: string): void {
   if (value !== undefined && !(Number.isSafeInteger(value) && (value as number) >= min && (value as number) <= max)) {
-    throw new TaskDefinitionError(task, `${option} must be an integer from ${min} to ${max} (${why}), got ${String(value)}.`);
+    throw new TaskDefinitionError(task, `${option} must be an integer from ${min} to ${max} (${why}), got ${valueText(value)}.`);
   }
 }

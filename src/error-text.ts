@@ -1,6 +1,8 @@
 // Turns whatever a handler threw into the text stored in last_error: message and stack for an Error,
 // a string for anything else, cleaned of what PostgreSQL text cannot hold, and bounded in size.
 
+import { valueText } from "./value-text.js";
+
 const MAX_ERROR_CHARS = 8000;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
@@ -14,22 +16,28 @@ export function errorText(thrown: unknown): string {
   } else if (typeof thrown === "string") {
     text = thrown;
   } else {
-    text = describe(thrown);
+    text = thrownText(thrown);
   }
-  text = text.replace(/\u0000/g, "\\u0000").replace(LONE_SURROGATE, "\uFFFD");
+  text = text.replaceAll("\u0000", "\\u0000").replace(LONE_SURROGATE, "\uFFFD");
   return text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS)}… (truncated)` : text;
+}
+
+/**
+ * A thrown value that is neither an Error nor a string: JSON when JSON can hold it, else the value's text. An object
+ * JSON cannot hold (a cycle) keeps the text it has always had in last_error, "[object Object]".
+ */
+function thrownText(thrown: unknown): string {
+  if (typeof thrown !== "object" || thrown === null) return valueText(thrown);
+  try {
+    const json = JSON.stringify(thrown);
+    if (json !== undefined) return json;
+  } catch {
+    // A cycle or a BigInt inside: the object's tag below.
+  }
+  return Object.prototype.toString.call(thrown);
 }
 
 /** A one-line message for logs. */
 export function errorMessage(thrown: unknown): string {
   return thrown instanceof Error ? thrown.message : errorText(thrown).split("\n")[0]!;
-}
-
-function describe(value: unknown): string {
-  if (value === undefined || value === null || typeof value !== "object") return String(value);
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
 }

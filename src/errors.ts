@@ -17,6 +17,10 @@ export type TaskQueueErrorCode =
   | "TASK_INLINE_RUN_FAILED"
   | "TASK_ENQUEUE_WOULD_WAIT"
   | "TASK_CLIENT_UNUSABLE"
+  | "TASK_BROKER_FAILED"
+  | "TASK_DEAD_NOT_ANNOUNCED"
+  | "TASK_TABLE_UNREADABLE"
+  | "TASK_PACKAGE_FILES_MISSING"
   | "MIGRATIONS_FOLDER_INVALID"
   | "MIGRATION_HALF_APPLIED"
   | "MIGRATION_EDITED"
@@ -33,6 +37,20 @@ export class TaskQueueError extends Error {
     super(message);
     this.name = new.target.name;
     this.code = code;
+  }
+}
+
+/** The task table cannot be read: missing, of another shape, or the database refused. The message says what to do. */
+export class TaskTableUnreadableError extends TaskQueueError {
+  constructor(problem: string) {
+    super("TASK_TABLE_UNREADABLE", `cannot read the task table: ${problem}`);
+  }
+}
+
+/** This package's own files (its package.json) are not where they should be: the installed copy is incomplete. */
+export class PackageFilesMissingError extends TaskQueueError {
+  constructor(problem: string) {
+    super("TASK_PACKAGE_FILES_MISSING", `prisma-task-queue: ${problem}. Reinstall the package.`);
   }
 }
 

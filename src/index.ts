@@ -30,9 +30,11 @@ export {
   TaskPayloadTooLargeError,
   TaskQueueConfigError,
   TaskQueueError,
+  TaskTableUnreadableError,
   UnknownTaskError,
   UnrecoverableError,
 } from "./errors.js";
+export { WakeupBrokerError } from "./wakeups/wakeup-errors.js";
 export type { TaskQueueErrorCode } from "./errors.js";
 export { jsonLogger, silentLogger } from "./logger.js";
 export type { Logger } from "./logger.js";

@@ -17,7 +17,7 @@ export function queueNameProblem(queue: unknown): string | undefined {
 export function taskNameProblem(name: string): string | undefined {
   if (name.length === 0) return "the name is empty";
   if (name.length > TASK_NAME_MAX) return `the name is ${name.length} characters long, over ${TASK_NAME_MAX}`;
-  // eslint-disable-next-line no-control-regex
+  // eslint-disable-next-line no-control-regex -- control characters are what this pattern looks for: a task name may not hold them
   if (/[\u0000-\u001f\u007f]/.test(name)) return `the name ${JSON.stringify(name)} holds control characters`;
   return undefined;
 }

@@ -4,25 +4,26 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { PackageFilesMissingError } from "./errors.js";
 
 let root: string | undefined;
 
 /** The directory holding this package's package.json. */
-export function packageRoot(): string {
+function packageRoot(): string {
   if (root) return root;
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     const manifest = join(dir, "package.json");
-    if (existsSync(manifest) && JSON.parse(readFileSync(manifest, "utf8")).name === "prisma-task-queue") return (root = dir);
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, "utf8")) as { name?: unknown }).name === "prisma-task-queue") return (root = dir);
     const parent = dirname(dir);
-    if (parent === dir) throw new Error("prisma-task-queue: cannot find the package's own package.json above " + import.meta.url);
+    if (parent === dir) throw new PackageFilesMissingError(`cannot find the package's own package.json above ${import.meta.url}`);
     dir = parent;
   }
 }
 
 /** This package's version, from its own package.json (never the app's). */
 export function packageVersion(): string {
-  return JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")).version as string;
+  return (JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { version: string }).version;
 }
 
 /** The shipped Prisma model of the task table, from a dialect's schemaFiles.model. */

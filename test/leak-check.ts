@@ -20,7 +20,7 @@ beforeAll(() => {
 
 afterAll(async () => {
   const deadline = Date.now() + 2000;
-  let leaked: string[] = [];
+  let leaked: string[];
   do {
     await new Promise((resolve) => setTimeout(resolve, 25));
     const now = activeCounts();

@@ -21,7 +21,7 @@ const onRun = spec.record
     };
 
 const { startWorker } = (await import(new URL(spec.workerModule, import.meta.url).href)) as {
-  startWorker(start: WorkerStart): Promise<WorkerHandle>;
+  startWorker: (start: WorkerStart) => Promise<WorkerHandle>;
 };
 let handle: WorkerHandle | undefined;
 let peakRssBytes = 0;

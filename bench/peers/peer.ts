@@ -39,7 +39,7 @@ export interface WorkerStart {
   target: RunTarget;
   concurrency: number;
   /** Called at the very start of every handler with the payload's `n`. */
-  onRun(n: number): void;
+  onRun: (n: number) => void;
 }
 
 export interface Peer {

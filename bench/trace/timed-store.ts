@@ -15,7 +15,7 @@ export function timedStore(store: Store, listener: OperationListener): Store {
     get(inner, property) {
       const value = Reflect.get(inner, property) as unknown;
       if (typeof value !== "function" || typeof property !== "string") return value;
-      if (!TIMED.has(property)) return value.bind(inner);
+      if (!TIMED.has(property)) return (value as (...args: unknown[]) => unknown).bind(inner);
       return async (...args: unknown[]) => {
         const began = wallMs();
         const result = await (value as (...a: unknown[]) => unknown).apply(inner, args);

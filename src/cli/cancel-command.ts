@@ -5,7 +5,7 @@ import { withStore } from "./database-session.js";
 import { EXIT_OK } from "./exit-codes.js";
 import { notActionable, taskIdArgument } from "./task-lookup.js";
 
-export const cancelHelp = `Usage: task-runner cancel <id>
+const cancelHelp = `Usage: task-runner cancel <id>
 
 Cancels a pending task (due or delayed) so that it never runs. A running task cannot be cancelled; exit code 3 says
 the task is missing or not pending.

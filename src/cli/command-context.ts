@@ -33,7 +33,7 @@ export interface CliIo {
   stderrIsTTY: boolean;
 }
 
-export const COMMON_OPTIONS = {
+const COMMON_OPTIONS = {
   config: { type: "string", short: "c" },
   "database-url": { type: "string" },
   "amqp-url": { type: "string" },
@@ -81,7 +81,7 @@ export function parseCommand<Options extends Record<string, OptionSpec>>(
 ): { values: CommonValues & ValuesOf<Options>; positionals: string[] } {
   try {
     const parsed = parseArgs({ args: argv, options: { ...COMMON_OPTIONS, ...options }, allowPositionals: true, strict: true });
-    return { values: parsed.values as CommonValues & ValuesOf<Options>, positionals: parsed.positionals };
+    return { values: parsed.values, positionals: parsed.positionals };
   } catch (error) {
     throw new CliError(`${(error as Error).message}. Run \`task-runner ${command} --help\` for its options.`, EXIT_USAGE);
   }
@@ -144,7 +144,7 @@ function checkValues(config: CommandConfig): void {
     table: () => taskTable(config.table, config.schema),
     schema: () => taskTable(config.table, config.schema),
     amqpPrefix: () => topology(config.amqpPrefix),
-    wakeups: () => checkTransportOptions({ amqpPrefix: config.amqpPrefix, amqpUrl: config.amqpUrl, wakeups: config.wakeups as WakeupsChoice | undefined }),
+    wakeups: () => checkTransportOptions({ amqpPrefix: config.amqpPrefix, amqpUrl: config.amqpUrl, wakeups: config.wakeups }),
   };
   for (const key of OVERRIDABLE) {
     if (config[key] === undefined) continue;

@@ -11,7 +11,7 @@ import { problemFailure } from "./database-errors.js";
 import { CliError, EXIT_FAILURE, EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE } from "./exit-codes.js";
 import { locateSchema, migrationsBeside } from "./schema-location.js";
 
-export const migrateHelp = `Usage: task-runner migrate [--dry-run] [--baseline] [--migrations <dir>]
+const migrateHelp = `Usage: task-runner migrate [--dry-run] [--baseline] [--migrations <dir>]
        task-runner migrate --rolled-back <migration>
 
 Applies the migrations of your Prisma migrations folder that the database lacks, in name order, as

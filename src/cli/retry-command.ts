@@ -8,7 +8,7 @@ import { CliError, EXIT_OK, EXIT_USAGE } from "./exit-codes.js";
 import { notActionable, taskIdArgument } from "./task-lookup.js";
 import { wakeNote, wakeTasks } from "./wakeups.js";
 
-export const retryHelp = `Usage: task-runner retry <id>
+const retryHelp = `Usage: task-runner retry <id>
        task-runner retry --dead [--name <task>]
 
 Puts a dead or cancelled task back to pending with its attempts reset, and sends its wake-up (RabbitMQ or PostgreSQL

@@ -34,7 +34,7 @@ const COMMANDS: Record<string, Command> = {
   },
 };
 
-export function mainHelp(): string {
+function mainHelp(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
   const list = Object.entries(COMMANDS)
     .map(([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`)

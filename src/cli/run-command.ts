@@ -2,6 +2,7 @@
 // start the parts, run until SIGTERM/SIGINT, then stop gracefully (a second signal cuts the worker's grace period).
 
 import { createCleaner, type Cleaner } from "../cleaner/create-cleaner.js";
+import { errorMessage } from "../error-text.js";
 import { MissingPackageError, TaskQueueError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { LoadedConfig } from "../runner/load-config.js";
@@ -18,7 +19,7 @@ const WORKER_OPTIONS = `Worker options (override the config's worker: {...}):
       --queue <name>       serve this queue; repeat for several (default: the queues of the tasks with a handler)
 `;
 
-export const runHelp: Record<Role, string> = {
+const runHelp: Record<Role, string> = {
   worker: `Usage: task-runner worker [options]
 
 Runs the handlers of the tasks in the config: consumes wake-ups from RabbitMQ (polling the database while it is
@@ -87,10 +88,11 @@ export async function runCommand(role: Role, argv: string[], io: CliIo): Promise
     signals.remove();
     await stopParts(parts, prisma);
     // A refused broker or database fails start for good: name where its URL came from (flag, environment or file).
-    const option = (error as { option?: unknown }).option;
-    const source = option === "amqpUrl" || option === "databaseUrl" ? config.sources[option] : undefined;
+    const thrownOption = (error as { option?: unknown }).option;
+    const option = thrownOption === "amqpUrl" || thrownOption === "databaseUrl" ? thrownOption : undefined;
+    const source = option ? config.sources[option] : undefined;
     const code = error instanceof TaskQueueError && error.code === "TASK_QUEUE_CONFIG_INVALID" ? EXIT_USAGE : EXIT_FAILURE;
-    throw new CliError(`could not start: ${(error as Error).message}${source ? ` (${option} came from ${source})` : ""}`, code, { cause: error });
+    throw new CliError(`could not start: ${errorMessage(error)}${source ? ` (${option} came from ${source})` : ""}`, code, { cause: error });
   }
   await signals.done;
   return EXIT_OK;

@@ -6,7 +6,7 @@ import { EXIT_OK } from "./exit-codes.js";
 import { notActionable, taskIdArgument } from "./task-lookup.js";
 import { wakeNote, wakeTasks } from "./wakeups.js";
 
-export const runNowHelp = `Usage: task-runner run <id>
+const runNowHelp = `Usage: task-runner run <id>
 
 Makes a pending task that waits for its run_at (delayed, or waiting for a retry) due now, and sends its wake-up so it
 runs at once (with polling, workers pick it up at their next poll). Exit code 3 says the task is missing or not pending.

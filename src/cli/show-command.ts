@@ -7,7 +7,7 @@ import { withStore } from "./database-session.js";
 import { CliError, EXIT_NOT_FOUND, EXIT_OK } from "./exit-codes.js";
 import { taskIdArgument } from "./task-lookup.js";
 
-export const showHelp = `Usage: task-runner show <id> [--json]
+const showHelp = `Usage: task-runner show <id> [--json]
 
 Shows one task: status, attempts, the worker that finished it, its current error (none once it succeeded) and its
 error history (the last 10 failed attempts, oldest first). Exit code 3 says the task does not exist.

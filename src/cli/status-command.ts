@@ -9,7 +9,7 @@ import { brokerReport, renderBroker, type BrokerReport } from "./broker-report.j
 import { withStore } from "./database-session.js";
 import { EXIT_OK } from "./exit-codes.js";
 
-export const statusHelp = `Usage: task-runner status [--json]
+const statusHelp = `Usage: task-runner status [--json]
 
 Shows task counts by queue, task name and status, the oldest due pending task per queue, whether a cleaner leads and
 what waits without one (expired leases always; delayed tasks, retries and lost wake-ups too when workers are woken by
@@ -23,7 +23,7 @@ ${COMMON_HELP}`;
 
 const STATUSES = TASK_STATUSES;
 
-export interface StatusReport {
+interface StatusReport {
   tasks: Array<{ queue: string; name: string } & Record<TaskStatus, number>>;
   due: Array<{ queue: string; due: number; oldestDueSeconds: number }>;
   cleaner: { leading: boolean; pid: number | null; pidOf: LeaderInfo["pidOf"] | null; host: string | null; since: string | null };

@@ -7,7 +7,7 @@ import type { Context } from "hono";
 import type { AuthorizeContext, DashboardSettings } from "./dashboard-options.js";
 import { generateCookie, getCookie } from "./hono.js";
 
-export const TOKEN_COOKIE = "ptq_dashboard_session";
+const TOKEN_COOKIE = "ptq_dashboard_session";
 
 export type AccessDecision =
   | { allowed: true; setCookie?: string; redirectTo?: string }
@@ -30,7 +30,7 @@ export function isLoopbackHost(host: string | null): boolean {
 }
 
 /** The cookie value that stands for the token: an HMAC of it, so the cookie never holds the token itself. */
-export function sessionValue(token: string): string {
+function sessionValue(token: string): string {
   return createHmac("sha256", token).update("prisma-task-queue dashboard session").digest("hex");
 }
 
@@ -41,8 +41,8 @@ function same(a: string, b: string): boolean {
 }
 
 /** Decides whether the request of `c` may proceed under `settings`. */
-export async function checkAccess(
-  c: Context,
+export async function checkAccess<C extends Context>(
+  c: C,
   context: AuthorizeContext,
   settings: Pick<DashboardSettings, "token" | "authorize" | "basePath">,
 ): Promise<AccessDecision> {

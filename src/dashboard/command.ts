@@ -5,7 +5,6 @@ import { COMMON_HELP, commandConfig, commandLogger, parseCommand, type CliIo } f
 import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "../cli/exit-codes.js";
 import { urlRefusal } from "../cli/database-errors.js";
 import { TaskQueueConfigError } from "../errors.js";
-import type { WakeupsChoice } from "../naming-options.js";
 import { startDashboardServer } from "./server.js";
 
 export const DASHBOARD_HELP = `Usage: task-runner dashboard [options]
@@ -57,7 +56,7 @@ export async function dashboardCommand(argv: string[], io: CliIo & { signal?: Ab
       schema: config.schema,
       amqpPrefix: config.amqpPrefix,
       quorumQueues: config.quorumQueues,
-      wakeups: config.wakeups as WakeupsChoice | undefined,
+      wakeups: config.wakeups,
       cleanerLockKey: config.cleaner?.lockKey,
       logger,
     });

@@ -4,7 +4,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { databaseAdvice } from "../database-advice.js";
 import { openStore, prismaStore } from "../dialects/index.js";
-import { TaskQueueConfigError } from "../errors.js";
+import { TaskQueueConfigError, TaskTableUnreadableError } from "../errors.js";
 import type { Store } from "../store/store.js";
 import { DashboardContext } from "./dashboard-context.js";
 import { resolveSettings, type DashboardOptions } from "./dashboard-options.js";
@@ -97,7 +97,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       const problem = await store.check();
       if (!problem) return;
       const advice = databaseAdvice(problem, { option: "DATABASE_URL", table: settings.table, displayName: store.displayName });
-      throw new Error(`cannot read the task table: ${problem.message}; ${advice}.`);
+      throw new TaskTableUnreadableError(`${problem.message}; ${advice}.`);
     },
     close: () =>
       (closing ??= (async () => {

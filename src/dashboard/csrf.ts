@@ -5,11 +5,11 @@ import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { Context } from "hono";
 import { generateCookie, getCookie } from "./hono.js";
 
-export const CSRF_COOKIE = "ptq_dashboard_csrf";
+const CSRF_COOKIE = "ptq_dashboard_csrf";
 export const CSRF_FIELD = "csrf";
 
 /** The CSRF token of the request of `c`, and the Set-Cookie header (HttpOnly, SameSite=Strict) when it had none yet. */
-export function csrfToken(c: Context, basePath: string): { token: string; setCookie?: string } {
+export function csrfToken<C extends Context>(c: C, basePath: string): { token: string; setCookie?: string } {
   const existing = getCookie(c, CSRF_COOKIE);
   if (existing && /^[0-9a-f]{64}$/.test(existing)) return { token: existing };
   const token = randomBytes(32).toString("hex");

@@ -113,7 +113,7 @@ export function resolveSettings(options: DashboardOptions): DashboardSettings {
 }
 
 /** "/" → "", "/admin/tasks/" → "/admin/tasks". */
-export function normaliseBasePath(value: string): string {
+function normaliseBasePath(value: string): string {
   const trimmed = typeof value === "string" ? value.replace(/\/+$/, "") : value;
   if (typeof trimmed !== "string" || !BASE_PATH.test(trimmed)) {
     throw new TaskQueueConfigError(

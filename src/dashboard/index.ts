@@ -2,6 +2,7 @@
 // the package root never load the web server and its assets.
 
 export { createDashboard } from "./create-dashboard.js";
+export { TaskTableUnreadableError } from "../errors.js";
 export type { Dashboard } from "./create-dashboard.js";
 export { startDashboardServer } from "./server.js";
 export type { DashboardServer, DashboardServerOptions } from "./server.js";

@@ -19,7 +19,7 @@ import { taskListPage } from "./pages/task-list-page.js";
 import { isTaskId } from "../store/task-id.js";
 
 /** What the Node adapter or the fetch caller passes along with each request. */
-export interface RequestBindings {
+interface RequestBindings {
   remoteAddress?: string;
   incoming?: IncomingMessage;
 }
@@ -72,7 +72,7 @@ export function dashboardRoutes(context: DashboardContext): HonoApp<Env> {
       return c.html(messagePage(frame(access.status === 401 ? "Token required" : "Access refused"), access.reason), access.status);
     }
     if (access.redirectTo) {
-      c.header("Set-Cookie", access.setCookie!, { append: true });
+      c.header("Set-Cookie", access.setCookie, { append: true });
       c.header("Cache-Control", "no-store");
       return c.redirect(access.redirectTo, 303);
     }

@@ -29,7 +29,7 @@ export interface DashboardServer {
 }
 
 /** True for the names and addresses that only this machine can reach. */
-export function isLoopbackBind(host: string): boolean {
+function isLoopbackBind(host: string): boolean {
   return host === "localhost" || isLoopbackAddress(host);
 }
 

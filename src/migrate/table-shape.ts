@@ -151,7 +151,7 @@ function columnOf(definition: Token[]): string | undefined {
 
 /** Applies one ALTER TABLE clause (ADD/DROP/RENAME COLUMN) to `columns`. */
 function alterColumns(clause: Token[], columns: string[]): void {
-  const word = (i: number) => (clause[i]?.kind === "word" ? clause[i]!.text.toUpperCase() : "");
+  const word = (i: number) => (clause[i]?.kind === "word" ? clause[i].text.toUpperCase() : "");
   let i = 1;
   if (word(0) === "ADD" || word(0) === "DROP") {
     if (NOT_A_COLUMN.has(word(1))) return;

@@ -32,7 +32,7 @@ export interface RunnerConfig<Tasks extends TaskRegistry = TaskRegistry> extends
    * transactional tasks need it); recovery functions get it to enqueue compensating tasks. Prefer the function: the
    * commands that never run tasks (status, retry, cancel) then never create a client. The runner closes it on exit.
    */
-  prisma?: unknown | (() => unknown);
+  prisma?: unknown;
   /** Options of the worker started by `task-runner worker` and `start`. */
   worker?: RunnerWorkerOptions;
   /** Options of the cleaner started by `task-runner cleaner` and `start`. */

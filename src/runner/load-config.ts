@@ -10,11 +10,12 @@ import { taskTable } from "../store/task-table.js";
 import { defineTasks, type TaskRegistry } from "../define-tasks.js";
 import { TaskQueueConfigError } from "../errors.js";
 import { ConfigFileError } from "./config-file-error.js";
+import { valueText } from "../value-text.js";
 import type { RunnerConfig } from "./config.js";
 import { registerTypeScriptHooks } from "./typescript-hooks.js";
 
 /** The config file names looked for, in order, when no path is given. */
-export const CONFIG_FILE_NAMES = ["task-runner.config.ts", "task-runner.config.mts", "task-runner.config.js", "task-runner.config.mjs"];
+const CONFIG_FILE_NAMES = ["task-runner.config.ts", "task-runner.config.mts", "task-runner.config.js", "task-runner.config.mjs"];
 
 export { ConfigFileError };
 
@@ -23,7 +24,7 @@ export const OVERRIDABLE = ["databaseUrl", "amqpUrl", "table", "schema", "amqpPr
 export type Overridable = (typeof OVERRIDABLE)[number];
 
 /** The flag and the environment variable of each overridable setting (no variable: only the flag and the file). */
-export const OVERRIDE_NAMES: Record<Overridable, { flag: string; env?: string }> = {
+const OVERRIDE_NAMES: Record<Overridable, { flag: string; env?: string }> = {
   databaseUrl: { flag: "--database-url", env: "DATABASE_URL" },
   amqpUrl: { flag: "--amqp-url", env: "AMQP_URL" },
   table: { flag: "--table" },
@@ -195,5 +196,5 @@ function describe(value: unknown): string {
   if (Array.isArray(value)) return "an array";
   if (typeof value === "function") return "a function";
   if (typeof value === "object") return "an object";
-  return JSON.stringify(value) ?? String(value);
+  return valueText(value);
 }

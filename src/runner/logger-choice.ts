@@ -10,7 +10,7 @@ const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 
 const COLOR: Record<LogLevel, string> = { debug: "\x1b[2m", info: "\x1b[36m", warn: "\x1b[33m", error: "\x1b[31m" };
 
 /** `12:00:01.123 INFO  task back to pending taskId=… attempts=2`, one line per event. `color` adds ANSI colours to the level. */
-export function prettyLogger(level: LogLevel = "info", write: (line: string) => void = (l) => process.stderr.write(l), color = false): Logger {
+function prettyLogger(level: LogLevel = "info", write: (line: string) => void = (l) => process.stderr.write(l), color = false): Logger {
   const log = (at: LogLevel) => (message: string, fields?: Record<string, unknown>) => {
     if (ORDER[at] < ORDER[level]) return;
     const time = new Date().toISOString().slice(11, 23);

@@ -44,7 +44,7 @@ function listing(enqueues: readonly CommittedEnqueue[], note: (enqueue: Committe
 }
 
 /** One enqueue in words: its name and payload, then the options that differ from the usual defaults, then its id. */
-export function describeEnqueue(enqueue: CommittedEnqueue): string {
+function describeEnqueue(enqueue: CommittedEnqueue): string {
   const options = [`queue ${JSON.stringify(enqueue.queue)}`];
   if (enqueue.key !== null) options.push(`key ${JSON.stringify(enqueue.key)}`);
   if (enqueue.priority !== 0) options.push(`priority ${enqueue.priority}`);

@@ -4,6 +4,7 @@
 
 import type { CommittedEnqueue } from "../enqueue/committed-enqueues.js";
 import { TaskQueueConfigError } from "../errors.js";
+import { valueText } from "../value-text.js";
 
 /** What an enqueue must look like; every field is optional and only the fields given are compared. */
 export interface EnqueueMatch {
@@ -44,7 +45,7 @@ export function checkMatch(match: unknown, where: string): EnqueueMatch {
   if (runAt !== undefined && !(runAt instanceof Date && !Number.isNaN(runAt.getTime()))) {
     throw new TaskQueueConfigError(`${where} match.runAt`, `must be a valid Date, got ${JSON.stringify(runAt)}.`);
   }
-  return match as EnqueueMatch;
+  return match;
 }
 
 /** The first way `enqueue` differs from `match`, in words; undefined when it matches. */
@@ -117,7 +118,7 @@ function isAsymmetricMatcher(value: unknown): value is AsymmetricMatcher {
 }
 
 /** An expected value in words: JSON, with matchers, functions, RegExps and Dates named as such. */
-export function describeExpected(value: unknown): string {
+function describeExpected(value: unknown): string {
   if (isAsymmetricMatcher(value)) return value.toAsymmetricMatcher?.() ?? String(value);
   if (typeof value === "function") return `the function ${value.name || "(anonymous)"}`;
   if (value instanceof RegExp) return String(value);
@@ -133,11 +134,6 @@ export function describeExpected(value: unknown): string {
 /** A value in words, as JSON (cut at 300 characters). */
 export function show(value: unknown): string {
   if (value === undefined) return "undefined";
-  let text: string;
-  try {
-    text = JSON.stringify(value) ?? String(value);
-  } catch {
-    text = String(value);
-  }
+  const text = valueText(value);
   return text.length > 300 ? `${text.slice(0, 300)}…` : text;
 }

@@ -5,6 +5,7 @@
 
 import type { DeadTaskNotification } from "./dead-task-notification.js";
 import type { BrokerState, ListenOptions, PublishHooks, WakeupListener, WakeupPublisher, WakeupTransport } from "./transport.js";
+import { DeadTaskNotAnnouncedError } from "./wakeup-errors.js";
 
 type Deliver = ListenOptions["deliver"];
 
@@ -15,7 +16,7 @@ const REGISTRY = Symbol.for("prisma-task-queue.in-process-wakeups");
 
 function registry(): Registry {
   const scope = globalThis as { [REGISTRY]?: Registry };
-  return (scope[REGISTRY] ??= new Map());
+  return (scope[REGISTRY] ??= new Map<string, Map<string, Deliver[]>>());
 }
 
 function listenersOf(identity: string, queue: string): Deliver[] {
@@ -69,7 +70,7 @@ export class InProcessTransport implements WakeupTransport {
         });
       },
       notifyDead: (notification: DeadTaskNotification) =>
-        Promise.reject(new Error(`no broker is configured to announce dead task ${notification.id} (set amqpUrl)`)),
+        Promise.reject(new DeadTaskNotAnnouncedError(notification.id, "no broker is configured")),
       flush: async () => {},
       close: async () => {},
     };

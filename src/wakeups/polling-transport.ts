@@ -3,6 +3,7 @@
 
 import type { DeadTaskNotification } from "./dead-task-notification.js";
 import type { BrokerState, ListenOptions, PublishHooks, WakeupListener, WakeupPublisher, WakeupTransport } from "./transport.js";
+import { DeadTaskNotAnnouncedError } from "./wakeup-errors.js";
 
 export class PollingTransport implements WakeupTransport {
   readonly name = "polling";
@@ -30,7 +31,7 @@ export class PollingTransport implements WakeupTransport {
     return {
       publish() {},
       notifyDead: (notification: DeadTaskNotification) =>
-        Promise.reject(new Error(`no broker is configured to announce dead task ${notification.id} (set amqpUrl)`)),
+        Promise.reject(new DeadTaskNotAnnouncedError(notification.id, "no broker is configured")),
       flush: async () => {},
       close: async () => {},
     };

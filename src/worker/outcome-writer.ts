@@ -12,7 +12,7 @@ import { resultJson } from "./result-json.js";
 import { StatementBatcher } from "./statement-batcher.js";
 
 /** Publishes dead-task notifications; rejects when the broker did not confirm. */
-export interface DeadLetterSink {
+interface DeadLetterSink {
   notifyDead(notification: DeadTaskNotification): Promise<void>;
 }
 
@@ -136,18 +136,21 @@ export class OutcomeWriter {
   ): Promise<{ value: T | typeof GAVE_UP; retried: boolean }> {
     const deadline = Date.now() + this.options.leaseMs;
     for (let attempt = 1; ; attempt++) {
-      try {
-        if (attempt === 1 && firstError !== undefined) throw firstError;
-        return { value: await write(), retried: attempt > 1 };
-      } catch (error) {
-        const fields = { taskId: task.id, taskName: task.name, error: errorMessage(error) };
-        if (Date.now() >= deadline) {
-          this.options.logger.error(`could not record task ${what}; the cleaner recovers the task when its lease expires`, fields);
-          return { value: GAVE_UP, retried: true };
+      let error: unknown = firstError;
+      if (attempt > 1 || firstError === undefined) {
+        try {
+          return { value: await write(), retried: attempt > 1 };
+        } catch (thrown) {
+          error = thrown;
         }
-        if (attempt === 1 || attempt % 10 === 0) this.options.logger.warn(`recording task ${what} failed, retrying`, { ...fields, attempt });
-        await new Promise((resolve) => setTimeout(resolve, Math.min(2000, 50 * 2 ** attempt)));
       }
+      const fields = { taskId: task.id, taskName: task.name, error: errorMessage(error) };
+      if (Date.now() >= deadline) {
+        this.options.logger.error(`could not record task ${what}; the cleaner recovers the task when its lease expires`, fields);
+        return { value: GAVE_UP, retried: true };
+      }
+      if (attempt === 1 || attempt % 10 === 0) this.options.logger.warn(`recording task ${what} failed, retrying`, { ...fields, attempt });
+      await new Promise((resolve) => setTimeout(resolve, Math.min(2000, 50 * 2 ** attempt)));
     }
   }
 }

@@ -73,11 +73,19 @@ export class Poller {
 
   private schedule(): void {
     if (this.stopped) return;
-    this.timer = setTimeout(async () => {
-      this.timer = undefined;
+    this.timer = setTimeout(() => void this.tick(), this.options.intervalMs);
+  }
+
+  /** One interval's turn: a poll when wanted, then the next turn, whatever the poll or `active` threw. */
+  private async tick(): Promise<void> {
+    this.timer = undefined;
+    try {
       if (this.options.active()) await this.runPoll();
+    } catch (error) {
+      this.options.logger.warn("polling for due tasks failed; retrying every interval", { error: errorMessage(error) });
+    } finally {
       this.schedule();
-    }, this.options.intervalMs);
+    }
   }
 
   private runPoll(): Promise<void> {

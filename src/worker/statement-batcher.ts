@@ -44,7 +44,7 @@ export class StatementBatcher<Item, Result> {
 
   private async drain(): Promise<void> {
     // Items added in this turn's remaining microtasks join the first batch; later ones queue behind the statement.
-    for (let hop = 0; hop < 4; hop++) await undefined;
+    for (let hop = 0; hop < 4; hop++) await Promise.resolve();
     while (this.queue.length > 0) {
       const batch = this.take();
       const items: Item[] = [];

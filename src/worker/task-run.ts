@@ -16,7 +16,7 @@ import type { HandledDefinition, ResolvedWorkerOptions } from "./worker-options.
 import { TaskLeaseLostError, TaskTimeoutError, WorkerShutdownError } from "./worker-errors.js";
 
 /** Default handler time limit, as documented on TaskDefinition.timeoutMs. */
-export const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_TIMEOUT_MS = 60_000;
 
 /**
  * running → finishing (writing success or failure) | committing (transactional: marking succeeded inside the
@@ -41,7 +41,7 @@ export class TaskRun {
   started = false;
   /** Created on first use: most handlers never read ctx.signal, and the timeout, lease loss or shutdown set it aborted. */
   private controller: AbortController | undefined;
-  private abortReason: unknown;
+  private abortReason: Error | undefined;
   private ownLogger: Logger | undefined;
   private readonly startedAt = Date.now();
   private timer: NodeJS.Timeout | undefined;
@@ -150,7 +150,7 @@ export class TaskRun {
     this.hooks.handlerDone(this);
   }
 
-  private abort(reason: unknown): void {
+  private abort(reason: Error): void {
     this.abortReason ??= reason;
     this.controller?.abort(reason);
   }

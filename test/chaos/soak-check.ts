@@ -148,7 +148,7 @@ export async function checkSoak(db: Pick<SoakDatabase, "prisma">, seen: SoakObse
   ];
   for (const [what, got, least] of coverage) if (got < least) violations.push(`coverage: ${what} ${got}, fewer than the ${least} required`);
 
-  const latency = (filter: (row: any) => boolean) =>
+  const latency = (filter: (row: (typeof rows)[number]) => boolean) =>
     rows
       .filter((row) => row.finishedAt && !load.committed.get(row.id)!.delayed && filter(row))
       .map((row) => row.finishedAt!.getTime() - load.committed.get(row.id)!.committedAt)

@@ -54,7 +54,7 @@ const dialects: Record<string, () => Promise<{ url: string; drop: () => Promise<
 };
 // MariaDB is served by the mysql dialect; `--dialect mariadb` names the server this machine runs.
 if (values.dialect === "mariadb") values.dialect = "mysql";
-const create = dialects[values.dialect!];
+const create = dialects[values.dialect];
 if (!create) throw new Error(`--dialect ${values.dialect}: use one of ${Object.keys(dialects).join(", ")}`);
 const services = await resolveServices();
 const database = await create();

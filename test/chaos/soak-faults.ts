@@ -40,7 +40,7 @@ export type FaultCounts = Partial<Record<FaultKind, number>>;
 
 /** Zero of every kind this soak injects. */
 export function emptyFaultCounts(kinds: readonly FaultKind[]): FaultCounts {
-  return Object.fromEntries(kinds.map((kind) => [kind, 0])) as FaultCounts;
+  return Object.fromEntries(kinds.map((kind) => [kind, 0]));
 }
 
 /**

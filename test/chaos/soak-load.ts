@@ -1,8 +1,19 @@
 // The soak's driver: app-like Prisma transactions that write a business row and enqueue 1-5 tasks; a fixed share roll
 // back on purpose, some tasks are delayed, some repeat a dedupe key, some handlers fail N times or sleep.
 
-import type { EnqueuedTask } from "../../src/index.js";
+import type { EnqueuedTask, EnqueueOptions } from "../../src/index.js";
 import type { SeededRandom } from "./seeded-random.js";
+
+/** What the load uses of a client extended with taskQueue() (and of its transaction client), whatever its dialect. */
+interface LoadEnqueue {
+  task: { enqueue(name: string, payload: unknown, options?: EnqueueOptions): Promise<EnqueuedTask> };
+}
+export interface LoadTx extends LoadEnqueue {
+  report: { create(args: { data: { id: string } }): Promise<unknown> };
+}
+export interface LoadClient extends LoadEnqueue {
+  $transaction<R>(fn: (tx: LoadTx) => Promise<R>): Promise<R>;
+}
 
 export interface LoadRecord {
   /** New tasks whose transaction committed, with the time its $transaction returned (ms since epoch). */
@@ -29,7 +40,7 @@ export interface LoadHooks {
   /** True when the fault schedule wants the next transaction's COMMIT to fail for a lasting reason. */
   takeFailingCommit(): boolean;
   /** Inside the transaction, after its enqueues: makes its COMMIT fail (a deferred key violated, or the connection killed). */
-  breakCommit(tx: any): Promise<void>;
+  breakCommit(tx: LoadTx): Promise<void>;
   /** Called after every transaction with what it added to the record. */
   settled(delta: LoadDelta): void;
   /**
@@ -76,7 +87,7 @@ export function emptyLoadRecord(): LoadRecord {
  * the load stays one the workers can keep up with and commit → finish measures the system, not a growing backlog.
  */
 export async function driveLoad(
-  prisma: any,
+  prisma: LoadClient,
   random: SeededRandom,
   hooks: LoadHooks,
   options: { concurrency: number; perSecond: number },
@@ -109,10 +120,10 @@ export async function driveLoad(
       }));
       const reuseKey = recentKeys.length > 0 && random.chance(0.3) ? random.pick(recentKeys) : undefined;
       try {
-        await prisma.$transaction(async (tx: any) => {
+        await prisma.$transaction(async (tx) => {
           await tx.report.create({ data: { id: crypto.randomUUID() } });
           for (const step of plan) {
-            const options: Record<string, unknown> = {};
+            const options: EnqueueOptions = {};
             if (step.delayed) options.delayMs = step.delayMs;
             if (step.keyed) options.key = `soak:${crypto.randomUUID()}`;
             const task =
@@ -136,7 +147,7 @@ export async function driveLoad(
           if (failCommit) {
             // An enqueue outside the transaction while it is open: acknowledged only once its own row committed.
             alone = prisma.task.enqueue("soak-plain", { sleepMs: 0, failTimes: 0 }).then(
-              (task: EnqueuedTask) => ({ task, at: Date.now() }),
+              (task) => ({ task, at: Date.now() }),
               () => undefined,
             );
             await hooks.breakCommit(tx);

@@ -47,8 +47,8 @@ const stop = async () => {
   await prisma.$disconnect();
   process.exit(0);
 };
-process.on("SIGTERM", stop);
-process.on("SIGINT", stop);
+process.on("SIGTERM", () => void stop());
+process.on("SIGINT", () => void stop());
 await runner.start();
 
 // Every 5 s: how late this process's event loop ran and how much CPU it used, so the soak can tell a starved

@@ -55,9 +55,9 @@ const work = z.object({ sleepMs: z.number().int().min(0), failTimes: z.number().
 /** Sleeps `ms`, rejecting with the signal's reason when the worker aborts the run. */
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise<void>((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
+    if (signal.aborted) return reject(signal.reason as Error);
     const timer = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+    signal.addEventListener("abort", () => (clearTimeout(timer), reject(signal.reason as Error)), { once: true });
   });
 }
 

@@ -14,6 +14,7 @@ import { encodeWakeup } from "../../src/wakeups/rabbitmq/wakeup-message.js";
 import { notifyChannel } from "../../src/wakeups/notify/notify-channel.js";
 import { openStore } from "../../src/open-store.js";
 import { TcpProxy } from "../support/tcp-proxy.js";
+import type { LogLine } from "../support/worker-process.js";
 import { waitUntil } from "../support/wait.js";
 import { checkSoak, describeRuns, summaryTable, type SoakFindings, type SoakMinimums } from "./soak-check.js";
 import { SoakChildren, type Role } from "./soak-children.js";
@@ -244,10 +245,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 }
 
 /** Debugging aid (env SOAK_CSV=path): per task, when it committed, was first claimed and finished, as CSV. */
-async function writeTimeline(path: string, db: SoakDatabase, load: LoadRecord, workerLines: Array<Record<string, any>>): Promise<void> {
+async function writeTimeline(path: string, db: SoakDatabase, load: LoadRecord, workerLines: LogLine[]): Promise<void> {
   const claimed = new Map<string, number>();
   for (const line of workerLines) {
-    if (line.message === "task claimed" && !claimed.has(line.taskId)) claimed.set(line.taskId, Date.parse(line.time));
+    const { taskId, time } = line;
+    if (line.message === "task claimed" && typeof taskId === "string" && typeof time === "string" && !claimed.has(taskId)) claimed.set(taskId, Date.parse(time));
   }
   const rows = await db.prisma.task.findMany({ select: { id: true, attempts: true, finishedAt: true } });
   const csv = ["id,name,delayed,committed,claimed,finished,attempts"];
@@ -258,21 +260,26 @@ async function writeTimeline(path: string, db: SoakDatabase, load: LoadRecord, w
   writeFileSync(path, `${csv.join("\n")}\n`);
 }
 
+/** Whether a log field holding a list of task ids holds `id`. */
+function names(field: unknown, id: string): boolean {
+  return Array.isArray(field) && field.includes(id);
+}
+
 /** For each suspect task: its row, its runs and every log line of every process that names it. */
 async function dump(ids: string[], db: SoakDatabase, runLogDir: string, children: SoakChildren, print: (line: string) => void): Promise<void> {
   const runs = readRunLog(runLogDir);
   const lines = [
-    ...children.lines("worker").map((line): Record<string, any> => ({ ...line, role: "worker" })),
-    ...children.lines("cleaner").map((line): Record<string, any> => ({ ...line, role: "cleaner" })),
+    ...children.lines("worker").map((line): LogLine => ({ ...line, role: "worker" })),
+    ...children.lines("cleaner").map((line): LogLine => ({ ...line, role: "cleaner" })),
   ].sort((a, b) => String(a.time).localeCompare(String(b.time)));
   for (const id of ids) {
     const task = await db.store.findTask(id);
     print(`--- task ${id}: ${JSON.stringify(task && { ...task, payload: undefined, result: undefined, lastError: task.lastError?.slice(0, 300) })}`);
     for (const line of describeRuns(runs.get(id))) print(line);
-    const named = lines.filter((line) => line.taskId === id || (Array.isArray(line.taskIds) && line.taskIds.includes(id)) || (Array.isArray(line.tasks) && line.tasks.includes(id)));
+    const named = lines.filter((line) => line.taskId === id || names(line.taskIds, id) || names(line.tasks, id));
     for (const line of named) {
       const { time, message, pid, role, level, ...rest } = line;
-      print(`  ${time} ${role} ${pid} ${level} ${message} ${JSON.stringify(rest)}`);
+      print(`  ${String(time)} ${String(role)} ${String(pid)} ${String(level)} ${message} ${JSON.stringify(rest)}`);
     }
   }
 }

@@ -82,8 +82,8 @@ describe("a worker killed with SIGKILL mid-task", () => {
     const compensate = await prisma.task.enqueue("crash-compensate", { orderId: "o-9" });
     const ids = [retry.id, dead.id, compensate.id];
     await waitUntil(async () => {
-      const rows = await sql.query("SELECT count(*)::int AS n FROM tasks WHERE id = ANY($1::uuid[]) AND status = 'running'", [ids]);
-      return rows.rows[0].n === 3;
+      const rows = await sql.query<{ n: number }>("SELECT count(*)::int AS n FROM tasks WHERE id = ANY($1::uuid[]) AND status = 'running'", [ids]);
+      return rows.rows[0]!.n === 3;
     }, "the three tasks to run", 20_000);
     // Heartbeats keep the leases while the worker lives: once the database clock is past the leases first taken, and a
     // sweep has run since, nothing was recovered.
@@ -103,15 +103,15 @@ describe("a worker killed with SIGKILL mid-task", () => {
     expect(letters.for(dead.id)[0]).toMatchObject({ name: "crash-dead", reason: "lease-expired", attempts: 1 });
 
     await waitUntil(async () => (await rowOf(sql, compensate.id))?.status === "dead", "the compensated task to be dead", 20_000);
-    const refund = await sql.query("SELECT id::text AS id FROM tasks WHERE key = $1", [`refund:${compensate.id}`]);
+    const refund = await sql.query<{ id: string }>("SELECT id::text AS id FROM tasks WHERE key = $1", [`refund:${compensate.id}`]);
     expect(refund.rows).toHaveLength(1);
 
     const second = await WorkerProcess.start(env, "test/fixtures/cleaner-crash-worker.ts");
     children.push(second);
     await waitUntil(async () => (await rowOf(sql, retry.id))?.status === "succeeded", "the retried task to succeed", 30_000);
     expect(await rowOf(sql, retry.id)).toMatchObject({ attempts: 2, result: { ranOnAttempt: 2 } });
-    await waitUntil(async () => (await rowOf(sql, refund.rows[0].id))?.status === "succeeded", "the refund to run", 30_000);
-    expect((await rowOf(sql, refund.rows[0].id))?.result).toEqual({ refunded: "o-9" });
+    await waitUntil(async () => (await rowOf(sql, refund.rows[0]!.id))?.status === "succeeded", "the refund to run", 30_000);
+    expect((await rowOf(sql, refund.rows[0]!.id))?.result).toEqual({ refunded: "o-9" });
 
     second.signal("SIGTERM");
     expect(await second.exited).toBe(0);

@@ -14,7 +14,7 @@ export class DeadLetters {
     const channel = await model.createChannel();
     await channel.consume(topology(prefix).deadLetterQueue, (message) => {
       if (!message) return;
-      letters.received.push(JSON.parse(message.content.toString("utf8")));
+      letters.received.push(JSON.parse(message.content.toString("utf8")) as Record<string, unknown>);
       channel.ack(message);
     });
     return letters;

@@ -13,7 +13,7 @@ const INT32_MAX = 2 ** 31 - 1;
 
 function configError(options: Record<string, unknown>): TaskQueueConfigError {
   try {
-    createCleaner({ ...base, ...options } as never);
+    createCleaner({ ...base, ...options });
   } catch (error) {
     expect(error).toBeInstanceOf(TaskQueueConfigError);
     expect((error as TaskQueueConfigError).code).toBe("TASK_QUEUE_CONFIG_INVALID");

@@ -29,7 +29,7 @@ function recordingLogger(events: Array<{ message: string; fields?: Record<string
 }
 
 async function remaining(): Promise<number> {
-  return (await sql.query("SELECT count(*)::int AS n FROM tasks")).rows[0].n;
+  return (await sql.query<{ n: number }>("SELECT count(*)::int AS n FROM tasks")).rows[0]!.n;
 }
 
 describe("pruning", () => {
@@ -60,7 +60,7 @@ describe("pruning", () => {
       expect(batches).toEqual([10, 10, 5]);
       const deleted = events.flatMap((event) => (event.message === "pruned finished tasks" ? (event.fields?.taskIds as string[]) : []));
       expect(new Set(deleted)).toEqual(new Set(old));
-      const left = await sql.query("SELECT id::text AS id FROM tasks");
+      const left = await sql.query<{ id: string }>("SELECT id::text AS id FROM tasks");
       expect(new Set(left.rows.map((row) => row.id))).toEqual(new Set(kept));
     } finally {
       await cleaner.stop();

@@ -67,6 +67,29 @@ export async function insertRows(sql: pg.Pool, specs: RowSpec[]): Promise<string
   return ids;
 }
 
-export async function rowOf(sql: pg.Pool, id: string): Promise<Record<string, any> | undefined> {
-  return (await sql.query("SELECT *, id::text AS id FROM tasks WHERE id = $1", [id])).rows[0];
+/** A task row as pg returns it: times as Dates, JSON columns parsed. */
+export interface TaskRowRecord {
+  id: string;
+  name: string;
+  queue: string;
+  payload: unknown;
+  status: string;
+  priority: number;
+  run_at: Date;
+  attempts: number;
+  max_attempts: number;
+  lease_owner: string | null;
+  lease_expires_at: Date | null;
+  last_error: string | null;
+  result: unknown;
+  key: string | null;
+  created_at: Date;
+  updated_at: Date;
+  finished_at: Date | null;
+  published_at: Date | null;
+  [column: string]: unknown;
+}
+
+export async function rowOf(sql: pg.Pool, id: string): Promise<TaskRowRecord | undefined> {
+  return (await sql.query<TaskRowRecord>("SELECT *, id::text AS id FROM tasks WHERE id = $1", [id])).rows[0];
 }

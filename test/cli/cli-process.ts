@@ -13,7 +13,7 @@ const main = join(root, "src/cli/main.ts");
 /** The tsx loader as a file URL, so that --import works from a cwd outside the repository too. */
 const tsxLoader = (() => {
   const manifest = createRequire(import.meta.url).resolve("tsx/package.json");
-  const exports = JSON.parse(readFileSync(manifest, "utf8")).exports["."] as string;
+  const exports = (JSON.parse(readFileSync(manifest, "utf8")) as { exports: Record<string, string> }).exports["."]!;
   return pathToFileURL(join(dirname(manifest), exports)).href;
 })();
 
@@ -21,12 +21,19 @@ export function fixtureDir(name: string): string {
   return join(root, "test/fixtures", name);
 }
 
+/** One JSON log line of the CLI. */
+export interface CliLogLine {
+  level: string;
+  message: string;
+  [field: string]: unknown;
+}
+
 export interface CliRun {
   process: ChildProcess;
   stdout: () => string;
   stderr: () => string;
   /** stderr parsed as JSON lines (the log format when stderr is not a TTY); other lines are skipped. */
-  logs: () => Array<Record<string, any>>;
+  logs: () => CliLogLine[];
   exited: Promise<number | null>;
 }
 
@@ -42,8 +49,8 @@ export function startCli(args: string[], options: { cwd: string; env?: Record<st
   const child = spawn(process.execPath, ["--import", tsxLoader, main, ...args], { cwd: options.cwd, env, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
-  child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
   const exited = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));
   return {
     process: child,
@@ -52,7 +59,7 @@ export function startCli(args: string[], options: { cwd: string; env?: Record<st
     logs: () =>
       stderr.split("\n").flatMap((line) => {
         try {
-          return line.startsWith("{") ? [JSON.parse(line)] : [];
+          return line.startsWith("{") ? [JSON.parse(line) as CliLogLine] : [];
         } catch {
           return [];
         }

@@ -129,7 +129,7 @@ describe("SQLite without a broker (a worker in another process polls)", () => {
     const status = await runCli(["status"], { cwd: app, env: { DATABASE_URL: db.url } });
     expect(status.code).toBe(0);
     expect(status.stdout).toContain(`Cleaner: leading (process ${cleaner.process.pid} on ${hostname()}).\n`);
-    const json = JSON.parse((await runCli(["status", "--json"], { cwd: app, env: { DATABASE_URL: db.url } })).stdout);
+    const json = JSON.parse((await runCli(["status", "--json"], { cwd: app, env: { DATABASE_URL: db.url } })).stdout) as Record<string, unknown>;
     expect(json.cleaner).toMatchObject({ leading: true, pid: cleaner.process.pid, pidOf: "process", host: hostname() });
     await stop(cleaner);
     expect(warnings(cleaner)).toEqual([]);

@@ -61,7 +61,7 @@ function cliBed(dialect: CliDialect) {
   const bed = {} as { url: string; store: Store; rows: RowWriter; prefix: string; counter: WakeupCounter; env: Record<string, string>; drop(): Promise<void> };
   beforeAll(async () => {
     const database = await dialect.store.createDatabase();
-    Object.assign(bed, { url: database.url, drop: database.drop, store: openStore(database.url, { max: 2 }), rows: dialect.rows(database.url), prefix: uniquePrefix() });
+    Object.assign(bed, { url: database.url, drop: () => database.drop(), store: openStore(database.url, { max: 2 }), rows: dialect.rows(database.url), prefix: uniquePrefix() });
     bed.counter = await WakeupCounter.start(bed.prefix, ["default", "mail"]);
     bed.env = { DATABASE_URL: database.url, AMQP_URL: inject("amqpUrl"), PTQ_PREFIX: bed.prefix };
   });
@@ -98,14 +98,14 @@ describe.each(CLI_DIALECTS)("operator commands ($name)", (dialect) => {
     it("--json prints the same as one object, and names the leading cleaner's session while one leads", async () => {
       const result = await cli(["status", "--json"]);
       expect(result.code).toBe(0);
-      const report = JSON.parse(result.stdout);
+      const report = JSON.parse(result.stdout) as Record<string, unknown>;
       expect(report.tasks).toContainEqual({ queue: "mail", name: "send-email", pending: 0, running: 0, succeeded: 0, dead: 1, cancelled: 0 });
       expect(report.due).toEqual([{ queue: "default", due: 1, oldestDueSeconds: expect.any(Number) }]);
       expect(report.cleaner).toEqual({ leading: false, pid: null, pidOf: null, host: null, since: null });
       const lock = bed.store.leaderLock(bed.store.defaultLockKey(), electionTiming(1000), silentLogger);
       try {
         expect(await lock.check()).toBe(true);
-        const leading = JSON.parse((await cli(["status", "--json"])).stdout);
+        const leading = JSON.parse((await cli(["status", "--json"])).stdout) as Record<string, unknown>;
         expect(leading.cleaner).toMatchObject({ leading: true, pid: (await bed.store.leaderHolder(bed.store.defaultLockKey()))!.pid });
       } finally {
         await lock.release();

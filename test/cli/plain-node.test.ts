@@ -15,7 +15,7 @@ const main = join(out, "src", "cli", "main.js");
 let db: TestDatabase;
 
 beforeAll(async () => {
-  const sources = (readdirSync(join(root, "src"), { recursive: true, encoding: "utf8" }) as string[])
+  const sources = readdirSync(join(root, "src"), { recursive: true, encoding: "utf8" })
     .filter((file) => file.endsWith(".ts") && !file.endsWith(".d.ts"))
     .map((file) => join(root, "src", file));
   mkdirSync(out, { recursive: true });
@@ -35,8 +35,8 @@ function plainNode(args: string[], cwd: string, env: Record<string, string> = {}
   const child = spawn(process.execPath, [main, ...args], { cwd, env: { ...base, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk));
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   return new Promise((resolve) => child.once("close", (code) => resolve({ code, stdout, stderr })));
 }
 

@@ -12,7 +12,7 @@ import { uniquePrefix } from "../support/broker.js";
 import { testPrisma } from "../support/prisma.js";
 import { waitUntil } from "../support/wait.js";
 import { rowOf } from "../cleaner/rows.js";
-import { fixtureDir, runCli, startCli, type CliRun } from "./cli-process.js";
+import { fixtureDir, startCli, type CliRun } from "./cli-process.js";
 import { tasks } from "../fixtures/cli-app/task-runner.config.js";
 
 let db: TestDatabase;

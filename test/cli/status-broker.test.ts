@@ -38,7 +38,7 @@ it("connected: the consumers and waiting wake-ups of every queue of the config",
   expect(result.stdout).toContain("Broker: connected (amqp://guest:***@127.0.0.1:5672).\n");
   expect(result.stdout).toContain("  default: 1 consumer, 0 wake-ups waiting\n");
   expect(result.stdout).toContain("  mail: no queue on the broker yet (no worker has started for it and nothing was published to it)\n");
-  const json = JSON.parse((await runCli(["status", "--json"], { cwd: app, env: { ...env, AMQP_URL: inject("amqpUrl") } })).stdout);
+  const json = JSON.parse((await runCli(["status", "--json"], { cwd: app, env: { ...env, AMQP_URL: inject("amqpUrl") } })).stdout) as Record<string, unknown>;
   expect(json.broker).toEqual({
     transport: "rabbitmq",
     state: "connected",
@@ -61,7 +61,7 @@ it("refused: a wrong password and a missing virtual host, with the fix", async (
   );
   expect(password.stdout).not.toContain("wrong");
   const vhost = await runCli(["status", "--json"], { cwd: app, env: { ...env, AMQP_URL: withPassword("guest", "/nope") } });
-  const broker = JSON.parse(vhost.stdout).broker;
+  const broker = (JSON.parse(vhost.stdout) as { broker: { fix: string } }).broker;
   expect(broker).toMatchObject({ state: "refused", url: "amqp://guest:***@127.0.0.1:5672/nope", queues: [] });
   expect(broker.fix).toContain('refused to open the virtual host "nope" (NOT_ALLOWED)');
 });
@@ -82,8 +82,8 @@ it("none configured: NOTIFY on PostgreSQL by default, or polling when asked", as
     "Broker: none configured (no --amqp-url, AMQP_URL or amqpUrl): wake-ups go through PostgreSQL NOTIFY (how many workers listen cannot be counted).\n",
   );
   const none = { state: "none", url: null, error: null, fix: null, queues: [] };
-  expect(JSON.parse((await runCli(["status", "--json"], { cwd: app, env })).stdout).broker).toEqual({ transport: "notify", ...none });
+  expect((JSON.parse((await runCli(["status", "--json"], { cwd: app, env })).stdout) as Record<string, unknown>).broker).toEqual({ transport: "notify", ...none });
   const polling = await runCli(["status", "--wakeups", "polling"], { cwd: app, env });
   expect(polling.stdout).toContain("Broker: none configured (no --amqp-url, AMQP_URL or amqpUrl): workers poll the database for due tasks.\n");
-  expect(JSON.parse((await runCli(["status", "--json", "--wakeups", "polling"], { cwd: app, env })).stdout).broker).toEqual({ transport: "polling", ...none });
+  expect((JSON.parse((await runCli(["status", "--json", "--wakeups", "polling"], { cwd: app, env })).stdout) as Record<string, unknown>).broker).toEqual({ transport: "polling", ...none });
 });

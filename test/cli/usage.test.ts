@@ -124,7 +124,7 @@ describe("bad config exits 2 and says what is wrong in which file", () => {
 
 describe("--version", () => {
   it("prints the package's own version (not the app's) with --version and -v, and exits 0", async () => {
-    const expected = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).version as string;
+    const expected = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
     const app = mkdtempSync(join(tmpdir(), "task-runner-version-"));
     try {
       writeFileSync(join(app, "package.json"), JSON.stringify({ name: "some-app", version: "9.9.9" }));

@@ -216,13 +216,13 @@ describe("actions", () => {
     });
     expect(noCookie.status).toBe(403);
     expect((await post(`csrf=${token}`, { "sec-fetch-site": "cross-site" })).status).toBe(403);
-    expect((await sql.query("SELECT status FROM tasks WHERE id = $1", [id])).rows[0].status).toBe("dead");
+    expect((await sql.query<{ status: string }>("SELECT status FROM tasks WHERE id = $1", [id])).rows[0]!.status).toBe("dead");
     expect(logger.lines.filter((line) => line.message === "dashboard action refused by the CSRF check")).toHaveLength(4);
 
     const ok = await post(`csrf=${token}`);
     expect(ok.status).toBe(303);
     expect(ok.headers.get("location")).toBe(`/tasks/${id}?done=retry&n=1`);
-    expect((await sql.query("SELECT status FROM tasks WHERE id = $1", [id])).rows[0].status).toBe("pending");
+    expect((await sql.query<{ status: string }>("SELECT status FROM tasks WHERE id = $1", [id])).rows[0]!.status).toBe("pending");
     expect(logger.lines.find((line) => line.message === "dashboard action")?.fields).toMatchObject({
       action: "retry",
       taskId: id,
@@ -252,7 +252,7 @@ describe("actions", () => {
       expect(response.status, path).toBe(403);
       expect(await response.text()).toContain("This dashboard is read-only: actions are disabled.");
     }
-    expect((await sql.query("SELECT status FROM tasks WHERE id = $1", [id])).rows[0].status).toBe("dead");
+    expect((await sql.query<{ status: string }>("SELECT status FROM tasks WHERE id = $1", [id])).rows[0]!.status).toBe("dead");
   });
 
   it("say when there was nothing to change", async () => {

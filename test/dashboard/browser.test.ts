@@ -140,9 +140,9 @@ describe("actions from the page", () => {
     await page.locator('button[data-action="retry"]').click();
     await page.waitForURL(/done=retry&n=1/);
     await waitUntil(() => ran.includes(id), "the worker to run the retried task", 20_000);
-    await waitUntil(async () => (await sql.query("SELECT status FROM tasks WHERE id = $1", [id])).rows[0]?.status === "succeeded", "succeeded");
-    const row = await sql.query("SELECT attempts, last_error FROM tasks WHERE id = $1", [id]);
-    expect(row.rows[0].attempts, "attempts start again from 0, and the run made one").toBe(1);
+    await waitUntil(async () => (await sql.query<{ status: string }>("SELECT status FROM tasks WHERE id = $1", [id])).rows[0]?.status === "succeeded", "succeeded");
+    const row = await sql.query<{ attempts: number; last_error: string | null }>("SELECT attempts, last_error FROM tasks WHERE id = $1", [id]);
+    expect(row.rows[0]?.attempts, "attempts start again from 0, and the run made one").toBe(1);
     expect(ran.filter((ranId) => ranId === id)).toHaveLength(1);
     expect(logger.lines.find((line) => line.message === "dashboard action" && line.fields.taskId === id)?.fields).toMatchObject({
       action: "retry",
@@ -164,7 +164,7 @@ describe("actions from the page", () => {
     await page.waitForURL(/done=retry-dead&n=3/);
     expect(dialogs[0]).toContain("Retry every dead dashboard-batch task?");
     await expect.poll(() => page.locator('.notice.ok[role="status"]').textContent()).toContain("Retried 3 dead tasks");
-    const rows = await sql.query("SELECT id::text AS id, status, attempts FROM tasks WHERE id = ANY($1::uuid[])", [[...ids, other]]);
+    const rows = await sql.query<{ id: string; status: string; attempts: number }>("SELECT id::text AS id, status, attempts FROM tasks WHERE id = ANY($1::uuid[])", [[...ids, other]]);
     for (const row of rows.rows) expect(row.status, row.id).toBe(row.id === other ? "dead" : "pending");
     await counter.waitFor(() => ids.every((id) => counter.counts.get(id) === 1), "a wake-up per retried task", 10_000);
     expect(counter.counts.get(other)).toBeUndefined();
@@ -175,7 +175,7 @@ describe("actions from the page", () => {
     await page.goto(`${server.url}tasks/${delayed}`);
     await page.locator('button[data-action="run-now"]').click();
     await page.waitForURL(/done=run-now&n=1/);
-    const due = await sql.query("SELECT run_at <= now() AS due, status FROM tasks WHERE id = $1", [delayed]);
+    const due = await sql.query<{ due: boolean; status: string }>("SELECT run_at <= now() AS due, status FROM tasks WHERE id = $1", [delayed]);
     expect(due.rows[0]).toEqual({ due: true, status: "pending" });
     await counter.waitFor(() => counter.counts.get(delayed) === 1, "the wake-up of the task run now", 10_000);
 
@@ -184,7 +184,7 @@ describe("actions from the page", () => {
     await page.waitForURL(/done=cancel&n=1/);
     expect(dialogs).toEqual(["Cancel this task? It will not run."]);
     await expect.poll(() => page.getByTestId("status").textContent()).toBe("cancelled");
-    expect((await sql.query("SELECT status FROM tasks WHERE id = $1", [delayed])).rows[0].status).toBe("cancelled");
+    expect((await sql.query<{ status: string }>("SELECT status FROM tasks WHERE id = $1", [delayed])).rows[0]!.status).toBe("cancelled");
   });
 });
 
@@ -206,7 +206,7 @@ describe("user data is shown as text", () => {
     expect(await page.locator("h1").textContent()).toBe(`<b onmouseover=alert(1)>evil-name</b>`);
     expect(await page.locator("img").count()).toBe(0);
     expect(await page.locator("main b").count()).toBe(0);
-    const scripts = await page.locator("script").evaluateAll((nodes) => nodes.map((node) => node.textContent ?? ""));
+    const scripts = await page.locator("script").evaluateAll((nodes: Array<{ textContent: string | null }>) => nodes.map((node) => node.textContent ?? ""));
     expect(scripts.some((text) => text.includes("alert"))).toBe(false);
 
     await page.goto(`${server.url}tasks?queue=xss`);
@@ -226,12 +226,12 @@ describe("pages", () => {
     const seen: string[] = [];
     await page.goto(`${server.url}tasks?name=send-report`);
     while (seen.length < 120) {
-      seen.push(...(await page.locator("tr[data-task-id]").evaluateAll((rows) => rows.map((row) => row.getAttribute("data-task-id")!))));
+      seen.push(...(await page.locator("tr[data-task-id]").evaluateAll((rows: Array<{ getAttribute(name: string): string | null }>) => rows.map((row) => row.getAttribute("data-task-id")!))));
       await page.getByRole("link", { name: "Older →" }).click();
     }
     expect(seen.slice(0, 120)).toEqual(expected.rows.map((row) => row.id));
     await page.getByRole("link", { name: "← Newer" }).click();
-    const back = await page.locator("tr[data-task-id]").evaluateAll((rows) => rows.map((row) => row.getAttribute("data-task-id")!));
+    const back = await page.locator("tr[data-task-id]").evaluateAll((rows: Array<{ getAttribute(name: string): string | null }>) => rows.map((row) => row.getAttribute("data-task-id")!));
     expect(back).toEqual(seen.slice(100, 150));
     await page.goto(`${server.url}tasks?status=expired`);
     await page.locator(".pill.expired").first().waitFor();

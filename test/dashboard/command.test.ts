@@ -38,8 +38,8 @@ function run(args: string[], env: Record<string, string | undefined>): Run {
   children.push(child);
   let out = "";
   let err = "";
-  child.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr!.on("data", (chunk: Buffer) => (err += chunk.toString()));
+  child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
   const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   return { child, stdout: () => out, stderr: () => err, exit };
 }

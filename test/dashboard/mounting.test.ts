@@ -7,7 +7,7 @@ import express from "express";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDashboard, type Dashboard } from "../../src/dashboard/create-dashboard.js";
-import { TaskQueueConfigError } from "../../src/index.js";
+import { TaskQueueConfigError, TaskTableUnreadableError } from "../../src/index.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { testPrisma } from "../support/prisma.js";
 import { insertTask, recordingLogger } from "./fixtures.js";
@@ -73,7 +73,7 @@ describe("Express", () => {
     });
     expect(posted.status).toBe(303);
     expect(posted.headers.get("location")).toBe(`/admin/tasks/tasks/${id}?done=retry&n=1`);
-    expect((await sql.query("SELECT status FROM tasks WHERE id = $1", [id])).rows[0].status).toBe("pending");
+    expect((await sql.query<{ status: string }>("SELECT status FROM tasks WHERE id = $1", [id])).rows[0]!.status).toBe("pending");
   });
 
   it("passes requests outside its base path to next() when used as app-wide middleware", async () => {
@@ -132,5 +132,14 @@ describe("options", () => {
     expect(() => createDashboard({ prisma, token: "short" })).toThrow('Invalid option "token": use a random string of at least 16 characters');
     expect(() => createDashboard({ prisma, table: "tasks; drop" })).toThrow('Invalid option "table"');
     expect(() => createDashboard({ prisma, amqpPrefix: "bad prefix" })).toThrow('Invalid option "amqpPrefix"');
+  });
+
+  it("check() names a missing task table with a coded error", async () => {
+    const dashboard = createDashboard({ prisma, table: "no_such_tasks", logger: recordingLogger() });
+    dashboards.push(dashboard);
+    const error: unknown = await dashboard.check().catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(TaskTableUnreadableError);
+    expect(error).toMatchObject({ code: "TASK_TABLE_UNREADABLE" });
+    expect((error as Error).message).toContain("cannot read the task table");
   });
 });

@@ -222,7 +222,7 @@ describe("concurrency", () => {
     await counter.waitFor(() => committed.every((id) => counter.counts.get(id) === 1), "every committed id once");
     await expectNeverPublished(rolledBack);
     for (const id of committed) expect(counter.counts.get(id)).toBe(1);
-    const rows = await sql.query("SELECT id FROM tasks WHERE id = ANY($1::uuid[])", [[...committed, ...rolledBack]]);
+    const rows = await sql.query<{ id: string }>("SELECT id FROM tasks WHERE id = ANY($1::uuid[])", [[...committed, ...rolledBack]]);
     expect(rows.rows.map((r) => r.id).sort()).toEqual([...committed].sort());
   });
 });
@@ -248,7 +248,7 @@ describe("delays and keys", () => {
     expect(second).toMatchObject({ id: first.id, created: false, key });
     expect(inMany).toMatchObject({ id: first.id, created: false });
     expect(again).toMatchObject({ id: twin!.id, created: false });
-    expect((await sql.query("SELECT count(*)::int AS n FROM tasks WHERE key LIKE $1", [`${key}%`])).rows[0].n).toBe(2);
+    expect((await sql.query<{ n: number }>("SELECT count(*)::int AS n FROM tasks WHERE key LIKE $1", [`${key}%`])).rows[0]!.n).toBe(2);
     await expectPublishedOnce(first.id);
     await expectPublishedOnce(twin!.id);
   });

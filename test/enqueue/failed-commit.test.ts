@@ -69,7 +69,7 @@ async function readLockOnce(file: string, holdMs: number): Promise<{ exited: Pro
   });
   const exited = new Promise((resolve) => child.once("exit", resolve));
   cleanup.push(async () => (child.kill("SIGKILL"), await exited));
-  await new Promise((resolve) => child.stdout!.once("data", resolve));
+  await new Promise((resolve) => child.stdout.once("data", resolve));
   return { exited };
 }
 let readerGone: Promise<unknown> = Promise.resolve();

@@ -101,7 +101,7 @@ export async function recordRows(database: UpgradeDatabase): Promise<RecordRow[]
     id: String(row.id),
     checksum: String(row.checksum),
     migration_name: String(row.migration_name),
-    logs: row.logs === null ? null : String(row.logs),
+    logs: typeof row.logs === "string" ? row.logs : null,
     applied_steps_count: Number(row.applied_steps_count),
     started: row.started_at !== null,
     finished: row.finished_at !== null,

@@ -85,7 +85,7 @@ describe("times", () => {
       const now = await plus.task.enqueue("note", { n: 1 });
       const at = new Date(Date.now() + 1500);
       const later = await plus.task.enqueue("note", { n: 2 }, { runAt: at });
-      const skew = (await sql.query("SELECT TIMESTAMPDIFF(MICROSECOND, run_at, UTC_TIMESTAMP(6)) AS us FROM tasks WHERE id = ?", [now.id])) as Array<{ us: number }>;
+      const skew = await sql.query<Array<{ us: number }>>("SELECT TIMESTAMPDIFF(MICROSECOND, run_at, UTC_TIMESTAMP(6)) AS us FROM tasks WHERE id = ?", [now.id]);
       expect(Math.abs(skew[0]!.us)).toBeLessThan(5_000_000); // not 9 hours off
       expect(Math.abs(now.runAt.getTime() - before)).toBeLessThan(5000);
       expect(later.runAt.getTime()).toBe(at.getTime());

@@ -31,7 +31,7 @@ it("a worker on a mysql:// URL refuses to start, and openStore() throws, naming 
     cwd: root,
     env: { ...process.env, MYSQL_TEST_URL: mysql.url, HIDE_PACKAGES: "mariadb" },
   });
-  const { worker, store } = JSON.parse(stdout.trim().split("\n").pop()!);
+  const { worker, store } = JSON.parse(stdout.trim().split("\n").pop()!) as { worker: unknown; store: unknown };
   const missing = { name: "MissingPackageError", code: "TASK_PACKAGE_MISSING", message: MISSING };
   expect(worker).toEqual(missing);
   expect(store).toEqual(missing);

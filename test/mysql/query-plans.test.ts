@@ -62,7 +62,7 @@ async function planOf(unit: (db: CountingDb) => Promise<unknown>): Promise<{ key
   const plans: Array<{ key: string | null; extra: string }> = [];
   const explaining: CountingDb = {
     async query<Row>(text: string, values: readonly unknown[]) {
-      const rows = (await sql.query(`EXPLAIN ${text}`, values as unknown[])) as Array<{ key: string | null; Extra: string | null }>;
+      const rows = await sql.query<Array<{ key: string | null; Extra: string | null }>>(`EXPLAIN ${text}`, values);
       expect(rows, text).toHaveLength(1);
       plans.push({ key: rows[0]!.key, extra: rows[0]!.Extra ?? "" });
       return [] as Row[];

@@ -2,7 +2,7 @@
 // relative to the database clock (UTC_TIMESTAMP), and reads one back with its times as UTC Dates.
 
 import type { Pool } from "mariadb";
-import { rowValues, type RowSpec } from "../cleaner/rows.js";
+import { rowValues, type RowSpec, type TaskRowRecord } from "../cleaner/rows.js";
 
 const ago = (ms: string) => `UTC_TIMESTAMP(6) - INTERVAL (${ms}) * 1000 MICROSECOND`;
 
@@ -30,17 +30,17 @@ export async function insertMysqlRows(sql: Pool, specs: RowSpec[]): Promise<stri
 const TIMES = ["run_at", "lease_expires_at", "created_at", "updated_at", "finished_at", "published_at"];
 
 /** The row of `id` with every column, times as UTC Dates and JSON parsed; undefined when it does not exist. */
-export async function mysqlRowOf(sql: Pool, id: string): Promise<Record<string, any> | undefined> {
-  const rows = (await sql.query(
+export async function mysqlRowOf(sql: Pool, id: string): Promise<TaskRowRecord | undefined> {
+  const rows = await sql.query<Array<Record<string, unknown>>>(
     `SELECT id, name, queue, CAST(payload AS CHAR) AS payload, status, priority, run_at, attempts, max_attempts, lease_owner,
             lease_expires_at, last_error, CAST(result AS CHAR) AS result, \`key\`, created_at, updated_at, finished_at, published_at
      FROM tasks WHERE id = ?`,
     [id],
-  )) as Array<Record<string, any>>;
+  );
   const row = rows[0];
   if (!row) return undefined;
-  for (const column of TIMES) if (row[column] !== null) row[column] = new Date(`${String(row[column]).replace(" ", "T")}Z`);
-  row.payload = JSON.parse(row.payload);
-  row.result = row.result === null ? null : JSON.parse(row.result);
-  return row;
+  for (const column of TIMES) if (typeof row[column] === "string") row[column] = new Date(`${row[column].replace(" ", "T")}Z`);
+  row.payload = JSON.parse(row.payload as string);
+  row.result = typeof row.result === "string" ? JSON.parse(row.result) : null;
+  return row as TaskRowRecord;
 }

@@ -45,8 +45,10 @@ const postgres: ModelDialect = {
     const sql = new pg.Client({ connectionString: url });
     await sql.connect();
     try {
-      const { rows } = await sql.query("SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'tasks' ORDER BY column_name");
-      const columns = new Map(rows.map((r) => [r.column_name as string, r.data_type as string]));
+      const { rows } = await sql.query<{ column_name: string; data_type: string }>(
+        "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'tasks' ORDER BY column_name",
+      );
+      const columns = new Map(rows.map((r) => [r.column_name, r.data_type]));
       const types: Record<string, string[]> = { String: ["text", "uuid"], Json: ["jsonb"], Int: ["integer"], DateTime: ["timestamp with time zone"] };
       const model = runtimeModels(client).Task!;
       for (const field of model.fields) expect(types[field.type], `type of ${field.name}`).toContain(columns.get(field.dbName ?? field.name));
@@ -128,11 +130,11 @@ const mysql: ModelDialect = {
   statusRefused: /tasks_status_check|constraint/i,
   columns: (url) =>
     onMysql(url, async (sql) => {
-      const columns = (await sql.query(
+      const columns = await sql.query<Array<{ name: string; dataType: string; columnType: string; nullable: string; def: string | null }>>(
         `SELECT COLUMN_NAME AS name, DATA_TYPE AS dataType, COLUMN_TYPE AS columnType, IS_NULLABLE AS nullable, COLUMN_DEFAULT AS def
          FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'tasks'`,
-      )) as Array<{ name: string; dataType: string; columnType: string; nullable: string; def: string | null }>;
-      const checks = (await sql.query(`SELECT CHECK_CLAUSE AS clause FROM information_schema.CHECK_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = DATABASE()`)) as Array<{ clause: string }>;
+      );
+      const checks = await sql.query<Array<{ clause: string }>>(`SELECT CHECK_CLAUSE AS clause FROM information_schema.CHECK_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = DATABASE()`);
       const byName = new Map(columns.map((column) => [column.name, column]));
       const { fields } = shippedMysqlModel();
       expect(fields.map((f) => f.column).sort()).toEqual([...byName.keys()].sort());
@@ -156,11 +158,11 @@ const mysql: ModelDialect = {
     }),
   indexes: (url) =>
     onMysql(url, async (sql) => {
-      const rows = (await sql.query(
+      const rows = await sql.query<Array<{ name: string; col: string; dir: string; nonUnique: number | bigint }>>(
         `SELECT INDEX_NAME AS name, COLUMN_NAME AS col, COLLATION AS dir, NON_UNIQUE AS nonUnique
          FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'tasks' AND INDEX_NAME <> 'PRIMARY'
          ORDER BY INDEX_NAME, SEQ_IN_INDEX`,
-      )) as Array<{ name: string; col: string; dir: string; nonUnique: number | bigint }>;
+      );
       const actual = new Map<string, string[]>();
       for (const row of rows) actual.set(row.name, [...(actual.get(row.name) ?? []), `${row.col}${row.dir === "D" ? " DESC" : ""}${Number(row.nonUnique) ? "" : " UNIQUE"}`]);
       const { fields, indexes } = shippedMysqlModel();
@@ -258,7 +260,7 @@ describe.each([postgres, sqlite, mysql])("the shipped model on $store.name", (di
     await dialect.columns(database.url, client);
   });
 
-  it.runIf(dialect.indexes)("has every index the model declares, under the name Prisma gives it, and no other", async () => {
-    await dialect.indexes!(database.url);
+  it.runIf(dialect.indexes !== undefined)("has every index the model declares, under the name Prisma gives it, and no other", async () => {
+    await dialect.indexes?.(database.url);
   });
 });

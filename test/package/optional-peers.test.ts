@@ -28,7 +28,7 @@ const missing = (name: string, neededFor: string, fix = `npm install ${name}`) =
 let db: SqliteTestDatabase;
 
 beforeAll(async () => {
-  const sources = (readdirSync(join(root, "src"), { recursive: true, encoding: "utf8" }) as string[])
+  const sources = readdirSync(join(root, "src"), { recursive: true, encoding: "utf8" })
     .filter((file) => file.endsWith(".ts") && !file.endsWith(".d.ts"))
     .map((file) => join(root, "src", file));
   mkdirSync(installed, { recursive: true });
@@ -150,7 +150,7 @@ export default defineConfig({ tasks: defineTasks({ greet: { payload: z.object({ 
 
 function tsxLoader(): string {
   const tsxManifest = createRequire(import.meta.url).resolve("tsx/package.json");
-  const exports = JSON.parse(readFileSync(tsxManifest, "utf8")).exports["."] as string;
+  const exports = (JSON.parse(readFileSync(tsxManifest, "utf8")) as { exports: Record<string, string> }).exports["."]!;
   return pathToFileURL(join(dirname(tsxManifest), exports)).href;
 }
 
@@ -163,9 +163,9 @@ function startNode(args: string[], env: Record<string, string>, cwd = scratch) {
   let stdout = "";
   let stderr = "";
   const watchers = new Set<() => void>();
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk));
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on("data", (chunk: Buffer) => {
-    stderr += chunk;
+    stderr += chunk.toString();
     for (const watch of watchers) watch();
   });
   const exited = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));

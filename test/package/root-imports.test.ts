@@ -61,7 +61,7 @@ it("keeps the CLI's own graph free of optional peers: the dashboard command is i
 });
 
 it("imports no optional peer statically anywhere: each loads through the loader, and the manifest declares it optional", () => {
-  const files = (readdirSync(src, { recursive: true, encoding: "utf8" }) as string[]).filter((file) => file.endsWith(".ts"));
+  const files = readdirSync(src, { recursive: true, encoding: "utf8" }).filter((file) => file.endsWith(".ts"));
   const direct = files.flatMap((file) =>
     importsOf(join(src, file))
       .filter(({ specifier, local }) => !local && (OPTIONAL_PACKAGE_NAMES as string[]).includes(packageOf(specifier)))

@@ -19,7 +19,7 @@ const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as
 let db: SqliteTestDatabase;
 
 beforeAll(async () => {
-  const sources = (readdirSync(join(root, "src"), { recursive: true, encoding: "utf8" }) as string[])
+  const sources = readdirSync(join(root, "src"), { recursive: true, encoding: "utf8" })
     .filter((file) => file.endsWith(".ts") && !file.endsWith(".d.ts"))
     .map((file) => join(root, "src", file));
   mkdirSync(installed, { recursive: true });
@@ -95,7 +95,7 @@ process.stdout.write(JSON.stringify(report));
 
 function tsxLoader(): string {
   const tsxManifest = createRequire(import.meta.url).resolve("tsx/package.json");
-  const exports = JSON.parse(readFileSync(tsxManifest, "utf8")).exports["."] as string;
+  const exports = (JSON.parse(readFileSync(tsxManifest, "utf8")) as { exports: Record<string, string> }).exports["."]!;
   return pathToFileURL(join(dirname(tsxManifest), exports)).href;
 }
 
@@ -105,7 +105,7 @@ function node(args: string[], env: Record<string, string>): Promise<{ code: numb
   const child = spawn(process.execPath, args, { cwd: scratch, env: { ...base, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk));
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   return new Promise((resolve) => child.once("close", (code) => resolve({ code, stdout, stderr })));
 }

@@ -41,9 +41,9 @@ describe("the existing-key lookup", () => {
     const connection = await sql.connect();
     try {
       await connection.query("BEGIN");
-      const { rows } = await connection.query(`EXPLAIN (ANALYZE, FORMAT TEXT) ${insertTasksSql(table)}`, [insertTasksParam([row]), true]);
+      const { rows } = await connection.query<{ "QUERY PLAN": string }>(`EXPLAIN (ANALYZE, FORMAT TEXT) ${insertTasksSql(table)}`, [insertTasksParam([row]), true]);
       await connection.query("ROLLBACK");
-      const plan = rows.map((r) => r["QUERY PLAN"] as string).join("\n");
+      const plan = rows.map((r) => r["QUERY PLAN"]).join("\n");
       expect(plan).not.toMatch(/Seq Scan on tasks/);
       expect(plan).toMatch(/Index Scan using tasks_key_key/);
     } finally {
@@ -54,8 +54,8 @@ describe("the existing-key lookup", () => {
 
 describe("the key index", () => {
   it("leaves tasks without a key out of the unique key index", async () => {
-    const { rows } = await sql.query(`SELECT indexdef FROM pg_indexes WHERE indexname = 'tasks_key_key'`);
-    expect(rows[0].indexdef).toMatch(/UNIQUE INDEX tasks_key_key ON public\.tasks USING btree \(key\) WHERE \(key IS NOT NULL\)/);
+    const { rows } = await sql.query<{ indexdef: string }>(`SELECT indexdef FROM pg_indexes WHERE indexname = 'tasks_key_key'`);
+    expect(rows[0]?.indexdef).toMatch(/UNIQUE INDEX tasks_key_key ON public\.tasks USING btree \(key\) WHERE \(key IS NOT NULL\)/);
   });
 
   it("still dedupes when a later migration made the index a plain unique index again", async () => {
@@ -71,7 +71,7 @@ describe("the key index", () => {
       const keyless = await plain.task.enqueueMany([1, 2].map((n) => ({ name: "send-report" as const, payload: { reportId: `k${n}` } })));
       expect([first.created, second.created, second.id]).toEqual([true, false, first.id]);
       expect(keyless.map((task) => task.created)).toEqual([true, true]);
-      expect((await pool.query(`SELECT count(*)::int AS n FROM tasks`)).rows[0].n).toBe(3);
+      expect((await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM tasks`)).rows[0]!.n).toBe(3);
     } finally {
       await plain.$taskQueue.close();
       await plain.$disconnect();

@@ -38,7 +38,7 @@ async function holdLock(file: string, lock: "write" | "read", holdMs: number, fi
     child.kill("SIGKILL");
     await exited;
   });
-  await new Promise((resolve) => child.stdout!.once("data", resolve));
+  await new Promise((resolve) => child.stdout.once("data", resolve));
   return child;
 }
 

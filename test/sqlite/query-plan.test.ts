@@ -46,7 +46,7 @@ function explaining(plans: string[]): Db {
     plans.push(...rows.map((row) => row.detail));
     return [];
   };
-  return { query: explain as Db["query"], request: explain };
+  return { query: explain, request: explain };
 }
 
 const filter = (queues: string[]) => ({ owner: "w", leaseMs: 30_000, names: ["task-1", "task-2"], queues });

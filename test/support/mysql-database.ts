@@ -33,13 +33,13 @@ async function findServer(): Promise<string> {
   let testcontainers: typeof import("testcontainers");
   try {
     testcontainers = await import("testcontainers");
-    const runtime = await testcontainers.getContainerRuntimeClient();
-    await runtime.info;
+    await testcontainers.getContainerRuntimeClient();
   } catch (error) {
     throw new Error(
       "The MySQL tests need MySQL 8 or MariaDB 10.6+: set MYSQL_URL (mysql://user:password@host:3306/any), or start the local " +
         "MariaDB (start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd), or run Docker so testcontainers " +
         `can start mysql:8. (Docker: ${(error as Error).message.split("\n")[0]})`,
+      { cause: error },
     );
   }
   const container = await new testcontainers.GenericContainer("mysql:8")

@@ -47,10 +47,9 @@ async function startContainers(databaseUrl: string | undefined, amqpUrl: string 
   let testcontainers: typeof import("testcontainers");
   try {
     testcontainers = await import("testcontainers");
-    const runtime = await testcontainers.getContainerRuntimeClient();
-    await runtime.info;
+    await testcontainers.getContainerRuntimeClient();
   } catch (error) {
-    throw new Error(`${advice} (Docker: ${(error as Error).message.split("\n")[0]})`);
+    throw new Error(`${advice} (Docker: ${(error as Error).message.split("\n")[0]})`, { cause: error });
   }
   const stops: Array<() => Promise<unknown>> = [];
   if (!databaseUrl) {

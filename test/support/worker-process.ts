@@ -58,7 +58,7 @@ export class WorkerProcess {
         return found !== undefined;
       }, what, timeoutMs);
     } catch (error) {
-      throw new Error(`${(error as Error).message}\nstderr: ${this.stderr.slice(-2000)}`);
+      throw new Error(`${(error as Error).message}\nstderr: ${this.stderr.slice(-2000)}`, { cause: error });
     }
     return found!;
   }

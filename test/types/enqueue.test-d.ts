@@ -75,8 +75,8 @@ describe("enqueue types", () => {
   });
 
   it("exposes $taskQueue controls", () => {
-    expectTypeOf(prisma.$taskQueue.flush).returns.resolves.toBeVoid();
-    expectTypeOf(prisma.$taskQueue.close).returns.resolves.toBeVoid();
+    expectTypeOf<typeof prisma.$taskQueue.flush>().returns.resolves.toBeVoid();
+    expectTypeOf<typeof prisma.$taskQueue.close>().returns.resolves.toBeVoid();
     expectTypeOf(prisma.$taskQueue.broker.state).toEqualTypeOf<"connected" | "connecting" | "unreachable" | "refused" | "none">();
     expectTypeOf(prisma.$taskQueue.broker.since).toEqualTypeOf<Date | undefined>();
   });

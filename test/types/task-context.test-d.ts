@@ -38,8 +38,8 @@ const tasks = defineTasks<PrismaClient>()({
       // The transaction client of the generated client, its task model carrying this registry's enqueue.
       expectTypeOf<Omit<typeof ctx.tx, "task">>().toEqualTypeOf<Omit<Prisma.TransactionClient, "task">>();
       expectTypeOf(ctx.tx.task).toMatchTypeOf<Prisma.TransactionClient["task"]>();
-      expectTypeOf(ctx.tx.report.findUnique).toEqualTypeOf<Prisma.TransactionClient["report"]["findUnique"]>();
-      expectTypeOf(ctx.prisma.report.update).toEqualTypeOf<PrismaClient["report"]["update"]>();
+      expectTypeOf<typeof ctx.tx.report.findUnique>().toEqualTypeOf<Prisma.TransactionClient["report"]["findUnique"]>();
+      expectTypeOf<typeof ctx.prisma.report.update>().toEqualTypeOf<PrismaClient["report"]["update"]>();
       // ctx.prisma.$transaction hands out the transaction client with this registry's enqueue, as at run time.
       await ctx.prisma.$transaction(async (tx) => {
         expectTypeOf<Omit<typeof tx, "task">>().toEqualTypeOf<Omit<Prisma.TransactionClient, "task">>();
@@ -71,14 +71,14 @@ const tasks = defineTasks<PrismaClient>()({
   notify: {
     payload: z.object({ reportId: z.string() }),
     recovery: (_task, ctx) => {
-      expectTypeOf(ctx.prisma.report.findMany).toEqualTypeOf<PrismaClient["report"]["findMany"]>();
+      expectTypeOf(ctx.prisma.report).toHaveProperty("findMany").toEqualTypeOf<PrismaClient["report"]["findMany"]>();
       return "dead";
     },
     handler: async (_payload, ctx) => {
       expectTypeOf<AnyKeys<typeof ctx>>().toBeNever();
       // Outside transactional: true there is no transaction.
       expectTypeOf(ctx.tx).toEqualTypeOf<undefined>();
-      expectTypeOf(ctx.prisma.report.count).toEqualTypeOf<PrismaClient["report"]["count"]>();
+      expectTypeOf<typeof ctx.prisma.report.count>().toEqualTypeOf<PrismaClient["report"]["count"]>();
       // @ts-expect-error misspelt model
       void ctx.prisma.reprot;
     },
@@ -116,7 +116,7 @@ describe("typed handler context", () => {
         payload: z.object({}),
         transactional: true,
         handler: async (_payload, ctx) => {
-          expectTypeOf(ctx.tx.report.enqueue).toBeFunction();
+          expectTypeOf<typeof ctx.tx.report.enqueue>().toBeFunction();
           expectTypeOf(ctx.tx.task).not.toHaveProperty("enqueue");
         },
       },

@@ -138,7 +138,7 @@ export const mysqlUpgrade: UpgradeDialect = {
       url: database.url,
       apply: (text) => runMysqlScripts(database.serverUrl, database.name, [text]),
       query: async <Row>(text: string, params: unknown[] = []) => {
-        const result = await pool.query(text, params);
+        const result: unknown = await pool.query(text, params);
         return (Array.isArray(result) ? result : []) as Row[];
       },
       business: async () => {}, // createMysqlTestDatabase({ migrate: false }) already made them

@@ -3,6 +3,7 @@
 
 import net from "node:net";
 import { afterAll, afterEach, beforeAll, expect, inject, it } from "vitest";
+import { WakeupBrokerError } from "../../src/index.js";
 import { openTransport } from "../../src/wakeups/open-transport.js";
 import { RabbitMqTransport } from "../../src/wakeups/rabbitmq/rabbitmq-transport.js";
 import { topology } from "../../src/wakeups/rabbitmq/topology.js";
@@ -96,6 +97,8 @@ it("a refused password is logged once as an error naming the fix, retried in the
   hooked.publish("default", ["00000000-0000-4000-8000-000000000001"]);
   await hooked.flush();
   expect(failed[0]!.message).toMatch(/^broker is not connected \(refused: RabbitMQ at .* refused the user name or password/);
+  expect(failed[0]).toBeInstanceOf(WakeupBrokerError);
+  expect(failed[0]).toMatchObject({ code: "TASK_BROKER_FAILED" });
   await hooked.close();
 });
 

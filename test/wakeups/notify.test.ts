@@ -83,8 +83,8 @@ function notifiedIds(from = 0): string[] {
   return received.slice(from).flatMap((payload) => payload.slice(payload.indexOf(":") + 1).split(","));
 }
 
-async function status(id: string): Promise<string> {
-  return (await sql.query("SELECT status FROM tasks WHERE id = $1", [id])).rows[0]?.status;
+async function status(id: string): Promise<string | undefined> {
+  return (await sql.query<{ status: string }>("SELECT status FROM tasks WHERE id = $1", [id])).rows[0]?.status;
 }
 
 it("sends the wake-up with the COMMIT, not before, and marks the row published in the same transaction", async () => {
@@ -98,8 +98,8 @@ it("sends the wake-up with the COMMIT, not before, and marks the row published i
   });
   await waitUntil(() => notifiedIds(from).includes(id), "the notification after the commit", 2000);
   expect(received[from]).toBe(`default:${id}`);
-  const row = (await sql.query("SELECT published_at FROM tasks WHERE id = $1", [id])).rows[0];
-  expect(row.published_at).toBeInstanceOf(Date);
+  const row = (await sql.query<{ published_at: Date | null }>("SELECT published_at FROM tasks WHERE id = $1", [id])).rows[0];
+  expect(row?.published_at).toBeInstanceOf(Date);
 });
 
 it("the insert statement itself notifies, inside the transaction: nothing before COMMIT, nothing after ROLLBACK", async () => {
@@ -173,14 +173,14 @@ it("listens again after its backend is terminated, catches up on what it missed,
   const quiet = crypto.randomUUID();
   await sql.query(`INSERT INTO tasks (id, name, payload, published_at) VALUES ($1, 'record', '{"ms":0}', now())`, [quiet]);
   const listening = `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'task-runner listener'`;
-  const before = (await sql.query(listening)).rows.map((row) => row.pid);
+  const before = (await sql.query<{ pid: number }>(listening)).rows.map((row) => row.pid);
   expect(before).toHaveLength(1);
   await sql.query("SELECT pg_terminate_backend($1)", [before[0]]);
   await waitUntil(async () => (await status(quiet)) === "succeeded", "the catch-up poll after the reconnect", 5000);
   expect(logger.find("task claimed", { taskId: quiet, via: "poll" })).toHaveLength(1);
   expect(logger.find("lost the wake-up listening connection; workers poll until it is back").length).toBeGreaterThanOrEqual(1);
 
-  const after = (await sql.query(listening)).rows.map((row) => row.pid);
+  const after = (await sql.query<{ pid: number }>(listening)).rows.map((row) => row.pid);
   expect(after).toHaveLength(1);
   expect(after[0]).not.toBe(before[0]);
   const second = await prisma.task.enqueue("record", { ms: 0 });
@@ -197,7 +197,7 @@ it("a worker that starts on a backlog drains it by polling as slots free, though
   );
   const { worker } = await startWorker();
   await waitUntil(
-    async () => (await sql.query("SELECT count(*)::int AS n FROM tasks WHERE status = 'succeeded'")).rows[0].n === 300,
+    async () => (await sql.query<{ n: number }>("SELECT count(*)::int AS n FROM tasks WHERE status = 'succeeded'")).rows[0]!.n === 300,
     "the backlog to drain",
     10_000,
   );

@@ -12,6 +12,7 @@ import { checkTransportOptions, openTransport } from "../../src/wakeups/open-tra
 import { z } from "zod";
 import { defineTasks } from "../../src/define-tasks.js";
 import { TaskQueueConfigError } from "../../src/errors.js";
+import { DeadTaskNotAnnouncedError } from "../../src/wakeups/wakeup-errors.js";
 
 const sqliteFile = join(mkdtempSync(join(tmpdir(), "ptq-choice-")), "tasks.db");
 writeFileSync(sqliteFile, "");
@@ -34,6 +35,18 @@ it("defaults: RabbitMQ with amqpUrl; without it NOTIFY on PostgreSQL, in-process
   expect(transportName("postgresql", { amqpUrl: "" })).toBe("notify");
   expect(transportName("sqlite", { inProcess: "file" })).toBe("in-process");
   expect(transportName("mysql", {})).toBe("polling");
+});
+
+it("without RabbitMQ, announcing a dead task rejects with a coded error that says to set amqpUrl", async () => {
+  const notification = { id: "00000000-0000-4000-8000-000000000001", name: "t", queue: "default", attempts: 5, lastError: null, reason: "max-attempts", at: "" };
+  for (const [store, options] of [["postgresql", {}], ["sqlite", { inProcess: "file" }], ["mysql", {}]] as const) {
+    const publisher = openTransport({ ...options, logger: silentLogger, store: stores[store] }).publisher();
+    const error: unknown = await publisher.notifyDead(notification).catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(DeadTaskNotAnnouncedError);
+    expect(error).toMatchObject({ code: "TASK_DEAD_NOT_ANNOUNCED" });
+    expect((error as Error).message).toContain("Set amqpUrl");
+    await publisher.close();
+  }
 });
 
 it("an explicit choice wins over the default", () => {

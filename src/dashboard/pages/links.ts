@@ -14,7 +14,10 @@ export interface ListLink {
 /** `${base}/tasks?…` with the given filters (empty values left out). */
 export function tasksHref(base: string, filters: ListLink): string {
   const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(filters)) if (value) params.set(key, value);
+  for (const key of Object.keys(filters) as (keyof ListLink)[]) {
+    const value = filters[key];
+    if (value) params.set(key, value);
+  }
   const query = params.toString();
   return `${base}/tasks${query ? `?${query}` : ""}`;
 }

@@ -1,10 +1,12 @@
 // PostgreSQL LISTEN/NOTIFY as the wake-up transport: no broker, sub-millisecond wake-ups. Enqueue's insert statement
 // notifies inside the app's transaction; re-sends (cleaner, CLI, dashboard, a worker's released tasks) notify outside.
 
+import { errorMessage } from "../../error-text.js";
 import type { Logger } from "../../logger.js";
 import type { NotificationSession, WakeupNotifications } from "../../store/notifications.js";
 import type { DeadTaskNotification } from "../dead-task-notification.js";
 import type { BrokerState, ListenOptions, PublishHooks, WakeupListener, WakeupPublisher, WakeupTransport } from "../transport.js";
+import { DeadTaskNotAnnouncedError } from "../wakeup-errors.js";
 
 export interface NotifyTransportOptions {
   notifications: WakeupNotifications;
@@ -86,7 +88,7 @@ export class NotifyTransport implements WakeupTransport {
         }
       },
       notifyDead: (notification: DeadTaskNotification) =>
-        Promise.reject(new Error(`NOTIFY wake-ups do not announce dead task ${notification.id}; RabbitMQ does (set amqpUrl)`)),
+        Promise.reject(new DeadTaskNotAnnouncedError(notification.id, "NOTIFY wake-ups do not announce dead tasks")),
       flush,
       close: async () => {
         await flush();
@@ -105,7 +107,9 @@ export class NotifyTransport implements WakeupTransport {
       wakeup: (queue: string, ids: string[]) => {
         if (!taking || !queues.has(queue)) return;
         // A wake-up is a hint: when its delivery fails the rows stay pending, for polling and the cleaner.
-        options.deliver(ids, queue).catch(() => {});
+        options.deliver(ids, queue).catch((error: unknown) => {
+          logger.warn("wake-up handling failed; polling and the cleaner pick the tasks up", { queue, tasks: ids.length, error: errorMessage(error) });
+        });
       },
       listening: () => {
         for (const wake of waiters) wake();

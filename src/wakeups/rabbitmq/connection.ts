@@ -6,6 +6,7 @@ import type { ChannelModel } from "amqplib";
 import type { Logger } from "../../logger.js";
 import { redactUrl } from "../../redact-url.js";
 import type { BrokerState } from "../transport.js";
+import { WakeupBrokerError } from "../wakeup-errors.js";
 import { amqpClient } from "./amqp-client.js";
 import { classifyBrokerError } from "./broker-errors.js";
 
@@ -111,7 +112,7 @@ export class BrokerConnection extends EventEmitter {
       this.model = model;
       this.status = { transport: "rabbitmq", state: "connected", url: this.status.url, since: new Date() };
       model.on("error", () => {}); // 'close' follows and carries the reconnect
-      model.on("close", (error?: Error) => this.lost(model, error ?? new Error("connection closed")));
+      model.on("close", (error?: Error) => this.lost(model, error ?? new WakeupBrokerError("the broker connection closed")));
       this.options.logger.info("broker connected", {});
       this.emit("connected", model);
     } catch (error) {

@@ -6,6 +6,8 @@ import type { Logger } from "../../logger.js";
 import { traceChannels, traceWakeups } from "../../trace/channels.js";
 import type { DeadTaskNotification } from "../dead-task-notification.js";
 import type { PublishHooks, WakeupPublisher } from "../transport.js";
+import { WakeupBrokerError } from "../wakeup-errors.js";
+import { valueText } from "../../value-text.js";
 import type { BrokerConnection } from "./connection.js";
 import { declareExchanges, declareQueue, type Topology } from "./topology.js";
 import { encodeWakeup, MAX_IDS_PER_MESSAGE } from "./wakeup-message.js";
@@ -32,7 +34,7 @@ export class Publisher implements WakeupPublisher {
   publish(queue: string, ids: readonly string[]): void {
     if (ids.length === 0) return;
     if (this.closed) {
-      this.fail([...ids], new Error("publisher is closed"));
+      this.fail([...ids], new WakeupBrokerError("the wake-up publisher is closed: the worker or queue handle that owned it was closed"));
       return;
     }
     const list = this.pending.get(queue);
@@ -54,7 +56,7 @@ export class Publisher implements WakeupPublisher {
       const body = Buffer.from(JSON.stringify(notification));
       const options = { persistent: true, contentType: "application/json", type: "task.dead" };
       channel.publish(this.options.topology.deadLetterExchange, notification.queue, body, options, (error: unknown) =>
-        error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(),
+        error ? reject(error instanceof Error ? error : new WakeupBrokerError(`broker nacked the message: ${valueText(error)}`)) : resolve(),
       );
     });
   }
@@ -124,7 +126,7 @@ export class Publisher implements WakeupPublisher {
       try {
         traceWakeups(traceChannels.wakeupsPublished, queue, ids);
         channel.publish(this.options.topology.exchange, queue, body, options, (error: unknown) => {
-          if (error) this.fail(ids, error instanceof Error ? error : new Error(`broker nacked the wake-up: ${String(error)}`));
+          if (error) this.fail(ids, error instanceof Error ? error : new WakeupBrokerError(`broker nacked the wake-up: ${valueText(error)}`));
           else this.options.onConfirmed?.(ids);
           resolve();
         });
@@ -140,7 +142,7 @@ export class Publisher implements WakeupPublisher {
     const model = connection.model ?? (connection.down ? undefined : await connection.ready(this.options.connectTimeoutMs ?? 2000));
     if (!model) {
       const { state, fix } = connection.state;
-      throw new Error(`broker is not connected (${state}${fix ? `: ${fix}` : ""})`);
+      throw new WakeupBrokerError(`broker is not connected (${state}${fix ? `: ${fix}` : ""})`);
     }
     if (this.channel && this.channelModel === model) return this.channel;
     this.channelModel = model;

@@ -23,5 +23,5 @@ export function decodeWakeup(body: Buffer): { ids: string[] } | { problem: strin
   const ids = (parsed as { ids?: unknown } | null)?.ids;
   if (!Array.isArray(ids) || ids.length === 0) return { problem: "body has no ids array" };
   if (!ids.every(isTaskId)) return { problem: "ids are not all UUIDs" };
-  return { ids: ids as string[] };
+  return { ids };
 }
