@@ -31,7 +31,11 @@ const QUERIES: Array<{ label: string; run: (store: Store, browse: boolean) => Pr
   {
     label: "list, rare name (0.1 %)",
     run: async (store, browse) =>
-      store.listTasks({ name: "rebuild-search-index" }, PAGE, browse ? (await store.listTaskGroups()).filter((g: TaskGroup) => g.name === "rebuild-search-index") : undefined),
+      store.listTasks(
+        { name: "rebuild-search-index" },
+        PAGE,
+        browse ? (await store.listTaskGroups()).filter((g: TaskGroup) => g.name === "rebuild-search-index") : undefined,
+      ),
   },
 ];
 
@@ -88,7 +92,9 @@ for (const size of sizes) {
   }
 }
 
-console.log(`PostgreSQL ${version}, ${os.cpus().length} cores; ${n} sequential runs per query after 3 warm-ups; load average ${loads.map((l) => l.toFixed(1)).join(", ")} at each size's start.`);
+console.log(
+  `PostgreSQL ${version}, ${os.cpus().length} cores; ${n} sequential runs per query after 3 warm-ups; load average ${loads.map((l) => l.toFixed(1)).join(", ")} at each size's start.`,
+);
 console.log("Each cell: p50 / p95 in ms, without the browse index | with it.\n");
 console.log(`| rows | ${QUERIES.map((q) => `${q.label}: without | with`).join(" | ")} | size check (up to ${BROWSE_INDEX_ADVICE_ROWS.toLocaleString("en-US")}) |`);
 console.log(`|--:|${QUERIES.map(() => "--:|--:").join("|")}|--:|`);

@@ -18,7 +18,7 @@ interface PageCase {
 }
 
 async function pageCases(sql: pg.Client): Promise<PageCase[]> {
-  const pick = async (query: string) => ((await sql.query<{ id: string }>(query)).rows[0]?.id ?? "");
+  const pick = async (query: string) => (await sql.query<{ id: string }>(query)).rows[0]?.id ?? "";
   const deadId = await pick("SELECT id::text AS id FROM tasks WHERE status = 'dead' ORDER BY id LIMIT 1 OFFSET 500");
   const deepId = await pick("SELECT id::text AS id FROM tasks ORDER BY id LIMIT 1 OFFSET 200000");
   const day = 24 * 3600 * 1000;
@@ -91,8 +91,10 @@ try {
   const withIndex = await measure(server, cases);
 
   console.log(`### Dashboard pages on ${rows.toLocaleString("en-US")} tasks (table ${size}, PostgreSQL ${version})`);
-  console.log(`${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB; ${n} sequential requests per page after 3 warm-ups, `
-    + `timed from request to last byte over loopback; seeded in ${Math.round((seeded - started) / 1000)} s.\n`);
+  console.log(
+    `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB; ${n} sequential requests per page after 3 warm-ups, ` +
+      `timed from request to last byte over loopback; seeded in ${Math.round((seeded - started) / 1000)} s.\n`,
+  );
   console.log(`With the browse index \`(queue, name, status, id)\` (${index}):\n`);
   console.log(withIndex.join("\n"));
   console.log(`\nWithout it (the migration as shipped today):\n`);

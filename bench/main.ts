@@ -27,7 +27,14 @@ import { runs } from "./runs.js";
 import { SqliteFiles } from "./sqlite-files.js";
 import { judgeTargets } from "./targets.js";
 
-const ALL_PEERS: Record<PeerName, Peer> = { ours, "graphile-worker": graphileWorker, "pg-boss": pgBoss, "ours-sqlite": oursSqlite, "ours-mysql": oursMysql, "ours-notify": oursNotify };
+const ALL_PEERS: Record<PeerName, Peer> = {
+  ours,
+  "graphile-worker": graphileWorker,
+  "pg-boss": pgBoss,
+  "ours-sqlite": oursSqlite,
+  "ours-mysql": oursMysql,
+  "ours-notify": oursNotify,
+};
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 

@@ -66,9 +66,7 @@ for (let round = 1; round <= rounds; round++) {
   };
   // 1. One id.
   const viaStore = await timed(await insert(1500), (id) => store.claimByIds([id], filter));
-  const viaAny = await timed(await insert(1500), (id) =>
-    pool.query({ name: "claim_any", text: CLAIM_ANY, values: [[id], filter.names, filter.queues, "w1", 30_000] }),
-  );
+  const viaAny = await timed(await insert(1500), (id) => pool.query({ name: "claim_any", text: CLAIM_ANY, values: [[id], filter.names, filter.queues, "w1", 30_000] }));
   // 2. and 3. Batches: claim a batch, then per step complete it and claim the next, as two statements or as one.
   const steps = 20;
   const pairTimes = async (mode: "two" | "one" | "delete") => {
@@ -96,7 +94,9 @@ for (let round = 1; round <= rounds; round++) {
   const one = await pairTimes("one");
   const deleting = await pairTimes("delete");
   // 4. HOT updates so far in this database.
-  const { rows: stats } = await pool.query<{ n_tup_upd: string; n_tup_hot_upd: string }>(`SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = 'tasks'`);
+  const { rows: stats } = await pool.query<{ n_tup_upd: string; n_tup_hot_upd: string }>(
+    `SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = 'tasks'`,
+  );
   console.log(`round ${round}:`);
   console.log(`  1. claim one id: store ${summary(viaStore)} | batch statement (= ANY) ${summary(viaAny)}`);
   console.log(`  2. complete ${batch} + claim ${batch}: two statements ${summary(two)} | one statement ${summary(one)}`);

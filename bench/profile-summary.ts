@@ -51,8 +51,7 @@ export function summarise(profile: CpuProfile, top = 25): string {
   }
   const idle = (byFunction.get("(idle)") ?? 0) + (byFunction.get("(program)") ?? 0) * 0;
   const busy = totalUs - (byFunction.get("(idle)") ?? 0);
-  const line = (label: string, us: number) =>
-    `${(us / 1000).toFixed(0).padStart(8)} ms ${((us / totalUs) * 100).toFixed(1).padStart(5)} %  ${label}`;
+  const line = (label: string, us: number) => `${(us / 1000).toFixed(0).padStart(8)} ms ${((us / totalUs) * 100).toFixed(1).padStart(5)} %  ${label}`;
   const sorted = (map: Map<string, number>) => [...map].sort((a, b) => b[1] - a[1]).slice(0, top);
   return [
     `profile: ${(totalUs / 1000).toFixed(0)} ms, busy ${(busy / 1000).toFixed(0)} ms (${((busy / totalUs) * 100).toFixed(1)} %), idle ${(idle / 1000).toFixed(0)} ms`,

@@ -41,7 +41,10 @@ if (process.env.CLAIM_CHILD) {
     lost += result.lost;
     if (result.ids.length === 0 && result.lost === 0) break;
     claimed += result.ids.length;
-    await store.complete(owner, result.ids.map((id) => ({ id, resultJson: "null" })));
+    await store.complete(
+      owner,
+      result.ids.map((id) => ({ id, resultJson: "null" })),
+    );
   }
   const report: ChildReport = { claimed, lost, endedAt: Date.now() };
   process.send!(report, () => void store.close().then(() => process.exit(0)));

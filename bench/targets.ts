@@ -41,11 +41,9 @@ export function judgeTargets(results: Results): TargetVerdict[] {
     verdicts.push({ row: key, peer, target, measured: `${fmt(r)}×`, met: met(r) });
   };
   /** `peer` ÷ ours (PostgreSQL) ≥ `bound`. */
-  const againstOurs = (key: string, peer: PeerName, bound: number) =>
-    peerRatio(key, peer, "ours", (r) => r >= bound, `≥ ${bound}× ours (PostgreSQL) in the same run`);
+  const againstOurs = (key: string, peer: PeerName, bound: number) => peerRatio(key, peer, "ours", (r) => r >= bound, `≥ ${bound}× ours (PostgreSQL) in the same run`);
   /** `peer` ÷ graphile-worker ≤ 1 (lower is better). */
-  const peerAtMostGraphile = (key: string, peer: PeerName) =>
-    peerRatio(key, peer, "graphile-worker", (r) => r <= 1, "≤ 1× graphile-worker");
+  const peerAtMostGraphile = (key: string, peer: PeerName) => peerRatio(key, peer, "graphile-worker", (r) => r <= 1, "≤ 1× graphile-worker");
   atLeast("drain.1x10.tps", "graphile-worker", 1.2);
   atLeast("drain.2x5.tps", "graphile-worker", 1.2);
   atLeast("drain.1x10.tps", "pg-boss", 4);

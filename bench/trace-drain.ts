@@ -31,13 +31,11 @@ interface Kind {
   ms: number;
 }
 
-
 const peers: Record<string, Peer> = { ours, "ours-sqlite": oursSqlite, "ours-mysql": oursMysql };
 const peer = peers[arg("peer", "ours")];
 if (!peer) throw new Error(`--peer=${arg("peer", "ours")}: use one of ${Object.keys(peers).join(", ")}`);
 const services = await resolveServices();
-const databases: BenchDatabases =
-  peer.database === "sqlite" ? new SqliteFiles() : peer.database === "mysql" ? new MysqlDatabases() : new Databases(services.databaseUrl);
+const databases: BenchDatabases = peer.database === "sqlite" ? new SqliteFiles() : peer.database === "mysql" ? new MysqlDatabases() : new Databases(services.databaseUrl);
 /** The database server's processes (by command line) and its name, for the CPU line; SQLite has none. */
 const server = { postgresql: { name: "PostgreSQL", pattern: "postgres" }, mysql: { name: "MySQL", pattern: "mariadbd|mysqld" }, sqlite: undefined }[peer.database];
 const template = await databases.template("trace", (url) => peer.install({ databaseUrl: url, amqpUrl: "", prefix: "" }));
@@ -97,7 +95,9 @@ try {
   await worker.stop();
   console.log(`start() ${started.toFixed(0)} ms; drained ${count} (handled ${handled}) in ${total.toFixed(0)} ms: ${Math.round((count / total) * 1000)} tasks/s`);
   for (const [kind, k] of [...kinds].sort((a, b) => b[1].ms - a[1].ms)) {
-    console.log(`${String(k.calls).padStart(6)} × ${kind.padEnd(52)} rows/call ${(k.rows / k.calls).toFixed(1).padStart(6)}  ms/call ${(k.ms / k.calls).toFixed(2).padStart(7)}  total ${k.ms.toFixed(0)} ms`);
+    console.log(
+      `${String(k.calls).padStart(6)} × ${kind.padEnd(52)} rows/call ${(k.rows / k.calls).toFixed(1).padStart(6)}  ms/call ${(k.ms / k.calls).toFixed(2).padStart(7)}  total ${k.ms.toFixed(0)} ms`,
+    );
   }
 } finally {
   await producer.close();

@@ -129,7 +129,10 @@ function joinTrace(times: Array<[number, number, number]>, app: ProcessTrace, wo
 }
 
 function report(name: string, result: { p50: number; p99: number; samples: number }, steps: TaskSteps[]): void {
-  const p95 = percentile(steps.map((step) => step.total), 95);
+  const p95 = percentile(
+    steps.map((step) => step.total),
+    95,
+  );
   const slow = steps.filter((step) => step.total > p95);
   const keys: Array<[keyof TaskSteps, string]> = [
     ["total", "commit returned → handler start"],
@@ -153,7 +156,9 @@ function report(name: string, result: { p50: number; p99: number; samples: numbe
     const values = rows.map((row) => row[key]).filter((value): value is number => typeof value === "number");
     return values.length === 0 ? "–" : (values.reduce((a, b) => a + b, 0) / values.length).toFixed(2);
   };
-  console.log(`\n${name}: ${result.samples} tasks, p50 ${result.p50.toFixed(2)} ms, p95 ${p95.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms; ${slow.length} slow tasks (above p95), ${steps.filter((s) => s.polled).length} claimed by polling\n`);
+  console.log(
+    `\n${name}: ${result.samples} tasks, p50 ${result.p50.toFixed(2)} ms, p95 ${p95.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms; ${slow.length} slow tasks (above p95), ${steps.filter((s) => s.polled).length} claimed by polling\n`,
+  );
   console.log("| step | all: p50 | all: p99 | slow: p50 | slow: mean | slow: max |");
   console.log("|---|--:|--:|--:|--:|--:|");
   for (const [key, label] of keys) {
@@ -176,6 +181,10 @@ function report(name: string, result: { p50: number; p99: number; samples: numbe
   for (const [label, count] of [...longest].sort((a, b) => b[1] - a[1])) console.log(`- ${label}: ${count}`);
   const withGc = slow.filter((row) => row.appGcMs > 0 || row.workerGcMs > 0).length;
   const withWrites = slow.filter((row) => row.writesDuringClaim > 0).length;
-  console.log(`- slow tasks with a GC pause on their way: ${withGc} of ${slow.length} (all tasks: ${steps.filter((r) => r.appGcMs > 0 || r.workerGcMs > 0).length} of ${steps.length})`);
-  console.log(`- slow tasks whose claim overlapped a completion or lease write: ${withWrites} of ${slow.length} (all tasks: ${steps.filter((r) => r.writesDuringClaim > 0).length} of ${steps.length})`);
+  console.log(
+    `- slow tasks with a GC pause on their way: ${withGc} of ${slow.length} (all tasks: ${steps.filter((r) => r.appGcMs > 0 || r.workerGcMs > 0).length} of ${steps.length})`,
+  );
+  console.log(
+    `- slow tasks whose claim overlapped a completion or lease write: ${withWrites} of ${slow.length} (all tasks: ${steps.filter((r) => r.writesDuringClaim > 0).length} of ${steps.length})`,
+  );
 }

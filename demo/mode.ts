@@ -11,8 +11,7 @@ const LOCAL_AMQP_URL = "amqp://guest:guest@127.0.0.1:5672";
 const root = fileURLToPath(new URL("..", import.meta.url));
 
 export type DemoMode =
-  | { kind: "postgresql"; serverUrl: string; amqpUrl: string | undefined; why: string }
-  | { kind: "sqlite"; file: string; amqpUrl: string | undefined; why: string };
+  { kind: "postgresql"; serverUrl: string; amqpUrl: string | undefined; why: string } | { kind: "sqlite"; file: string; amqpUrl: string | undefined; why: string };
 
 export async function chooseMode(env: NodeJS.ProcessEnv = process.env): Promise<DemoMode> {
   const amqpUrl = env.AMQP_URL || ((await reachable(LOCAL_AMQP_URL)) ? LOCAL_AMQP_URL : undefined);
@@ -29,7 +28,11 @@ export async function chooseMode(env: NodeJS.ProcessEnv = process.env): Promise<
 /** One line that says what the demo runs on. */
 export function describeMode(mode: DemoMode): string {
   const where = mode.kind === "postgresql" ? `PostgreSQL ${redact(mode.serverUrl)} (database ptq_demo)` : `SQLite file ${mode.file} (the embedded default)`;
-  const wakeups = mode.amqpUrl ? `RabbitMQ ${redact(mode.amqpUrl)}` : mode.kind === "sqlite" ? "in-process (no broker answered)" : "PostgreSQL NOTIFY (no broker answered)";
+  const wakeups = mode.amqpUrl
+    ? `RabbitMQ ${redact(mode.amqpUrl)}`
+    : mode.kind === "sqlite"
+      ? "in-process (no broker answered)"
+      : "PostgreSQL NOTIFY (no broker answered)";
   return `Mode: ${where}; wake-ups: ${wakeups}. Why: ${mode.why}.`;
 }
 

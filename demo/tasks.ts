@@ -29,7 +29,7 @@ export const demoTasks = defineTasks<PrismaClient>()({
       await ctx.tx.$executeRaw`INSERT INTO demo_runs (task_id, attempt, outcome) VALUES (${ctx.task.id}, ${ctx.attempt}, 'succeeded')`;
     },
   },
-  "reminder": {
+  reminder: {
     payload: z.object({ reportId: z.string().uuid() }),
     transactional: true,
     handler: async (_payload, ctx) => {

@@ -33,7 +33,11 @@ export async function verdict(store: Store, runs: readonly Run[], load: LoadResu
   const retried = tasks.filter((task) => task.attempts > 1).length;
   return [
     { name: "committed → row exists", ok: tasks.length === unique.length, detail: `${tasks.length} of ${unique.length} committed tasks have a row` },
-    { name: "committed → finished", ok: notFinished.length === 0, detail: `${tasks.length - notFinished.length} succeeded, ${notFinished.length} not (${retried} needed retries)` },
+    {
+      name: "committed → finished",
+      ok: notFinished.length === 0,
+      detail: `${tasks.length - notFinished.length} succeeded, ${notFinished.length} not (${retried} needed retries)`,
+    },
     { name: "committed → ran once", ok: wrongRuns.length === 0, detail: `${tasks.length - wrongRuns.length} tasks have exactly one successful run` },
     { name: "rolled back → no row", ok: ghosts === 0, detail: `${load.rolledBack.length} rolled-back tasks, ${ghosts} rows` },
     { name: "rolled back → never ran", ok: ghostRuns === 0, detail: `${ghostRuns} runs of rolled-back tasks` },

@@ -31,10 +31,7 @@ export interface BackoffPolicy {
  * Called by the cleaner for a task whose lease expired; may enqueue a compensating task through `prisma` (the
  * cleaner's `prisma` option, typed like a handler's ctx.prisma; undefined at run time when the cleaner has none).
  */
-export type RecoveryFunction<Prisma = UntypedClient> = (
-  task: TaskRecord,
-  ctx: { prisma: Prisma; logger: Logger },
-) => Promise<"retry" | "dead"> | "retry" | "dead";
+export type RecoveryFunction<Prisma = UntypedClient> = (task: TaskRecord, ctx: { prisma: Prisma; logger: Logger }) => Promise<"retry" | "dead"> | "retry" | "dead";
 
 /** What every task definition has, whatever its handler. */
 export interface TaskPolicy<Schema extends ZodType = ZodType, Prisma = UntypedClient> {
@@ -66,8 +63,10 @@ export interface PlainTaskDefinition<Schema extends ZodType = ZodType, Prisma = 
 }
 
 /** A task whose handler runs inside the transaction that marks it succeeded: its ctx.tx is that transaction. */
-export interface TransactionalTaskDefinition<Schema extends ZodType = ZodType, Prisma = UntypedClient, Tx = TransactionClientOf<Prisma>>
-  extends TaskPolicy<Schema, Prisma> {
+export interface TransactionalTaskDefinition<Schema extends ZodType = ZodType, Prisma = UntypedClient, Tx = TransactionClientOf<Prisma>> extends TaskPolicy<
+  Schema,
+  Prisma
+> {
   /** Runs the task; its writes through ctx.tx commit only if the task completes. Optional, as for a plain task. */
   handler?(payload: ZodOutput<Schema>, ctx: TaskContext<Prisma, Tx>): unknown;
   /**
@@ -82,8 +81,7 @@ export interface TransactionalTaskDefinition<Schema extends ZodType = ZodType, P
  * ctx.tx (defineTasks fills them in); `transactional: true` decides whether ctx.tx is a transaction or undefined.
  */
 export type TaskDefinition<Schema extends ZodType = ZodType, Prisma = UntypedClient, Tx = TransactionClientOf<Prisma>> =
-  | PlainTaskDefinition<Schema, Prisma>
-  | TransactionalTaskDefinition<Schema, Prisma, Tx>;
+  PlainTaskDefinition<Schema, Prisma> | TransactionalTaskDefinition<Schema, Prisma, Tx>;
 
 /** A registry as returned by defineTasks, whatever client its handlers are typed with (hence `any`, in this constraint only). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- handlers take the client as a parameter, so no narrower type accepts them all

@@ -60,9 +60,7 @@ export class TaskPayloadError extends TaskQueueError {
     readonly taskName: string,
     readonly issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>,
   ) {
-    const detail = issues
-      .map((issue) => `${issue.path.length ? issue.path.map(String).join(".") : "(root)"}: ${issue.message}`)
-      .join("; ");
+    const detail = issues.map((issue) => `${issue.path.length ? issue.path.map(String).join(".") : "(root)"}: ${issue.message}`).join("; ");
     super("TASK_PAYLOAD_INVALID", `Invalid payload for task "${taskName}": ${detail}. Fix the payload to match the task's schema.`);
   }
 }
@@ -90,8 +88,7 @@ export class UnknownTaskError extends TaskQueueError {
   ) {
     super(
       "TASK_UNKNOWN",
-      `Unknown task "${taskName}". Known tasks: ${known.length ? known.map((k) => `"${k}"`).join(", ") : "(none)"}. ` +
-        `Add it to defineTasks() or fix the name.`,
+      `Unknown task "${taskName}". Known tasks: ${known.length ? known.map((k) => `"${k}"`).join(", ") : "(none)"}. ` + `Add it to defineTasks() or fix the name.`,
     );
   }
 }
@@ -151,7 +148,10 @@ export class TaskClientUnusableError extends TaskQueueError {
   constructor(prismaVersion: string, cause: unknown) {
     super(
       "TASK_CLIENT_UNUSABLE",
-      `a COMMIT of this SQLite client failed (${String((cause as Error)?.message ?? cause).split("\n").filter(Boolean).at(-1)}), and ` +
+      `a COMMIT of this SQLite client failed (${String((cause as Error)?.message ?? cause)
+        .split("\n")
+        .filter(Boolean)
+        .at(-1)}), and ` +
         `Prisma ${prismaVersion} keeps @prisma/adapter-better-sqlite3's transaction lock after a failed COMMIT, so this client ` +
         `would wait forever for its next transaction. Create a new PrismaClient and extend it again, or upgrade to Prisma 7, ` +
         `which releases the lock.`,

@@ -4,9 +4,7 @@
 import type { TaskDefinition } from "./define-tasks.js";
 
 /** What zod's safeParse and safeParseAsync return. */
-export type ParsedPayload =
-  | { success: true; data: unknown }
-  | { success: false; error: { issues: Array<{ path: PropertyKey[]; message: string }> } };
+export type ParsedPayload = { success: true; data: unknown } | { success: false; error: { issues: Array<{ path: PropertyKey[]; message: string }> } };
 
 interface PayloadSchema {
   safeParse(value: unknown): ParsedPayload;

@@ -9,9 +9,7 @@ import type { TaskRecord } from "./store/task-record.js";
  * defines as the client without `$connect`, `$disconnect`, `$on`, `$extends` (and, before Prisma 7, `$transaction`).
  * Read from the client's own signature, so it matches the generated `Prisma.TransactionClient` of any version.
  */
-export type TransactionClientOf<Client> = Client extends { $transaction(fn: (tx: infer Tx) => unknown, ...rest: never[]): unknown }
-  ? Tx
-  : never;
+export type TransactionClientOf<Client> = Client extends { $transaction(fn: (tx: infer Tx) => unknown, ...rest: never[]): unknown } ? Tx : never;
 
 /** The options of a client's `$transaction(async (tx) => …, options)`. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- with `unknown` or `never` here, Prisma's overloads no longer match and the options are lost

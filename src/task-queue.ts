@@ -19,12 +19,7 @@ export type { TaskQueueHandle } from "./extension/transport-wiring.js";
 
 /** The type of the extension taskQueue() returns, for `$extends`. */
 export type TaskQueueExtension<Tasks extends TaskRegistry, Model extends string> = ReturnType<
-  typeof Prisma.defineExtension<
-    {},
-    { [Key in Uncapitalize<Model>]: TaskModelMethods<Tasks> },
-    {},
-    { $taskQueue: TaskQueueHandle }
-  >
+  typeof Prisma.defineExtension<{}, { [Key in Uncapitalize<Model>]: TaskModelMethods<Tasks> }, {}, { $taskQueue: TaskQueueHandle }>
 >;
 
 /** The Prisma client extension: `prisma.$extends(taskQueue({ tasks, amqpUrl }))`. */

@@ -36,7 +36,9 @@ export async function createBenchDatabase(serverUrl: string): Promise<BenchDatab
   await client.connect();
   try {
     const dir = `${root}prisma/migrations`;
-    for (const migration of readdirSync(dir).filter((entry) => /^\d+_/.test(entry)).sort()) {
+    for (const migration of readdirSync(dir)
+      .filter((entry) => /^\d+_/.test(entry))
+      .sort()) {
       await client.query(readFileSync(`${dir}/${migration}/migration.sql`, "utf8"));
     }
   } finally {

@@ -12,7 +12,8 @@ export const oursNotify: Peer = {
     ...ours.settings,
     concurrency: "10 (1 process) or 5 (2 processes): the worker's `concurrency`",
     pollIntervalMs: "1000 (default; polling only runs while the listener is down, and as catch-up at start and after a reconnect)",
-    wakeups: "PostgreSQL NOTIFY (the default without amqpUrl): pg_notify in the insert statement, up to 200 ids per notification; workers LISTEN on a session of their own",
+    wakeups:
+      "PostgreSQL NOTIFY (the default without amqpUrl): pg_notify in the insert statement, up to 200 ids per notification; workers LISTEN on a session of their own",
   },
   async cleanup() {},
 };

@@ -18,7 +18,8 @@ export const oursSqlite: Peer = {
   settings: {
     adapter: "@prisma/adapter-better-sqlite3 with its defaults (the app's client)",
     concurrency: "10 (1 process) or 5 (2 processes): the worker's `concurrency`",
-    wakeups: "none configured (the default): worker processes poll every 1000 ms (default pollIntervalMs), again at once while a poll fills every slot; a worker in the app's process is woken in-process after each commit",
+    wakeups:
+      "none configured (the default): worker processes poll every 1000 ms (default pollIntervalMs), again at once while a poll fills every slot; a worker in the app's process is woken in-process after each commit",
     busyTimeoutMs: "5000 (default)",
     logger: "silentLogger",
   },
@@ -35,9 +36,7 @@ export const oursSqlite: Peer = {
   async open(target) {
     // The harness's own reader of "how many are left": a connection that only reads, which WAL runs beside the writer.
     const reader = new Database(target.databaseUrl.slice("file:".length));
-    const left = reader.prepare(
-      "SELECT (EXISTS (SELECT 1 FROM tasks WHERE status = 'pending') OR EXISTS (SELECT 1 FROM tasks WHERE status = 'running')) AS remaining",
-    );
+    const left = reader.prepare("SELECT (EXISTS (SELECT 1 FROM tasks WHERE status = 'pending') OR EXISTS (SELECT 1 FROM tasks WHERE status = 'running')) AS remaining");
     return oursProducer(benchPrisma(target.databaseUrl), target, {
       remaining: async () => (left.get() as { remaining: number }).remaining,
       close: async () => void reader.close(),

@@ -46,7 +46,10 @@ export const pgBoss: Peer = {
     const pool = new pg.Pool({ connectionString: target.databaseUrl, max: 2 });
     pool.on("error", () => {}); // the scenario's database is dropped WITH (FORCE) after close()
     const insert = async (count: number) => {
-      await boss.insert(PGBOSS_QUEUE, Array.from({ length: count }, (_, n) => ({ data: { n } })));
+      await boss.insert(
+        PGBOSS_QUEUE,
+        Array.from({ length: count }, (_, n) => ({ data: { n } })),
+      );
     };
     const producer: Producer = {
       async transaction(n, enqueue) {
@@ -58,10 +61,9 @@ export const pgBoss: Peer = {
       bulkAdd: insert,
       seed: insert,
       async remaining() {
-        const { rows } = await pool.query<{ left: number }>(
-          `SELECT EXISTS (SELECT 1 FROM pgboss.job WHERE name = $1 AND state < 'completed')::int AS left`,
-          [PGBOSS_QUEUE],
-        );
+        const { rows } = await pool.query<{ left: number }>(`SELECT EXISTS (SELECT 1 FROM pgboss.job WHERE name = $1 AND state < 'completed')::int AS left`, [
+          PGBOSS_QUEUE,
+        ]);
         return rows[0]!.left;
       },
       async flush() {},

@@ -46,10 +46,12 @@ const during = prisma.task.enqueue("hello", { n: 2 }).then(
 proceed();
 const failed = await failing;
 const duringOutcome = await during;
-const next = await prisma.$transaction(async (tx) => tx.task.enqueue("hello", { n: 3 })).then(
-  (task) => task.id,
-  (error: unknown) => error,
-);
+const next = await prisma
+  .$transaction(async (tx) => tx.task.enqueue("hello", { n: 3 }))
+  .then(
+    (task) => task.id,
+    (error: unknown) => error,
+  );
 const fresh = extend();
 const afresh = await fresh.$transaction(async (tx) => tx.task.enqueue("hello", { n: 4 }));
 const deadline = Date.now() + 10_000;

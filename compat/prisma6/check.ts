@@ -32,9 +32,7 @@ const tasks = defineTasks<PrismaClient>()({
     },
   },
 });
-const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url }) }).$extends(
-  taskQueue({ tasks, amqpUrl, amqpPrefix, logger: silentLogger }),
-);
+const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url }) }).$extends(taskQueue({ tasks, amqpUrl, amqpPrefix, logger: silentLogger }));
 const worker = createWorker({ tasks, databaseUrl: url, amqpUrl, amqpPrefix, prisma, logger: silentLogger });
 await worker.start();
 

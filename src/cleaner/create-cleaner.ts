@@ -48,9 +48,7 @@ class LeaderCleaner implements Cleaner {
   private readonly staleCheck: { at: number | undefined } = { at: undefined };
 
   constructor(private readonly options: ResolvedCleanerOptions) {
-    this.ownedStore = options.store
-      ? undefined
-      : openStore(options.databaseUrl!, { table: options.table, max: 3, applicationName: "prisma-task-queue cleaner" });
+    this.ownedStore = options.store ? undefined : openStore(options.databaseUrl!, { table: options.table, max: 3, applicationName: "prisma-task-queue cleaner" });
     this.store = options.store ?? this.ownedStore!;
     this.lockKey = options.lockKey ?? this.store.defaultLockKey();
     this.election = this.store.leaderLock(this.lockKey, electionTiming(options.intervalMs), options.logger);
@@ -89,9 +87,11 @@ class LeaderCleaner implements Cleaner {
       return this.pass();
     })();
     this.current = next;
-    void next.finally(() => {
-      if (this.current === next) this.current = undefined;
-    }).catch(() => undefined);
+    void next
+      .finally(() => {
+        if (this.current === next) this.current = undefined;
+      })
+      .catch(() => undefined);
     return next;
   }
 

@@ -8,9 +8,7 @@ import type { SweepContext } from "./sweep.js";
 export async function publishDueWakeups(ctx: SweepContext): Promise<number> {
   const { transport, store, options } = ctx;
   if (!transport.publishes || !transport.reachable) return 0;
-  let published = await inBatches(ctx, "woke due tasks", () =>
-    store.findUnpublished({ graceMs: options.unpublishedGraceMs, limit: options.batchSize }),
-  );
+  let published = await inBatches(ctx, "woke due tasks", () => store.findUnpublished({ graceMs: options.unpublishedGraceMs, limit: options.batchSize }));
   // Staleness is measured in republishAfterMs, so looking for it a few times per such period is enough; the search
   // reads every pending row of a queue that has none, which is worth doing every 1 s interval only for a small table.
   const now = performance.now();

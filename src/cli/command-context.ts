@@ -8,15 +8,7 @@ import { dialectForUrl } from "../dialects/index.js";
 import { TaskQueueConfigError } from "../errors.js";
 import { taskTable, type TaskTable } from "../store/task-table.js";
 import type { Logger } from "../logger.js";
-import {
-  applyOverrides,
-  ConfigFileError,
-  findConfigFile,
-  loadConfig,
-  OVERRIDABLE,
-  type LoadedConfig,
-  type Overridable,
-} from "../runner/load-config.js";
+import { applyOverrides, ConfigFileError, findConfigFile, loadConfig, OVERRIDABLE, type LoadedConfig, type Overridable } from "../runner/load-config.js";
 import { topology } from "../wakeups/rabbitmq/topology.js";
 import { checkTransportOptions } from "../wakeups/open-transport.js";
 import type { WakeupsChoice } from "../naming-options.js";
@@ -124,9 +116,7 @@ export async function commandConfig(values: CommonValues, io: CliIo, needs: { da
   checkValues(config);
   if (needs.database && !config.databaseUrl) {
     throw new CliError(
-      `no database URL: set DATABASE_URL, pass --database-url, or set databaseUrl in ` +
-        (config.file ?? `a task-runner.config.ts (none found in ${io.cwd})`) +
-        ".",
+      `no database URL: set DATABASE_URL, pass --database-url, or set databaseUrl in ` + (config.file ?? `a task-runner.config.ts (none found in ${io.cwd})`) + ".",
       EXIT_USAGE,
     );
   }

@@ -11,14 +11,7 @@ import { CliError, EXIT_FAILURE, EXIT_USAGE } from "./exit-codes.js";
 const URL_SOURCES = "DATABASE_URL (or --database-url / databaseUrl)";
 
 /** A CliError (exit 1) that says what went wrong with the database at `url` and what to check. */
-export function problemFailure(
-  problem: StoreProblem,
-  url: string,
-  table: TaskTable,
-  displayName: string,
-  source: string | undefined,
-  cause?: unknown,
-): CliError {
+export function problemFailure(problem: StoreProblem, url: string, table: TaskTable, displayName: string, source: string | undefined, cause?: unknown): CliError {
   const advice = databaseAdvice(problem, { option: source ?? URL_SOURCES, table, displayName });
   return new CliError(`cannot use the database at ${redactUrl(url)}: ${problem.message}; ${advice}.`, EXIT_FAILURE, { cause: cause ?? problem });
 }

@@ -87,7 +87,9 @@ export async function initCommand(argv: string[], io: CommandIo): Promise<number
 
   const broker = appPrefix(io.cwd, values.prefix);
   if (!broker) {
-    io.err(`task-runner init: --prefix ${JSON.stringify(values.prefix)} cannot name RabbitMQ exchanges and queues; use 1-100 letters, digits, "_", "." or "-", starting with a letter or digit, e.g. shop_tasks.\n`);
+    io.err(
+      `task-runner init: --prefix ${JSON.stringify(values.prefix)} cannot name RabbitMQ exchanges and queues; use 1-100 letters, digits, "_", "." or "-", starting with a letter or digit, e.g. shop_tasks.\n`,
+    );
     return 2;
   }
 
@@ -137,7 +139,12 @@ export async function initCommand(argv: string[], io: CommandIo): Promise<number
   }
 
   const modelText = renameModel(taskModelSource(dialect.schemaFiles), model, table);
-  const sql = renameTable(taskMigrationSources(dialect.schemaFiles).map((migration) => migration.sql).join("\n"), table);
+  const sql = renameTable(
+    taskMigrationSources(dialect.schemaFiles)
+      .map((migration) => migration.sql)
+      .join("\n"),
+    table,
+  );
   const migrationsDir = values.migrations ? resolve(io.cwd, values.migrations) : migrationsBeside(schema);
   const migrationDir = join(migrationsDir, `${timestamp()}_${table}_task_queue`);
   const modelTarget = schema.kind === "file" ? schema.path : join(schema.path, `${snakeCase(model)}.prisma`);

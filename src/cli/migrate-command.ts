@@ -57,7 +57,8 @@ export async function migrateCommand(argv: string[], io: CliIo): Promise<number>
     io.out(migrateHelp);
     return EXIT_OK;
   }
-  if (positionals.length > 0) throw new CliError(`\`task-runner migrate\` takes no arguments, got ${JSON.stringify(positionals.join(" "))}. Run \`task-runner migrate --help\`.`, EXIT_USAGE);
+  if (positionals.length > 0)
+    throw new CliError(`\`task-runner migrate\` takes no arguments, got ${JSON.stringify(positionals.join(" "))}. Run \`task-runner migrate --help\`.`, EXIT_USAGE);
   const rolledBack = values["rolled-back"];
   if (rolledBack !== undefined && (values["dry-run"] || values.baseline)) {
     throw new CliError("--rolled-back marks one record and applies nothing: run it without --dry-run and --baseline.", EXIT_USAGE);

@@ -9,9 +9,7 @@ import { generateCookie, getCookie } from "./hono.js";
 
 const TOKEN_COOKIE = "ptq_dashboard_session";
 
-export type AccessDecision =
-  | { allowed: true; setCookie?: string; redirectTo?: string }
-  | { allowed: false; status: 401 | 403; reason: string };
+export type AccessDecision = { allowed: true; setCookie?: string; redirectTo?: string } | { allowed: false; status: 401 | 403; reason: string };
 
 /** True for 127.0.0.0/8, ::1 and their IPv4-mapped IPv6 forms. */
 export function isLoopbackAddress(address: string | undefined): boolean {
@@ -89,7 +87,11 @@ export async function checkAccess<C extends Context>(
     };
   }
   return token !== undefined
-    ? { allowed: false, status: 401, reason: "Requests from other machines need the dashboard token: send Authorization: Bearer <token> or open the page once with ?token=<token>." }
+    ? {
+        allowed: false,
+        status: 401,
+        reason: "Requests from other machines need the dashboard token: send Authorization: Bearer <token> or open the page once with ?token=<token>.",
+      }
     : {
         allowed: false,
         status: 403,

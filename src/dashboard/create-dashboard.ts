@@ -90,8 +90,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
 
   let closing: Promise<void> | undefined;
   return Object.assign(handler, {
-    fetch: (request: Request, info?: { remoteAddress?: string }) =>
-      Promise.resolve(app.fetch(request, { remoteAddress: info?.remoteAddress })),
+    fetch: (request: Request, info?: { remoteAddress?: string }) => Promise.resolve(app.fetch(request, { remoteAddress: info?.remoteAddress })),
     basePath: base,
     check: async () => {
       const problem = await store.check();

@@ -26,7 +26,9 @@ export function notificationUrls(): string {
 
 /** The databases with notifications, for messages: "PostgreSQL". */
 export function notificationDatabases(): string {
-  return DIALECTS.filter((dialect) => dialect.capabilities.notifications).map((dialect) => dialect.displayName).join(" or ");
+  return DIALECTS.filter((dialect) => dialect.capabilities.notifications)
+    .map((dialect) => dialect.displayName)
+    .join(" or ");
 }
 
 /** The dialect of a connection URL; throws TaskQueueConfigError naming `option` when none serves it. */

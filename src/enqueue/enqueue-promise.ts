@@ -36,10 +36,7 @@ export interface EnqueueCore {
  * The promises enqueue made, with whether each stands for one task, its rows and how to read its statement's result,
  * so a batch $transaction can find their results.
  */
-const batchItems = new WeakMap<
-  object,
-  { single: boolean; rows: readonly PreparedTask[]; read(result: unknown): InsertedTask[] | PromiseLike<InsertedTask[]> }
->();
+const batchItems = new WeakMap<object, { single: boolean; rows: readonly PreparedTask[]; read(result: unknown): InsertedTask[] | PromiseLike<InsertedTask[]> }>();
 
 /**
  * Builds the promise for inserting `rows` through `client`. `single` makes it resolve to one EnqueuedTask

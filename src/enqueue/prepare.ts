@@ -34,13 +34,7 @@ export const DEFAULT_QUEUE = "default";
 export const DEFAULT_MAX_ATTEMPTS = 5;
 
 /** Checks a call against the registry and returns the row to insert. Throws TaskQueueError subclasses. */
-export function prepareTask(
-  tasks: TaskRegistry,
-  name: string,
-  payload: unknown,
-  options: EnqueueOptions | undefined,
-  maxPayloadBytes: number,
-): PreparedTask {
+export function prepareTask(tasks: TaskRegistry, name: string, payload: unknown, options: EnqueueOptions | undefined, maxPayloadBytes: number): PreparedTask {
   const definition = Object.hasOwn(tasks, name) ? tasks[name] : undefined;
   if (!definition) throw new UnknownTaskError(String(name), Object.keys(tasks));
   const opts = checkOptionsShape(name, options);
@@ -98,11 +92,7 @@ function checkInteger(name: string, option: string, value: unknown, min: number,
 function checkDelay(name: string, delayMs: unknown): number {
   if (delayMs === undefined) return 0;
   if (typeof delayMs !== "number" || !Number.isFinite(delayMs) || delayMs < 0 || delayMs > MAX_DELAY_MS) {
-    throw new TaskOptionsError(
-      name,
-      "delayMs",
-      `must be a number of milliseconds from 0 to ${MAX_DELAY_MS} (10 years), got ${JSON.stringify(delayMs)}.`,
-    );
+    throw new TaskOptionsError(name, "delayMs", `must be a number of milliseconds from 0 to ${MAX_DELAY_MS} (10 years), got ${JSON.stringify(delayMs)}.`);
   }
   return Math.round(delayMs);
 }

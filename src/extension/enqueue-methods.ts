@@ -15,11 +15,7 @@ export type TaskModelMethods<Tasks extends TaskRegistry> = {
    * after the commit. Validates before writing: throws TaskPayloadError, UnknownTaskError, TaskOptionsError or
    * TaskPayloadTooLargeError synchronously, and then nothing is written.
    */
-  enqueue<Name extends TaskName<Tasks>>(
-    name: Name,
-    payload: PayloadInput<Tasks, Name>,
-    options?: EnqueueOptions,
-  ): Prisma.PrismaPromise<EnqueuedTask<Name>>;
+  enqueue<Name extends TaskName<Tasks>>(name: Name, payload: PayloadInput<Tasks, Name>, options?: EnqueueOptions): Prisma.PrismaPromise<EnqueuedTask<Name>>;
   /** Like enqueue for many tasks, in one statement. All are validated first; one bad item writes nothing. */
   enqueueMany<Name extends TaskName<Tasks>>(items: ReadonlyArray<EnqueueItem<Tasks, Name>>): Prisma.PrismaPromise<EnqueuedTask<Name>[]>;
 };

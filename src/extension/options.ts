@@ -43,9 +43,7 @@ export interface ResolvedTaskQueueOptions<Tasks extends TaskRegistry> {
 const DEFAULT_MAX_PAYLOAD_BYTES = 256 * 1024;
 
 /** Checks the options of taskQueue() before any client is seen; throws TaskQueueConfigError naming the fix. */
-export function resolveTaskQueueOptions<Tasks extends TaskRegistry>(
-  options: TaskQueueOptions<Tasks, string>,
-): ResolvedTaskQueueOptions<Tasks> {
+export function resolveTaskQueueOptions<Tasks extends TaskRegistry>(options: TaskQueueOptions<Tasks, string>): ResolvedTaskQueueOptions<Tasks> {
   const { tasks } = options;
   if (typeof tasks !== "object" || tasks === null) {
     throw new TaskQueueConfigError("tasks", "pass the registry returned by defineTasks({...}).");

@@ -37,8 +37,7 @@ export function ownTransaction({ client, gate, endFailed }: TransactionContext):
     get held() {
       return gate.held;
     },
-    run: (request: InsertRequest["request"]) =>
-      gate.run(async () => ((await baseTransaction.call(client, [request])) as unknown[])[0], endFailed),
+    run: (request: InsertRequest["request"]) => gate.run(async () => ((await baseTransaction.call(client, [request])) as unknown[])[0], endFailed),
   };
 }
 

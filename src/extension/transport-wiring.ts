@@ -45,11 +45,7 @@ export interface TransportWiring {
 }
 
 /** Opens the transport of one extended client whose statements run through `store`. */
-export function wireTransport(
-  options: TaskQueueOptions<TaskRegistry, string>,
-  resolved: ResolvedTaskQueueOptions<TaskRegistry>,
-  store: Store,
-): TransportWiring {
+export function wireTransport(options: TaskQueueOptions<TaskRegistry, string>, resolved: ResolvedTaskQueueOptions<TaskRegistry>, store: Store): TransportWiring {
   const { logger, tasks, table } = resolved;
   const transport = openTransport({ ...options, logger, store, inProcess: store.wakeupIdentity });
   const report = store.prepare();

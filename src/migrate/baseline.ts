@@ -36,7 +36,10 @@ export function baselinePlan(all: readonly MigrationFolder[], pending: readonly 
   }
   const candidates = pending.filter((migration) => shapes.has(migration.name));
   const foreign = candidates.flatMap((migration) =>
-    shapes.get(migration.name)!.creates.filter((table) => existing.get(table) !== undefined).map((table) => ({ table, migration: migration.name })),
+    shapes
+      .get(migration.name)!
+      .creates.filter((table) => existing.get(table) !== undefined)
+      .map((table) => ({ table, migration: migration.name })),
   );
   if (foreign.length === 0) return [];
   if (!baseline) throw new MigrationForeignTableError([...new Set(foreign.map((f) => f.table))], [...new Set(foreign.map((f) => f.migration))]);

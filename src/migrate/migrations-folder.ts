@@ -30,8 +30,7 @@ export function readMigrationsFolder(dir: string): MigrationsFolder {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
     throw new MigrationsFolderError(
       dir,
-      `does not exist. Run \`task-runner init\` to write the task table's migration there, or pass the folder that holds your ` +
-        `migrations with --migrations <dir>.`,
+      `does not exist. Run \`task-runner init\` to write the task table's migration there, or pass the folder that holds your ` + `migrations with --migrations <dir>.`,
     );
   }
   const migrations = readdirSync(dir, { withFileTypes: true })
@@ -60,5 +59,10 @@ function lockedProvider(dir: string): string | undefined {
     return undefined;
   }
   const line = text.split("\n").find((candidate) => candidate.startsWith("provider"));
-  return line === undefined ? "<no provider line>" : line.replace(/^provider = /, "").trim().replace(/^"+|"+$/g, "");
+  return line === undefined
+    ? "<no provider line>"
+    : line
+        .replace(/^provider = /, "")
+        .trim()
+        .replace(/^"+|"+$/g, "");
 }

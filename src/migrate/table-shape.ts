@@ -29,7 +29,10 @@ export function scriptEffect(script: string, before: TableShapes = new Map()): S
       const [table, next] = qualifiedName(statement, at);
       if (table === undefined || statement[next]?.text !== "(") continue;
       creates.push(table);
-      after.set(table, definitions(statement, next).flatMap((definition) => columnOf(definition) ?? []));
+      after.set(
+        table,
+        definitions(statement, next).flatMap((definition) => columnOf(definition) ?? []),
+      );
     } else if (words[0] === "ALTER" && words[1] === "TABLE") {
       const at = words[2] === "ONLY" ? 3 : words[2] === "IF" ? 4 : 2;
       const [table, next] = qualifiedName(statement, at);

@@ -3,15 +3,7 @@
 // written in a format the dialect's SQL cannot compare).
 
 /** What went wrong, dialect-neutral. */
-export type StoreProblemKind =
-  | "unreachable"
-  | "credentials"
-  | "missing-database"
-  | "missing-table"
-  | "privilege"
-  | "server-too-old"
-  | "incompatible"
-  | "other";
+export type StoreProblemKind = "unreachable" | "credentials" | "missing-database" | "missing-table" | "privilege" | "server-too-old" | "incompatible" | "other";
 
 /** A classified driver error. */
 export interface StoreProblem {

@@ -8,30 +8,8 @@ import type { Logger } from "../logger.js";
 import type { WakeupNotifications } from "./notifications.js";
 import type { StoreProblem } from "./store-problem.js";
 import type { TaskRecord } from "./task-record.js";
-import type {
-  ClaimByIdResult,
-  ClaimFilter,
-  Completion,
-  FailedTask,
-  Failure,
-  HeldLease,
-  LeaseState,
-  RecoveredTask,
-  WakeupTarget,
-} from "./task-writes.js";
-import type {
-  GroupCount,
-  PageRequest,
-  PendingAge,
-  RecentWorker,
-  StatusCount,
-  StuckGroup,
-  TaskDetail,
-  TaskFilter,
-  TaskGroup,
-  TaskListPage,
-  Throughput,
-} from "./views.js";
+import type { ClaimByIdResult, ClaimFilter, Completion, FailedTask, Failure, HeldLease, LeaseState, RecoveredTask, WakeupTarget } from "./task-writes.js";
+import type { GroupCount, PageRequest, PendingAge, RecentWorker, StatusCount, StuckGroup, TaskDetail, TaskFilter, TaskGroup, TaskListPage, Throughput } from "./views.js";
 
 /** Enqueue's side, always run through the app's Prisma client (or transaction client) the store is bound to. */
 export interface EnqueueStore {

@@ -15,12 +15,12 @@ export interface TaskTable {
 
 /** Validates `name` (and `schema`) as plain identifiers: letters, digits and "_", at most 63, not starting with a digit. */
 export function taskTable(name = "tasks", schema?: string): TaskTable {
-  for (const [option, value] of [["table", name], ["schema", schema]] as const) {
+  for (const [option, value] of [
+    ["table", name],
+    ["schema", schema],
+  ] as const) {
     if (value !== undefined && (typeof value !== "string" || !IDENTIFIER.test(value))) {
-      throw new TaskQueueConfigError(
-        option,
-        `${JSON.stringify(value)} is not a plain identifier; use letters, digits and "_" (at most 63, not starting with a digit).`,
-      );
+      throw new TaskQueueConfigError(option, `${JSON.stringify(value)} is not a plain identifier; use letters, digits and "_" (at most 63, not starting with a digit).`);
     }
   }
   return schema === undefined ? { name } : { name, schema };

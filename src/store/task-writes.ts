@@ -28,9 +28,7 @@ export type UnclaimedReason = "missing" | "not-pending" | "not-due" | "not-ours"
  * One result per distinct id asked for: the claimed task (status running, attempts counting this run, lease set), or
  * why it was not claimed, with the name and queue of the row the claim saw when there is one.
  */
-export type ClaimByIdResult =
-  | { id: string; claimed: TaskRecord }
-  | { id: string; claimed: null; reason: UnclaimedReason; name?: string; queue?: string };
+export type ClaimByIdResult = { id: string; claimed: TaskRecord } | { id: string; claimed: null; reason: UnclaimedReason; name?: string; queue?: string };
 
 /** One success to record. `resultJson` is already-serialised JSON ("null" for no result). */
 export interface Completion {

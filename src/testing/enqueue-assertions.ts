@@ -15,7 +15,9 @@ export function assertEnqueued(enqueues: readonly CommittedEnqueue[], name: stri
   if (enqueues.length === 0) throw new TaskAssertionError(`${expected}, but nothing was enqueued ${SINCE}.`);
   const sameName = enqueues.filter((enqueue) => enqueue.name === name).length;
   const verdict = sameName === 0 ? `no task "${name}" was enqueued` : `none of the ${sameName} "${name}" tasks matches`;
-  throw new TaskAssertionError(`${expected}, but ${verdict}. Enqueued ${SINCE}:\n${listing(enqueues, (enqueue) => (enqueue.name === name ? mismatch(enqueue, match) : undefined))}`);
+  throw new TaskAssertionError(
+    `${expected}, but ${verdict}. Enqueued ${SINCE}:\n${listing(enqueues, (enqueue) => (enqueue.name === name ? mismatch(enqueue, match) : undefined))}`,
+  );
 }
 
 /** Throws TaskAssertionError when an enqueue of `name` matches (any enqueue of that name, when `match` is empty). */

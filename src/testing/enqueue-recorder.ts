@@ -86,7 +86,7 @@ export function recordEnqueues<Tasks extends TaskRegistry = TaskRegistry>(prisma
 function requireHook(prisma: unknown, where: string): EnqueueHook {
   const hook = enqueueHookOf(prisma);
   if (hook) return hook;
-  const got = prisma === null || typeof prisma !== "object" ? JSON.stringify(prisma) ?? String(prisma) : "a client without prisma.$taskQueue";
+  const got = prisma === null || typeof prisma !== "object" ? (JSON.stringify(prisma) ?? String(prisma)) : "a client without prisma.$taskQueue";
   throw new TaskQueueConfigError(
     "prisma",
     `${where} takes the Prisma client extended with taskQueue() (the one your app enqueues through: ` +

@@ -176,10 +176,7 @@ export class InlineQueue<Tasks extends TaskRegistry = TaskRegistry> extends Enqu
  * Resolves once it can claim; rejects with TaskQueueConfigError naming the fix when it cannot (a client that is not
  * extended, no handler to run, no task table). Close it after the test (afterEach) with close().
  */
-export async function inlineQueue<Tasks extends TaskRegistry = TaskRegistry>(
-  prisma: unknown,
-  options: InlineQueueOptions<Tasks> = {},
-): Promise<InlineQueue<Tasks>> {
+export async function inlineQueue<Tasks extends TaskRegistry = TaskRegistry>(prisma: unknown, options: InlineQueueOptions<Tasks> = {}): Promise<InlineQueue<Tasks>> {
   checkOptions(options);
   const queue = new InlineQueue<Tasks>(prisma, options);
   await queue.open();

@@ -69,8 +69,7 @@ export class InProcessTransport implements WakeupTransport {
           );
         });
       },
-      notifyDead: (notification: DeadTaskNotification) =>
-        Promise.reject(new DeadTaskNotAnnouncedError(notification.id, "no broker is configured")),
+      notifyDead: (notification: DeadTaskNotification) => Promise.reject(new DeadTaskNotAnnouncedError(notification.id, "no broker is configured")),
       flush: async () => {},
       close: async () => {},
     };

@@ -30,8 +30,7 @@ export class PollingTransport implements WakeupTransport {
   publisher(_hooks?: PublishHooks): WakeupPublisher {
     return {
       publish() {},
-      notifyDead: (notification: DeadTaskNotification) =>
-        Promise.reject(new DeadTaskNotAnnouncedError(notification.id, "no broker is configured")),
+      notifyDead: (notification: DeadTaskNotification) => Promise.reject(new DeadTaskNotAnnouncedError(notification.id, "no broker is configured")),
       flush: async () => {},
       close: async () => {},
     };

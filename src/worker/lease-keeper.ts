@@ -23,9 +23,12 @@ export class LeaseKeeper {
   constructor(private readonly options: LeaseKeeperOptions) {}
 
   start(): void {
-    this.timer ??= setInterval(() => {
-      this.beating ??= this.beat().finally(() => (this.beating = undefined));
-    }, Math.max(10, Math.floor(this.options.leaseMs / 3)));
+    this.timer ??= setInterval(
+      () => {
+        this.beating ??= this.beat().finally(() => (this.beating = undefined));
+      },
+      Math.max(10, Math.floor(this.options.leaseMs / 3)),
+    );
   }
 
   async stop(): Promise<void> {
@@ -41,7 +44,11 @@ export class LeaseKeeper {
     const { store, owner, leaseMs, logger } = this.options;
     let states;
     try {
-      states = await store.extendLeases(owner, held.map((run) => run.task.id), leaseMs);
+      states = await store.extendLeases(
+        owner,
+        held.map((run) => run.task.id),
+        leaseMs,
+      );
       this.failures = 0;
     } catch (error) {
       this.failures += 1;

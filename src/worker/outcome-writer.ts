@@ -26,9 +26,7 @@ export interface OutcomeWriterOptions {
 }
 
 const GAVE_UP = Symbol("gave up");
-const UNCERTAIN =
-  "task outcome not written again: the connection dropped during the first write, which most likely committed " +
-  "(else the lease was lost meanwhile)";
+const UNCERTAIN = "task outcome not written again: the connection dropped during the first write, which most likely committed " + "(else the lease was lost meanwhile)";
 
 export class OutcomeWriter {
   private readonly successes: StatementBatcher<Completion, boolean>;
@@ -128,12 +126,7 @@ export class OutcomeWriter {
    * then changes nothing most likely found its own earlier write, not a lost lease. `firstError`: the caller's own
    * first try already failed with it, so this starts with the pause before the second.
    */
-  private async persist<T>(
-    task: TaskRecord,
-    what: string,
-    write: () => Promise<T>,
-    firstError?: unknown,
-  ): Promise<{ value: T | typeof GAVE_UP; retried: boolean }> {
+  private async persist<T>(task: TaskRecord, what: string, write: () => Promise<T>, firstError?: unknown): Promise<{ value: T | typeof GAVE_UP; retried: boolean }> {
     const deadline = Date.now() + this.options.leaseMs;
     for (let attempt = 1; ; attempt++) {
       let error: unknown = firstError;

@@ -75,7 +75,10 @@ export class RunLauncher {
     const runs = candidates.filter((run) => run.preempt("released"));
     if (runs.length === 0) return;
     try {
-      const released = await store.release(options.workerId, runs.map((run) => run.task.id));
+      const released = await store.release(
+        options.workerId,
+        runs.map((run) => run.task.id),
+      );
       for (const { id, queue } of released) {
         logger.info("task released", { taskId: id, queue });
         sender.send([{ id, queue }]);

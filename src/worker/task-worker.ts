@@ -82,11 +82,13 @@ export class TaskWorker {
 
   private async boot(): Promise<void> {
     const { options } = this;
-    this.store = options.store ?? (this.ownStore = openStore(options.databaseUrl!, {
-      table: options.table,
-      ...WORKER_POOL,
-      preparedStatements: options.preparedStatements,
-    }));
+    this.store =
+      options.store ??
+      (this.ownStore = openStore(options.databaseUrl!, {
+        table: options.table,
+        ...WORKER_POOL,
+        preparedStatements: options.preparedStatements,
+      }));
     try {
       // Inside the try: a transport that cannot be made (its client package not installed) closes the store too.
       this.transport = openTransport({

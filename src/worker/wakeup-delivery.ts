@@ -112,7 +112,7 @@ export class WakeupDelivery {
   private async claimLater(first: ClaimByIdResult): Promise<IdOutcome> {
     const { claims, claimLoop, launcher, logger, filter, stop } = this.parts;
     let result = first;
-    for (let retries = 0; ; ) {
+    for (let retries = 0; ;) {
       if (result.claimed) {
         launcher.launch(result.claimed, "wakeup");
         return "claimed";

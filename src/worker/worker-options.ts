@@ -155,8 +155,11 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
   if (handled.size === 0) {
     throw new TaskQueueConfigError(
       "tasks",
-      `none of the tasks (${Object.keys(tasks).map((n) => `"${n}"`).join(", ") || "none"}) has a handler, so this worker could run nothing. ` +
-        `Add handler: async (payload, ctx) => {...} to the tasks it should run.`,
+      `none of the tasks (${
+        Object.keys(tasks)
+          .map((n) => `"${n}"`)
+          .join(", ") || "none"
+      }) has a handler, so this worker could run nothing. ` + `Add handler: async (payload, ctx) => {...} to the tasks it should run.`,
     );
   }
   if ("db" in options && (options as { db?: unknown }).db !== undefined) {

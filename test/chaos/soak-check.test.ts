@@ -44,10 +44,14 @@ afterAll(async () => {
 /** A committed task with its final row. */
 async function task(name: string, status: string, attempts: number, extra: { result?: unknown; maxAttempts?: number } = {}): Promise<string> {
   const id = crypto.randomUUID();
-  await sql.query(
-    "INSERT INTO tasks (id, name, payload, status, attempts, max_attempts, result, finished_at) VALUES ($1, $2, '{}', $3, $4, $5, $6, now())",
-    [id, name, status, attempts, extra.maxAttempts ?? 12, JSON.stringify(extra.result ?? null)],
-  );
+  await sql.query("INSERT INTO tasks (id, name, payload, status, attempts, max_attempts, result, finished_at) VALUES ($1, $2, '{}', $3, $4, $5, $6, now())", [
+    id,
+    name,
+    status,
+    attempts,
+    extra.maxAttempts ?? 12,
+    JSON.stringify(extra.result ?? null),
+  ]);
   load.committed.set(id, { name, committedAt: Date.now() - 1000, delayed: false });
   return id;
 }
@@ -122,11 +126,11 @@ it("reports double runs, overlaps, double effects, ghosts, stuck and lost tasks,
     { e: "ok", id: overlap, attempt: 2, pid: 2, t: 600 },
     { e: "start", id: ghost, attempt: 1, pid: 1, t: 100 },
   );
-  const findings = await checkSoak(
-    { prisma },
-    observations({ killedWorkers: new Map([[3, 1000]]), leaseLossesOnLiveWorkers: [stuck], queueDepth: 2 }),
-    { ...NONE, committedTasks: 1000, killsMidTask: 1 },
-  );
+  const findings = await checkSoak({ prisma }, observations({ killedWorkers: new Map([[3, 1000]]), leaseLossesOnLiveWorkers: [stuck], queueDepth: 2 }), {
+    ...NONE,
+    committedTasks: 1000,
+    killsMidTask: 1,
+  });
   const expected = [
     `committed task ${lost} (soak-plain) has no row`,
     `committed task ${stuck} (soak-plain) ended running after 1 attempts, not succeeded`,

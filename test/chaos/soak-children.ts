@@ -70,9 +70,7 @@ export class SoakChildren {
 
   /** Log lines of every process of `role`, each with the process's pid. */
   lines(role: Role): Array<LogLine & { pid: number }> {
-    return this.all
-      .filter((entry) => entry.role === role)
-      .flatMap((entry) => entry.process.lines.map((line) => ({ ...line, pid: entry.process.child.pid! })));
+    return this.all.filter((entry) => entry.role === role).flatMap((entry) => entry.process.lines.map((line) => ({ ...line, pid: entry.process.child.pid! })));
   }
 
   /** SIGTERM every live process, SIGKILL what has not exited within 8 s. */

@@ -79,7 +79,17 @@ export function applyDelta(record: LoadRecord, delta: LoadDelta): void {
 class PlannedRollback extends Error {}
 
 export function emptyLoadRecord(): LoadRecord {
-  return { committed: new Map(), rolledBack: new Set(), transactions: 0, rolledBackTransactions: 0, failedTransactions: 0, committedTransactions: 0, duplicates: 0, earlyWakeups: 0, failedCommits: 0 };
+  return {
+    committed: new Map(),
+    rolledBack: new Set(),
+    transactions: 0,
+    rolledBackTransactions: 0,
+    failedTransactions: 0,
+    committedTransactions: 0,
+    duplicates: 0,
+    earlyWakeups: 0,
+    failedCommits: 0,
+  };
 }
 
 /**
@@ -104,7 +114,15 @@ export async function driveLoad(
   const loop = async () => {
     for (await pace(); until(); await pace()) {
       const enqueued: Array<{ task: EnqueuedTask; delayed: boolean }> = [];
-      const delta: LoadDelta = { committed: [], rolledBack: [], rolledBackTransaction: false, failedTransaction: false, duplicates: 0, earlyWakeup: false, failedCommit: false };
+      const delta: LoadDelta = {
+        committed: [],
+        rolledBack: [],
+        rolledBackTransaction: false,
+        failedTransaction: false,
+        duplicates: 0,
+        earlyWakeup: false,
+        failedCommit: false,
+      };
       const failCommit = hooks.takeFailingCommit();
       const rollback = !failCommit && random.chance(0.15);
       let alone: Promise<{ task: EnqueuedTask; at: number } | undefined> | undefined;

@@ -21,7 +21,8 @@ export function soakPrisma(url: string): SoakPrisma {
 /** The table whose deferred foreign key makes COMMIT fail (PostgreSQL, SQLite); MySQL has no deferred constraints. */
 export async function createSoakGuard(prisma: SoakPrisma, url: string): Promise<void> {
   if (url.startsWith("file:")) await prisma.$executeRawUnsafe("CREATE TABLE IF NOT EXISTS soak_guard (ref TEXT REFERENCES reports(id) DEFERRABLE INITIALLY DEFERRED)");
-  else if (!/^(mysql|mariadb):/.test(url)) await prisma.$executeRawUnsafe("CREATE TABLE IF NOT EXISTS soak_guard (ref uuid REFERENCES reports(id) DEFERRABLE INITIALLY DEFERRED)");
+  else if (!/^(mysql|mariadb):/.test(url))
+    await prisma.$executeRawUnsafe("CREATE TABLE IF NOT EXISTS soak_guard (ref uuid REFERENCES reports(id) DEFERRABLE INITIALLY DEFERRED)");
 }
 
 type Raw = { $executeRawUnsafe(sql: string): Promise<number>; $queryRawUnsafe<T>(sql: string): Promise<T> };

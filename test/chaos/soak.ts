@@ -207,7 +207,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     for (const crash of children.crashes) findings.violations.push(`a process crashed: ${crash}`);
     const workers = children.stats("worker");
     const cleaners = children.stats("cleaner");
-    findings.summary.splice(-1, 1,
+    findings.summary.splice(
+      -1,
+      1,
       ["machine load average (1 min), mean / max", `${(loads.reduce((a, b) => a + b, 0) / Math.max(1, loads.length)).toFixed(1)} / ${Math.max(0, ...loads).toFixed(1)}`],
       ["event-loop delay max (ms): orchestrator / workers / cleaners", `${Math.round(loopDelay.max / 1e6)} / ${workers.loopDelayMaxMs} / ${cleaners.loopDelayMaxMs}`],
       ["CPU per process, mean %: workers / cleaners", `${workers.cpuPercent} / ${cleaners.cpuPercent}`],

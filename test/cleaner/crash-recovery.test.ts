@@ -81,14 +81,22 @@ describe("a worker killed with SIGKILL mid-task", () => {
     const dead = await prisma.task.enqueue("crash-dead", { n: 2 });
     const compensate = await prisma.task.enqueue("crash-compensate", { orderId: "o-9" });
     const ids = [retry.id, dead.id, compensate.id];
-    await waitUntil(async () => {
-      const rows = await sql.query<{ n: number }>("SELECT count(*)::int AS n FROM tasks WHERE id = ANY($1::uuid[]) AND status = 'running'", [ids]);
-      return rows.rows[0]!.n === 3;
-    }, "the three tasks to run", 20_000);
+    await waitUntil(
+      async () => {
+        const rows = await sql.query<{ n: number }>("SELECT count(*)::int AS n FROM tasks WHERE id = ANY($1::uuid[]) AND status = 'running'", [ids]);
+        return rows.rows[0]!.n === 3;
+      },
+      "the three tasks to run",
+      20_000,
+    );
     // Heartbeats keep the leases while the worker lives: once the database clock is past the leases first taken, and a
     // sweep has run since, nothing was recovered.
     const firstExpiry = (await sql.query("SELECT max(lease_expires_at) AS at FROM tasks WHERE id = ANY($1::uuid[])", [ids])).rows[0].at as Date;
-    await waitUntil(async () => (await sql.query("SELECT now() > $1::timestamptz AS past", [firstExpiry])).rows[0].past === true, "the first leases to be past due", 20_000);
+    await waitUntil(
+      async () => (await sql.query("SELECT now() > $1::timestamptz AS past", [firstExpiry])).rows[0].past === true,
+      "the first leases to be past due",
+      20_000,
+    );
     await cleaner.runOnce();
     for (const id of ids) expect((await rowOf(sql, id))?.status, id).toBe("running");
 

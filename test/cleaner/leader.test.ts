@@ -70,7 +70,10 @@ describe.each(STORE_DIALECTS)("a lost lock ($name)", (dialect) => {
       expect(holder?.pid).toEqual(expect.any(Number));
       await dialect.loseLeaderLock(raw, holder!);
       await waitUntil(() => !cleaner.isLeader, "the cleaner to notice", 5000);
-      expect(lines.some((line) => line.level === "warn" && /^cleaner (lost its|could not renew)/.test(line.message)), JSON.stringify(lines)).toBe(true);
+      expect(
+        lines.some((line) => line.level === "warn" && /^cleaner (lost its|could not renew)/.test(line.message)),
+        JSON.stringify(lines),
+      ).toBe(true);
       await waitUntil(async () => cleaner.isLeader && (await probe.leaderHolder(probe.defaultLockKey())) !== undefined, "the cleaner to lead again", 10_000);
     } finally {
       await cleaner.stop();
@@ -107,11 +110,15 @@ describe.each<StoreDialect>([postgresStoreDialect, mysqlStoreDialect])("the lock
       const partitionedAt = Date.now();
       let both = 0;
       let gaveUpAfter = -1;
-      await waitUntil(() => {
-        if (cut.isLeader && follower.isLeader) both += 1;
-        if (!cut.isLeader && gaveUpAfter < 0) gaveUpAfter = Date.now() - partitionedAt;
-        return follower.isLeader;
-      }, "the follower to take over", 30_000);
+      await waitUntil(
+        () => {
+          if (cut.isLeader && follower.isLeader) both += 1;
+          if (!cut.isLeader && gaveUpAfter < 0) gaveUpAfter = Date.now() - partitionedAt;
+          return follower.isLeader;
+        },
+        "the follower to take over",
+        30_000,
+      );
       const tookOverAfter = Date.now() - partitionedAt;
       expect(both).toBe(0);
       expect(gaveUpAfter).toBeGreaterThanOrEqual(0);

@@ -30,7 +30,9 @@ describe.each(STORE_DIALECTS)("recovery of expired leases ($name)", (dialect) =>
     const prefix = uniquePrefix();
     counter = await WakeupCounter.start(prefix, ["default"]);
     letters = await DeadLetters.start(prefix);
-    prisma = bed.dialect.prismaClient(bed.url).$extends(taskQueue({ tasks: cleanerTasks, amqpUrl: inject("amqpUrl"), amqpPrefix: prefix, logger: silentLogger })) as never;
+    prisma = bed.dialect
+      .prismaClient(bed.url)
+      .$extends(taskQueue({ tasks: cleanerTasks, amqpUrl: inject("amqpUrl"), amqpPrefix: prefix, logger: silentLogger })) as never;
     cleaner = createCleaner({ tasks: cleanerTasks, databaseUrl: bed.url, amqpUrl: inject("amqpUrl"), amqpPrefix: prefix, prisma, logger });
   });
 

@@ -60,7 +60,22 @@ export async function insertRows(sql: pg.Pool, specs: RowSpec[]): Promise<string
                CASE WHEN $11 THEN 'vanished-worker:1' END,
                CASE WHEN $11 THEN now() - $12 * interval '1 ms' END,
                CASE WHEN $13 THEN now() - $14 * interval '1 ms' END)`,
-      [v.id, v.name, v.queue, v.payload, v.status, v.attempts, v.maxAttempts, v.createdAgoMs, v.runAgoMs, v.publishedAgoMs, v.running, v.leaseExpiredAgoMs, v.finished, v.finishedAgoMs],
+      [
+        v.id,
+        v.name,
+        v.queue,
+        v.payload,
+        v.status,
+        v.attempts,
+        v.maxAttempts,
+        v.createdAgoMs,
+        v.runAgoMs,
+        v.publishedAgoMs,
+        v.running,
+        v.leaseExpiredAgoMs,
+        v.finished,
+        v.finishedAgoMs,
+      ],
     );
     ids.push(v.id);
   }

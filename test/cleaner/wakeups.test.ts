@@ -58,19 +58,21 @@ describe("wake-ups", () => {
   });
 
   it("publishes a delayed task when it is due and not before", async () => {
-    const prisma = testPrisma(db.url).$extends(
-      taskQueue({ tasks: cleanerTasks, amqpUrl: inject("amqpUrl"), amqpPrefix: prefix, logger: silentLogger }),
-    );
+    const prisma = testPrisma(db.url).$extends(taskQueue({ tasks: cleanerTasks, amqpUrl: inject("amqpUrl"), amqpPrefix: prefix, logger: silentLogger }));
     try {
       const task = await prisma.task.enqueue("send-report", { reportId: "later" }, { delayMs: 1500 });
       await prisma.$taskQueue.flush();
       await cleaner.runOnce();
       await counter.settle();
       expect(counter.counts.get(task.id), "no wake-up before run_at").toBeUndefined();
-      await waitUntil(async () => {
-        await cleaner.runOnce();
-        return counter.counts.get(task.id) === 1;
-      }, "the delayed task's wake-up", 15_000);
+      await waitUntil(
+        async () => {
+          await cleaner.runOnce();
+          return counter.counts.get(task.id) === 1;
+        },
+        "the delayed task's wake-up",
+        15_000,
+      );
       const row = await rowOf(sql, task.id);
       expect(row?.published_at?.getTime()).toBeGreaterThanOrEqual(row!.run_at.getTime());
     } finally {
@@ -84,10 +86,14 @@ describe("wake-ups", () => {
     await cleaner.runOnce();
     await counter.settle();
     expect(counter.counts.get(retry!)).toBeUndefined();
-    await waitUntil(async () => {
-      await cleaner.runOnce();
-      return counter.counts.get(retry!) === 1;
-    }, "the retry's wake-up", 15_000);
+    await waitUntil(
+      async () => {
+        await cleaner.runOnce();
+        return counter.counts.get(retry!) === 1;
+      },
+      "the retry's wake-up",
+      15_000,
+    );
   });
 
   it("re-sends a stale wake-up to a queue with a consumer and no ready messages, never to a queue without consumers", async () => {
@@ -133,7 +139,10 @@ describe("wake-ups", () => {
       logger: silentLogger,
     });
     try {
-      const ids = await insertRows(sql, Array.from({ length: 30 }, () => ({ createdAgoMs: 10_000 })));
+      const ids = await insertRows(
+        sql,
+        Array.from({ length: 30 }, () => ({ createdAgoMs: 10_000 })),
+      );
       const pass = await batched.runOnce();
       expect(pass.published).toBe(30);
       await counter.waitFor(() => ids.every((id) => counter.counts.get(id) === 1), "30 wake-ups");

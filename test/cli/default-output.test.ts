@@ -25,8 +25,7 @@ const logged = (run: CliRun, message: string) => run.logs().filter((line) => lin
 /** The tasks' own failures, which are warnings and errors by right: the failing handlers' doing, told truly. */
 const TASK_OUTCOMES = ["task failed, retry scheduled", "task dead"];
 /** Warnings and errors about anything else: in these setups, none is due. */
-const warnings = (run: CliRun) =>
-  run.logs().filter((line) => (line.level === "warn" || line.level === "error") && !TASK_OUTCOMES.includes(line.message));
+const warnings = (run: CliRun) => run.logs().filter((line) => (line.level === "warn" || line.level === "error") && !TASK_OUTCOMES.includes(line.message));
 
 async function stop(run: CliRun): Promise<void> {
   run.process.kill("SIGTERM");

@@ -53,7 +53,9 @@ describe("task-runner migrate as a subprocess", () => {
       expect(edited.code).toBe(3);
       expect(edited.stdout).toBe("");
       expect(edited.stderr).toMatch(
-        new RegExp(`^task-runner migrate: ${join(cwd, "prisma", "migrations", migration, "migration.sql")} \\(recorded checksum [0-9a-f]{12}…, file now [0-9a-f]{12}…\\) changed after it was applied: `),
+        new RegExp(
+          `^task-runner migrate: ${join(cwd, "prisma", "migrations", migration, "migration.sql")} \\(recorded checksum [0-9a-f]{12}…, file now [0-9a-f]{12}…\\) changed after it was applied: `,
+        ),
       );
     } finally {
       await database.close();

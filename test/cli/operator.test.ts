@@ -61,7 +61,13 @@ function cliBed(dialect: CliDialect) {
   const bed = {} as { url: string; store: Store; rows: RowWriter; prefix: string; counter: WakeupCounter; env: Record<string, string>; drop(): Promise<void> };
   beforeAll(async () => {
     const database = await dialect.store.createDatabase();
-    Object.assign(bed, { url: database.url, drop: () => database.drop(), store: openStore(database.url, { max: 2 }), rows: dialect.rows(database.url), prefix: uniquePrefix() });
+    Object.assign(bed, {
+      url: database.url,
+      drop: () => database.drop(),
+      store: openStore(database.url, { max: 2 }),
+      rows: dialect.rows(database.url),
+      prefix: uniquePrefix(),
+    });
     bed.counter = await WakeupCounter.start(bed.prefix, ["default", "mail"]);
     bed.env = { DATABASE_URL: database.url, AMQP_URL: inject("amqpUrl"), PTQ_PREFIX: bed.prefix };
   });
@@ -121,7 +127,10 @@ describe.each(CLI_DIALECTS)("operator commands ($name)", (dialect) => {
       await bed.counter.waitFor(() => bed.counter.counts.get(dead!) === 1, "the retried task's wake-up");
       const [absent, wrongState] = await Promise.all([cli(["retry", missing]), cli(["retry", pending!])]);
       expect(absent).toMatchObject({ code: 3, stderr: `task-runner retry: task ${missing} not found in "tasks".\n` });
-      expect(wrongState).toMatchObject({ code: 3, stderr: `task-runner retry: task ${pending} (finish-report) is pending; only dead or cancelled tasks can be retried.\n` });
+      expect(wrongState).toMatchObject({
+        code: 3,
+        stderr: `task-runner retry: task ${pending} (finish-report) is pending; only dead or cancelled tasks can be retried.\n`,
+      });
     });
 
     it("--dead --name retries every dead task of that name and no other", async () => {
@@ -131,7 +140,10 @@ describe.each(CLI_DIALECTS)("operator commands ($name)", (dialect) => {
         { name: "send-email", queue: "mail", payload: { to: "b" }, status: "dead", finishedAgoMs: 1000 },
         { name: "finish-report", status: "dead", finishedAgoMs: 1000 },
       ]);
-      expect(await cli(["retry", "--dead", "--name", "send-email"])).toMatchObject({ code: 0, stdout: "Retried 2 dead tasks of send-email: pending again, woken now.\n" });
+      expect(await cli(["retry", "--dead", "--name", "send-email"])).toMatchObject({
+        code: 0,
+        stdout: "Retried 2 dead tasks of send-email: pending again, woken now.\n",
+      });
       expect((await bed.store.findTask(other!))?.status).toBe("dead");
       await bed.counter.waitFor(() => bed.counter.counts.get(a!) === 1 && bed.counter.counts.get(b!) === 1, "both wake-ups");
     });
@@ -142,7 +154,10 @@ describe.each(CLI_DIALECTS)("operator commands ($name)", (dialect) => {
       const [id] = await bed.rows.insert([{ name: "finish-report", runAgoMs: -3_600_000 }]);
       expect(await cli(["cancel", id!])).toMatchObject({ code: 0, stdout: `Cancelled task ${id}.\n` });
       expect(await bed.store.findTask(id!)).toMatchObject({ status: "cancelled", finishedAt: expect.any(Date) });
-      expect(await cli(["cancel", id!])).toMatchObject({ code: 3, stderr: `task-runner cancel: task ${id} (finish-report) is cancelled; only pending tasks can be cancelled.\n` });
+      expect(await cli(["cancel", id!])).toMatchObject({
+        code: 3,
+        stderr: `task-runner cancel: task ${id} (finish-report) is cancelled; only pending tasks can be cancelled.\n`,
+      });
       expect((await cli(["cancel", missing])).code).toBe(3);
     });
 

@@ -70,9 +70,7 @@ describe("a bad value names where it came from", () => {
     expect(table.stderr).toMatch(/^task-runner retry: --table: /);
     const wakeups = await runCli(["status", "--wakeups", "pigeons"], { cwd: empty, env: { DATABASE_URL: db.url } });
     expect(wakeups.code).toBe(2);
-    expect(wakeups.stderr).toBe(
-      'task-runner status: --wakeups: "pigeons" is not a wake-up transport; use "rabbitmq", "notify" or "polling" (or leave it out).\n',
-    );
+    expect(wakeups.stderr).toBe('task-runner status: --wakeups: "pigeons" is not a wake-up transport; use "rabbitmq", "notify" or "polling" (or leave it out).\n');
   });
 
   it("the environment variable", async () => {
@@ -103,7 +101,9 @@ describe("a bad value names where it came from", () => {
     url.password = "wrong";
     const result = await runCli(["worker", "--amqp-url", url.toString()], { cwd: app, env: { DATABASE_URL: db.url, PTQ_PREFIX: uniquePrefix() } });
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^task-runner worker: could not start: Invalid option "amqpUrl": RabbitMQ at amqp:\/\/guest:\*\*\*@127\.0\.0\.1:5672 refused the user name or password \(ACCESS_REFUSED\): check the credentials in amqpUrl/m);
+    expect(result.stderr).toMatch(
+      /^task-runner worker: could not start: Invalid option "amqpUrl": RabbitMQ at amqp:\/\/guest:\*\*\*@127\.0\.0\.1:5672 refused the user name or password \(ACCESS_REFUSED\): check the credentials in amqpUrl/m,
+    );
     expect(result.stderr).toContain("(amqpUrl came from --amqp-url)\n");
     expect(result.stderr).not.toContain("wrong");
   });

@@ -85,5 +85,8 @@ it("none configured: NOTIFY on PostgreSQL by default, or polling when asked", as
   expect((JSON.parse((await runCli(["status", "--json"], { cwd: app, env })).stdout) as Record<string, unknown>).broker).toEqual({ transport: "notify", ...none });
   const polling = await runCli(["status", "--wakeups", "polling"], { cwd: app, env });
   expect(polling.stdout).toContain("Broker: none configured (no --amqp-url, AMQP_URL or amqpUrl): workers poll the database for due tasks.\n");
-  expect((JSON.parse((await runCli(["status", "--json", "--wakeups", "polling"], { cwd: app, env })).stdout) as Record<string, unknown>).broker).toEqual({ transport: "polling", ...none });
+  expect((JSON.parse((await runCli(["status", "--json", "--wakeups", "polling"], { cwd: app, env })).stdout) as Record<string, unknown>).broker).toEqual({
+    transport: "polling",
+    ...none,
+  });
 });

@@ -69,7 +69,12 @@ export function brokenStore(store: Store, kind: BrokenKind): Store {
     };
   }
   if (kind === "insert-ignores-keys") {
-    overrides.insertTasks = (rows, publishes, notifyChannel) => store.insertTasks(rows.map((row) => ({ ...row, key: null })), publishes, notifyChannel);
+    overrides.insertTasks = (rows, publishes, notifyChannel) =>
+      store.insertTasks(
+        rows.map((row) => ({ ...row, key: null })),
+        publishes,
+        notifyChannel,
+      );
   }
   if (kind === "claim-ignores-priority") {
     overrides.claimDue = async (limit, filter) => {
@@ -78,7 +83,10 @@ export function brokenStore(store: Store, kind: BrokenKind): Store {
         for (const name of filter.names) due.push(...(await store.listTasks({ status: "due", queue, name }, { limit: 1000 }, undefined)).rows);
       }
       due.sort((a, b) => a.runAt.getTime() - b.runAt.getTime());
-      const results = await store.claimByIds(due.slice(0, limit).map((row) => row.id), filter);
+      const results = await store.claimByIds(
+        due.slice(0, limit).map((row) => row.id),
+        filter,
+      );
       return results.flatMap((result) => (result.claimed ? [result.claimed] : []));
     };
   }

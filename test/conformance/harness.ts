@@ -6,7 +6,18 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import amqp from "amqplib";
-import { createCleaner, createWorker, openStore, silentLogger, taskQueue, type Cleaner, type CleanerOptions, type Store, type Worker, type WorkerOptions } from "../../src/index.js";
+import {
+  createCleaner,
+  createWorker,
+  openStore,
+  silentLogger,
+  taskQueue,
+  type Cleaner,
+  type CleanerOptions,
+  type Store,
+  type Worker,
+  type WorkerOptions,
+} from "../../src/index.js";
 import type { WakeupsChoice } from "../../src/naming-options.js";
 import { notifyChannel } from "../../src/wakeups/notify/notify-channel.js";
 import { encodeWakeup } from "../../src/wakeups/rabbitmq/wakeup-message.js";
@@ -84,7 +95,9 @@ export class ConformanceBed {
   /** The app's client: this dialect's Prisma client extended with the conformance tasks, on this bed's prefix. */
   prisma(): QueueClient {
     const base = this.dialect.prismaClient(this.url);
-    const client = base.$extends(taskQueue({ tasks: conformanceTasks, amqpUrl: this.amqpUrl, amqpPrefix: this.prefix, wakeups: this.dialect.wakeups, logger: silentLogger })) as QueueClient;
+    const client = base.$extends(
+      taskQueue({ tasks: conformanceTasks, amqpUrl: this.amqpUrl, amqpPrefix: this.prefix, wakeups: this.dialect.wakeups, logger: silentLogger }),
+    ) as QueueClient;
     this.closers.unshift(async () => {
       await client.$taskQueue.close();
       await client.$disconnect();
@@ -170,7 +183,12 @@ export class ConformanceBed {
       return;
     }
     if (!this.amqpUrl) return;
-    await publishBodies(this.amqpUrl, this.prefix, ids.flatMap((id) => Array.from({ length: copies }, () => encodeWakeup([id]))), queue);
+    await publishBodies(
+      this.amqpUrl,
+      this.prefix,
+      ids.flatMap((id) => Array.from({ length: copies }, () => encodeWakeup([id]))),
+      queue,
+    );
   }
 
   async close(): Promise<void> {

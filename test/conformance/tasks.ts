@@ -19,7 +19,9 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 
 /** The part of every dialect's generated test client the handlers use: its business model `report`. */
 interface ReportClient {
-  $transaction<Result>(fn: (tx: { report: { create(args: { data: { status: string; result?: string } }): Promise<{ id: string }> } }) => Promise<Result>): Promise<Result>;
+  $transaction<Result>(
+    fn: (tx: { report: { create(args: { data: { status: string; result?: string } }): Promise<{ id: string }> } }) => Promise<Result>,
+  ): Promise<Result>;
 }
 
 /** The tasks a worker without the app's Prisma client runs (no transactional task). */

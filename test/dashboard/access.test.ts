@@ -64,7 +64,10 @@ function rawGet(url: string, headers: Record<string, string>): Promise<{ status:
 async function csrfFrom(url: string, headers: Record<string, string> = {}) {
   const response = await fetch(url, { headers });
   const html = await response.text();
-  const cookie = response.headers.getSetCookie().find((c) => c.startsWith("ptq_dashboard_csrf="))!.split(";")[0]!;
+  const cookie = response.headers
+    .getSetCookie()
+    .find((c) => c.startsWith("ptq_dashboard_csrf="))!
+    .split(";")[0]!;
   const token = /name="csrf" value="([0-9a-f]{64})"/.exec(html)?.[1];
   return { cookie, token, html };
 }

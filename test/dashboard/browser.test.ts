@@ -164,7 +164,9 @@ describe("actions from the page", () => {
     await page.waitForURL(/done=retry-dead&n=3/);
     expect(dialogs[0]).toContain("Retry every dead dashboard-batch task?");
     await expect.poll(() => page.locator('.notice.ok[role="status"]').textContent()).toContain("Retried 3 dead tasks");
-    const rows = await sql.query<{ id: string; status: string; attempts: number }>("SELECT id::text AS id, status, attempts FROM tasks WHERE id = ANY($1::uuid[])", [[...ids, other]]);
+    const rows = await sql.query<{ id: string; status: string; attempts: number }>("SELECT id::text AS id, status, attempts FROM tasks WHERE id = ANY($1::uuid[])", [
+      [...ids, other],
+    ]);
     for (const row of rows.rows) expect(row.status, row.id).toBe(row.id === other ? "dead" : "pending");
     await counter.waitFor(() => ids.every((id) => counter.counts.get(id) === 1), "a wake-up per retried task", 10_000);
     expect(counter.counts.get(other)).toBeUndefined();
@@ -226,12 +228,18 @@ describe("pages", () => {
     const seen: string[] = [];
     await page.goto(`${server.url}tasks?name=send-report`);
     while (seen.length < 120) {
-      seen.push(...(await page.locator("tr[data-task-id]").evaluateAll((rows: Array<{ getAttribute(name: string): string | null }>) => rows.map((row) => row.getAttribute("data-task-id")!))));
+      seen.push(
+        ...(await page
+          .locator("tr[data-task-id]")
+          .evaluateAll((rows: Array<{ getAttribute(name: string): string | null }>) => rows.map((row) => row.getAttribute("data-task-id")!))),
+      );
       await page.getByRole("link", { name: "Older →" }).click();
     }
     expect(seen.slice(0, 120)).toEqual(expected.rows.map((row) => row.id));
     await page.getByRole("link", { name: "← Newer" }).click();
-    const back = await page.locator("tr[data-task-id]").evaluateAll((rows: Array<{ getAttribute(name: string): string | null }>) => rows.map((row) => row.getAttribute("data-task-id")!));
+    const back = await page
+      .locator("tr[data-task-id]")
+      .evaluateAll((rows: Array<{ getAttribute(name: string): string | null }>) => rows.map((row) => row.getAttribute("data-task-id")!));
     expect(back).toEqual(seen.slice(100, 150));
     await page.goto(`${server.url}tasks?status=expired`);
     await page.locator(".pill.expired").first().waitFor();

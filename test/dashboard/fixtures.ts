@@ -86,10 +86,12 @@ export interface LoggedLine {
 export function recordingLogger(): Logger & { lines: LoggedLine[] } {
   const lines: LoggedLine[] = [];
   const echo = process.env.PTQ_DEBUG ? jsonLogger("debug") : silentLogger;
-  const log = (level: keyof Logger) => (message: string, fields: Record<string, unknown> = {}) => {
-    lines.push({ level, message, fields });
-    echo[level](message, fields);
-  };
+  const log =
+    (level: keyof Logger) =>
+    (message: string, fields: Record<string, unknown> = {}) => {
+      lines.push({ level, message, fields });
+      echo[level](message, fields);
+    };
   return { lines, debug: log("debug"), info: log("info"), warn: log("warn"), error: log("error") };
 }
 

@@ -111,9 +111,7 @@ describe("fetch() (Next.js route handlers)", () => {
     expect((await open.fetch(new Request("http://localhost:3000/api/tasks"))).status).toBe(403);
     const denied = await guarded.fetch(new Request("http://localhost:3000/api/tasks/tasks"));
     expect(denied.status).toBe(401);
-    const allowed = await guarded.fetch(
-      new Request("http://localhost:3000/api/tasks/tasks", { headers: { authorization: "Bearer next-token-0123456789" } }),
-    );
+    const allowed = await guarded.fetch(new Request("http://localhost:3000/api/tasks/tasks", { headers: { authorization: "Bearer next-token-0123456789" } }));
     expect(allowed.status).toBe(200);
     expect(await allowed.text()).toContain('action="/api/tasks/tasks"');
   });

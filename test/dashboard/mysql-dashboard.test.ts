@@ -53,7 +53,10 @@ async function retryThroughForm(url: string, id: string): Promise<Response> {
   const detail = await fetch(`${url}/tasks/${id}`);
   const html = await detail.text();
   expect(html).toContain(id);
-  const cookie = detail.headers.getSetCookie().find((c) => c.startsWith("ptq_dashboard_csrf="))!.split(";")[0]!;
+  const cookie = detail.headers
+    .getSetCookie()
+    .find((c) => c.startsWith("ptq_dashboard_csrf="))!
+    .split(";")[0]!;
   const token = /name="csrf" value="([0-9a-f]{64})"/.exec(html)![1]!;
   return fetch(`${url}/tasks/${id}/retry`, {
     method: "POST",

@@ -66,7 +66,10 @@ afterAll(async () => {
 async function act(id: string, action: "retry" | "run-now"): Promise<void> {
   const page = await fetch(`${base}/tasks/${id}`);
   const html = await page.text();
-  const cookie = page.headers.getSetCookie().find((c) => c.startsWith("ptq_dashboard_csrf="))!.split(";")[0]!;
+  const cookie = page.headers
+    .getSetCookie()
+    .find((c) => c.startsWith("ptq_dashboard_csrf="))!
+    .split(";")[0]!;
   const token = /name="csrf" value="([0-9a-f]{64})"/.exec(html)![1]!;
   const response = await fetch(`${base}/tasks/${id}/${action}`, {
     method: "POST",

@@ -49,7 +49,9 @@ it("reads refused with the fix for a wrong password; enqueue still commits and t
   await prisma.$taskQueue.flush();
   const broker = prisma.$taskQueue.broker;
   expect(broker).toMatchObject({ transport: "rabbitmq", state: "refused" });
-  expect(broker.fix).toMatch(/^RabbitMQ at amqp:\/\/guest:\*\*\*@127\.0\.0\.1:5672 refused the user name or password \(ACCESS_REFUSED\): check the credentials in amqpUrl/);
+  expect(broker.fix).toMatch(
+    /^RabbitMQ at amqp:\/\/guest:\*\*\*@127\.0\.0\.1:5672 refused the user name or password \(ACCESS_REFUSED\): check the credentials in amqpUrl/,
+  );
   expect(broker.error).toContain("ACCESS_REFUSED");
   for (const id of [first.id, second.id]) expect((await prisma.task.findUniqueOrThrow({ where: { id } })).status).toBe("pending");
   expect(logger.lines.filter((line) => line.level === "error")).toHaveLength(1);

@@ -41,7 +41,13 @@ it("works between a query extension applied before and a model/client extension 
     .$extends(taskQueue({ tasks, amqpUrl: inject("amqpUrl"), amqpPrefix: prefix, logger: silentLogger }))
     .$extends({
       name: "after",
-      model: { report: { async open(id: string) { return { id, opened: true }; } } },
+      model: {
+        report: {
+          async open(id: string) {
+            return { id, opened: true };
+          },
+        },
+      },
       client: { $hello: () => "hello" },
     });
   try {

@@ -181,7 +181,10 @@ const SCENARIOS: Scenario[] = [
   {
     name: "a deadlock",
     harness: postgresHarness,
-    setup: async (_bed, other) => void (await other.$executeRawUnsafe(`INSERT INTO reports (id, status) VALUES ('00000000-0000-4000-8000-00000000000a', 'a'), ('00000000-0000-4000-8000-00000000000b', 'b')`)),
+    setup: async (_bed, other) =>
+      void (await other.$executeRawUnsafe(
+        `INSERT INTO reports (id, status) VALUES ('00000000-0000-4000-8000-00000000000a', 'a'), ('00000000-0000-4000-8000-00000000000b', 'b')`,
+      )),
     breakIt: async (tx, { other, pending }) => {
       const [a, b] = ["00000000-0000-4000-8000-00000000000a", "00000000-0000-4000-8000-00000000000b"];
       await tx.$executeRawUnsafe(`UPDATE reports SET status = 'app' WHERE id = '${a}'`);
@@ -273,7 +276,12 @@ describe.each(SCENARIOS.map((scenario) => [`${scenario.harness.name}: ${scenario
     proceed();
     const failure = await failing;
     expect(failure, "the transaction failed").toBeInstanceOf(Error);
-    console.log(`${scenario.harness.name}, ${scenario.name}: ${String((failure as Error).message).split("\n").filter(Boolean).at(-1)}`);
+    console.log(
+      `${scenario.harness.name}, ${scenario.name}: ${String((failure as Error).message)
+        .split("\n")
+        .filter(Boolean)
+        .at(-1)}`,
+    );
     if (scenario.failsWith) expect((failure as Error).message).toMatch(scenario.failsWith);
     await Promise.all([during, ...bench.pending]);
     if (scenario.duringMayFail !== true) expect(returned.length, "the enqueue issued while the transaction was open returned an id").toBe(1);
@@ -284,7 +292,11 @@ describe.each(SCENARIOS.map((scenario) => [`${scenario.harness.name}: ${scenario
 
     await bed.worker();
     await bed.cleaner({ republishAfterMs: 200, unpublishedGraceMs: 100 }).start();
-    await waitUntil(async () => (await Promise.all(returned.map((id) => bed.store.findTask(id)))).every((task) => task?.status === "succeeded"), "every returned task to succeed", 20_000);
+    await waitUntil(
+      async () => (await Promise.all(returned.map((id) => bed.store.findTask(id)))).every((task) => task?.status === "succeeded"),
+      "every returned task to succeed",
+      20_000,
+    );
     const runs = readRuns(bed.runLog);
     for (const id of returned) expect(runs.get(id)?.filter((event) => event.e === "start").length, `returned task ${id} runs once`).toBe(1);
     const row = await bed.store.findTask(written[0]!);

@@ -73,7 +73,9 @@ describe("one statement per call", () => {
 
   it("a batch of 3,000 tasks", async () => {
     const { result, statements: sent } = await counted(() =>
-      client.task.enqueueMany(Array.from({ length: 3000 }, (_, n) => ({ name: "send-report" as const, payload: { reportId: `s${n}` }, options: n % 7 === 0 ? { delayMs: n } : undefined }))),
+      client.task.enqueueMany(
+        Array.from({ length: 3000 }, (_, n) => ({ name: "send-report" as const, payload: { reportId: `s${n}` }, options: n % 7 === 0 ? { delayMs: n } : undefined })),
+      ),
     );
     expect(sent).toBe(1);
     expect(new Set(result.map((task) => task.id)).size).toBe(3000);

@@ -49,7 +49,7 @@ for (const [title, url] of [
   });
 }
 
-it("leaves rows unpublished with wakeups: \"polling\" (workers poll, the cleaner has nothing to send)", async () => {
+it('leaves rows unpublished with wakeups: "polling" (workers poll, the cleaner has nothing to send)', async () => {
   const prisma = extend(db.url, uniquePrefix(), "", undefined, "polling");
   try {
     const task = await prisma.task.enqueue("send-report", { reportId: "p3" });

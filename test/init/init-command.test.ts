@@ -196,7 +196,15 @@ const DATASOURCES = [
     provider: "sqlite",
     model: "prisma/sqlite/task.prisma",
     createTable: 'CREATE TABLE "queue_tasks"',
-    indexes: ["queue_tasks_finished_idx", "queue_tasks_key_key", "queue_tasks_lease_idx", "queue_tasks_pending_idx", "queue_tasks_unpublished_idx", "sqlite_autoindex_queue_tasks_1", "sqlite_autoindex_queue_tasks_leaders_1"],
+    indexes: [
+      "queue_tasks_finished_idx",
+      "queue_tasks_key_key",
+      "queue_tasks_lease_idx",
+      "queue_tasks_pending_idx",
+      "queue_tasks_unpublished_idx",
+      "sqlite_autoindex_queue_tasks_1",
+      "sqlite_autoindex_queue_tasks_leaders_1",
+    ],
     // The cleaners' leader lease lives in a table beside the tasks.
     companion: /model QueueTaskLeader \{[\s\S]*@@map\("queue_tasks_leaders"\)/,
   },
@@ -217,40 +225,43 @@ const DATASOURCES = [
   },
 ];
 
-describe.each<(typeof DATASOURCES)[number] & { companion?: RegExp }>(DATASOURCES)("task-runner init on a $provider datasource", ({ dialect, provider, model, createTable, indexes, companion }) => {
-  const schemaOf = (extra = "") => ({ "prisma/schema.prisma": `${BASE.replace('"postgresql"', `"${provider}"`)}${extra}` });
+describe.each<(typeof DATASOURCES)[number] & { companion?: RegExp }>(DATASOURCES)(
+  "task-runner init on a $provider datasource",
+  ({ dialect, provider, model, createTable, indexes, companion }) => {
+    const schemaOf = (extra = "") => ({ "prisma/schema.prisma": `${BASE.replace('"postgresql"', `"${provider}"`)}${extra}` });
 
-  it("writes the dialect's shipped model as it is", async () => {
-    const cwd = project(schemaOf("\nmodel User {\n  id Int @id\n}\n"));
-    expect((await run(cwd)).code).toBe(0);
-    expect(readFileSync(join(cwd, "prisma/schema.prisma"), "utf8")).toContain(readFileSync(new URL(`../../${model}`, import.meta.url), "utf8"));
-    expect(migrationOf(join(cwd, "prisma/migrations"))).toContain(createTable.replace("queue_tasks", "tasks"));
-  });
+    it("writes the dialect's shipped model as it is", async () => {
+      const cwd = project(schemaOf("\nmodel User {\n  id Int @id\n}\n"));
+      expect((await run(cwd)).code).toBe(0);
+      expect(readFileSync(join(cwd, "prisma/schema.prisma"), "utf8")).toContain(readFileSync(new URL(`../../${model}`, import.meta.url), "utf8"));
+      expect(migrationOf(join(cwd, "prisma/migrations"))).toContain(createTable.replace("queue_tasks", "tasks"));
+    });
 
-  it("writes a renamed model whose migration makes, in a real database, a table with its indexes that the store serves", async () => {
-    const cwd = project(schemaOf("\nmodel Task {\n  id Int @id\n}\n"));
-    expect((await run(cwd, "--model", "QueueTask")).code).toBe(0);
-    const schema = readFileSync(join(cwd, "prisma/schema.prisma"), "utf8");
-    expect(schema).toMatch(/model QueueTask \{[\s\S]*@@map\("queue_tasks"\)/);
-    if (companion) expect(schema).toMatch(companion);
-    const sql = migrationOf(join(cwd, "prisma/migrations"));
-    expect(sql).toContain(createTable);
-    expect(sql).not.toMatch(/["`]tasks/);
-    const database = await dialect.createDatabase();
-    const raw = await dialect.raw(database.url);
-    const store = openStore(database.url, { table: "queue_tasks", max: 1 });
-    try {
-      await raw.exec(sql);
-      expect(await raw.indexNames("queue_tasks")).toEqual(indexes);
-      expect(await store.check()).toBeUndefined();
-      const row = prepared({ name: "n", key: "k" });
-      expect(await sendInsert(store, [row])).toMatchObject([{ id: row.id, created: true, due: true }]);
-      expect((await store.claimDue(5, { owner: "init", leaseMs: 1000, names: ["n"], queues: ["default"] })).map((task) => task.id)).toEqual([row.id]);
-      expect(await store.complete("init", [{ id: row.id, resultJson: "1" }])).toEqual([row.id]);
-    } finally {
-      await store.close();
-      await raw.close();
-      await database.drop();
-    }
-  });
-});
+    it("writes a renamed model whose migration makes, in a real database, a table with its indexes that the store serves", async () => {
+      const cwd = project(schemaOf("\nmodel Task {\n  id Int @id\n}\n"));
+      expect((await run(cwd, "--model", "QueueTask")).code).toBe(0);
+      const schema = readFileSync(join(cwd, "prisma/schema.prisma"), "utf8");
+      expect(schema).toMatch(/model QueueTask \{[\s\S]*@@map\("queue_tasks"\)/);
+      if (companion) expect(schema).toMatch(companion);
+      const sql = migrationOf(join(cwd, "prisma/migrations"));
+      expect(sql).toContain(createTable);
+      expect(sql).not.toMatch(/["`]tasks/);
+      const database = await dialect.createDatabase();
+      const raw = await dialect.raw(database.url);
+      const store = openStore(database.url, { table: "queue_tasks", max: 1 });
+      try {
+        await raw.exec(sql);
+        expect(await raw.indexNames("queue_tasks")).toEqual(indexes);
+        expect(await store.check()).toBeUndefined();
+        const row = prepared({ name: "n", key: "k" });
+        expect(await sendInsert(store, [row])).toMatchObject([{ id: row.id, created: true, due: true }]);
+        expect((await store.claimDue(5, { owner: "init", leaseMs: 1000, names: ["n"], queues: ["default"] })).map((task) => task.id)).toEqual([row.id]);
+        expect(await store.complete("init", [{ id: row.id, resultJson: "1" }])).toEqual([row.id]);
+      } finally {
+        await store.close();
+        await raw.close();
+        await database.drop();
+      }
+    });
+  },
+);

@@ -51,7 +51,9 @@ export class AppFolder {
 
   /** SHA-256 of the file's bytes, in hex, computed here without the code under test. */
   checksum(name: string): string {
-    return createHash("sha256").update(readFileSync(this.file(name))).digest("hex");
+    return createHash("sha256")
+      .update(readFileSync(this.file(name)))
+      .digest("hex");
   }
 
   remove(): void {
@@ -130,7 +132,10 @@ export async function insertFailedRecord(dialect: UpgradeDialect, database: Upgr
   const [sql, started] = {
     postgresql: [`INSERT INTO _prisma_migrations (id, checksum, migration_name, logs, started_at) VALUES ($1, $2, $3, $4, $5)`, at],
     sqlite: [`INSERT INTO _prisma_migrations (id, checksum, migration_name, logs, started_at) VALUES (?, ?, ?, ?, ?)`, at.getTime()],
-    mysql: [`INSERT INTO _prisma_migrations (id, checksum, migration_name, logs, started_at) VALUES (?, ?, ?, ?, ?)`, at.toISOString().replace("T", " ").replace("Z", "")],
+    mysql: [
+      `INSERT INTO _prisma_migrations (id, checksum, migration_name, logs, started_at) VALUES (?, ?, ?, ?, ?)`,
+      at.toISOString().replace("T", " ").replace("Z", ""),
+    ],
   }[dialect.name]! as [string, unknown];
   await database.query(sql, ["7b0e7e55-7a52-4a29-9f0e-3c1d2f4a5b6c", checksum, name, "Database error code: 40P01\nDatabase error: deadlock detected", started]);
 }

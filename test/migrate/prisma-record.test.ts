@@ -67,7 +67,13 @@ async function describeRecordTable(dialect: UpgradeDialect, database: UpgradeDat
      FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = '_prisma_migrations' ORDER BY ordinal_position`,
   );
   // MariaDB writes int(10) and a nullable column's missing default as the text NULL; MySQL 8 writes int and null.
-  return rows.map((r) => [r.name, r.type.replace(/^int\(\d+\)/, "int"), r.nullable === "YES", r.dflt === null || r.dflt === "NULL" ? null : r.dflt.toLowerCase(), r.k === "PRI"]);
+  return rows.map((r) => [
+    r.name,
+    r.type.replace(/^int\(\d+\)/, "int"),
+    r.nullable === "YES",
+    r.dflt === null || r.dflt === "NULL" ? null : r.dflt.toLowerCase(),
+    r.k === "PRI",
+  ]);
 }
 
 /** started_at and finished_at of a row as epoch milliseconds, read the way each dialect stores them. */
@@ -77,8 +83,7 @@ async function times(dialect: UpgradeDialect, database: UpgradeDatabase, name: s
     `SELECT started_at, finished_at FROM _prisma_migrations WHERE migration_name = ${param}`,
     [name],
   );
-  const ms = (value: unknown) =>
-    value instanceof Date ? value.getTime() : typeof value === "number" ? value : Date.parse(`${String(value).replace(" ", "T")}Z`);
+  const ms = (value: unknown) => (value instanceof Date ? value.getTime() : typeof value === "number" ? value : Date.parse(`${String(value).replace(" ", "T")}Z`));
   return { started: ms(row!.started_at), finished: ms(row!.finished_at), stored: typeof row!.started_at };
 }
 

@@ -105,7 +105,9 @@ for (const dialect of [postgresUpgrade, sqliteUpgrade, mysqlUpgrade]) {
       expect(tail, failed.err).toBeDefined();
       if (dialect.name !== "mysql") {
         expect(head).toBe(`task-runner migrate: Migration ${FAILING} failed and was rolled back, so nothing of it is applied or recorded: `);
-        expect(tail).toMatch(/^( at line 2 of migration\.sql)?\. Fix its migration\.sql \(it never ran, so changing it is safe\) and run `task-runner migrate` again\.\n$/);
+        expect(tail).toMatch(
+          /^( at line 2 of migration\.sql)?\. Fix its migration\.sql \(it never ran, so changing it is safe\) and run `task-runner migrate` again\.\n$/,
+        );
         expect(await tableExists(dialect, database, "partial_a")).toBe(false);
         expect((await recordRows(database)).map((row) => row.migration_name)).toEqual(shipped);
         writeFileSync(app.file(FAILING), TABLE_SQL);
@@ -124,7 +126,9 @@ for (const dialect of [postgresUpgrade, sqliteUpgrade, mysqlUpgrade]) {
 
       const refused = await migrate(database.url, app);
       expect(refused.code).toBe(3);
-      expect(refused.err).toMatch(new RegExp(`^task-runner migrate: _prisma_migrations records ${FAILING} \\(started [^;]+; its error: Table 'partial_a' already exists`));
+      expect(refused.err).toMatch(
+        new RegExp(`^task-runner migrate: _prisma_migrations records ${FAILING} \\(started [^;]+; its error: Table 'partial_a' already exists`),
+      );
 
       await database.query("DROP TABLE partial_a");
       writeFileSync(app.file(FAILING), TABLE_SQL);

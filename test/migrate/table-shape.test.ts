@@ -39,6 +39,6 @@ describe("isTaskQueueMigration", () => {
   it("is the package's marker comment at the top, and nothing else", () => {
     expect(isTaskQueueMigration("\n-- prisma-task-queue: creates the task table\nCREATE TABLE x (id INT);")).toBe(true);
     expect(isTaskQueueMigration("CREATE TABLE x (id INT); -- prisma-task-queue")).toBe(false);
-    expect(isTaskQueueMigration("-- CreateTable\nCREATE TABLE \"User\" (id INT);")).toBe(false);
+    expect(isTaskQueueMigration('-- CreateTable\nCREATE TABLE "User" (id INT);')).toBe(false);
   });
 });

@@ -20,7 +20,10 @@ afterAll(() => {
 /** Copies the migrations into the app's folder and runs `task-runner migrate`; returns the names it says it applied. */
 function throughMigrate(dialect: UpgradeDialect, app: AppFolder): ApplyMigrations {
   return async (database, migrations) => {
-    app.addShipped(dialect, migrations.map((migration) => migration.name));
+    app.addShipped(
+      dialect,
+      migrations.map((migration) => migration.name),
+    );
     const run = await migrate(database.url, app);
     expect(run.err).toBe("");
     expect(run.code).toBe(0);
@@ -33,7 +36,10 @@ for (const dialect of [postgresUpgrade, sqliteUpgrade, mysqlUpgrade]) {
     it("applies the newer migration over tasks in every state, records both, and today's worker finishes them once", { timeout: 60_000 }, async () => {
       const app = new AppFolder();
       const runLog = mkdtempSync(join(tmpdir(), "ptq-migrate-upgrade-"));
-      cleanup.push(() => app.remove(), () => rmSync(runLog, { recursive: true, force: true }));
+      cleanup.push(
+        () => app.remove(),
+        () => rmSync(runLog, { recursive: true, force: true }),
+      );
       const shipped = shippedMigrations(dialect);
       const older = shipped.slice(0, -1).map((name) => ({ name, dir: shippedFolder(dialect) }));
       const newer = shipped.slice(-1).map((name) => ({ name, dir: shippedFolder(dialect) }));

@@ -49,7 +49,10 @@ it("names the holder by its session", async () => {
   expect(await leader.check()).toBe(true);
   expect(await follower.check()).toBe(false);
   const holder = await store.leaderHolder(store.defaultLockKey());
-  const [session] = await sql.query<Array<{ id: number; user: string; host: string }>>("SELECT ID AS id, USER AS user, HOST AS host FROM information_schema.PROCESSLIST WHERE ID = ?", [holder?.pid]);
+  const [session] = await sql.query<Array<{ id: number; user: string; host: string }>>(
+    "SELECT ID AS id, USER AS user, HOST AS host FROM information_schema.PROCESSLIST WHERE ID = ?",
+    [holder?.pid],
+  );
   expect(session).toBeDefined();
   expect(holder).toEqual({ pid: Number(session!.id), pidOf: "database-connection", holder: `${session!.user}@${session!.host}`, clientAddr: session!.host, since: null });
 });

@@ -25,10 +25,7 @@ it("run READ COMMITTED whatever the session's level, and carry the statement lim
   try {
     const level = await limited.transaction(async (tx) => {
       await tx.query("SELECT id FROM tasks LIMIT 1 FOR UPDATE", []); // starts the InnoDB transaction
-      return tx.query<{ level: string }>(
-        "SELECT trx_isolation_level AS level FROM information_schema.INNODB_TRX WHERE trx_mysql_thread_id = CONNECTION_ID()",
-        [],
-      );
+      return tx.query<{ level: string }>("SELECT trx_isolation_level AS level FROM information_schema.INNODB_TRX WHERE trx_mysql_thread_id = CONNECTION_ID()", []);
     });
     expect(level).toEqual([{ level: "READ COMMITTED" }]);
     const started = Date.now();

@@ -35,7 +35,18 @@ beforeAll(async () => {
     ids.push(id);
     const status = statuses[i % 7]!;
     const finished = status === "succeeded" || status === "dead";
-    rows.push([id, `name-${i % 4}`, `q-${i % 3}`, status, i % 5, (i % 100) - 50, status === "running" ? "w" : null, status === "running" ? (i % 2 ? -10 : 10) : null, finished ? i % 1000 : null, i % 3 ? 1 : null]);
+    rows.push([
+      id,
+      `name-${i % 4}`,
+      `q-${i % 3}`,
+      status,
+      i % 5,
+      (i % 100) - 50,
+      status === "running" ? "w" : null,
+      status === "running" ? (i % 2 ? -10 : 10) : null,
+      finished ? i % 1000 : null,
+      i % 3 ? 1 : null,
+    ]);
   }
   for (let start = 0; start < rows.length; start += 5000) {
     await sql.batch(

@@ -19,8 +19,24 @@ export async function insertMysqlRows(sql: Pool, specs: RowSpec[]): Promise<stri
                CASE WHEN ? THEN 'vanished-worker:1' END,
                CASE WHEN ? THEN ${ago("?")} END,
                CASE WHEN ? THEN ${ago("?")} END)`,
-      [v.id, v.name, v.queue, v.payload, v.status, v.attempts, v.maxAttempts, v.createdAgoMs, v.runAgoMs, v.publishedAgoMs, v.publishedAgoMs ?? 0,
-        v.running, v.running, v.leaseExpiredAgoMs, v.finished, v.finishedAgoMs],
+      [
+        v.id,
+        v.name,
+        v.queue,
+        v.payload,
+        v.status,
+        v.attempts,
+        v.maxAttempts,
+        v.createdAgoMs,
+        v.runAgoMs,
+        v.publishedAgoMs,
+        v.publishedAgoMs ?? 0,
+        v.running,
+        v.running,
+        v.leaseExpiredAgoMs,
+        v.finished,
+        v.finishedAgoMs,
+      ],
     );
     ids.push(v.id);
   }

@@ -30,14 +30,15 @@ describe("the checker", () => {
   const shippedSet = new Set(["README.md", "docs/a.md", "docs/images/x.png", "dist/src/index.js"]);
 
   it("reads inline, reference and HTML links, and skips code", () => {
-    const text = "See [a](docs/a.md#top) and ![x](docs/images/x.png).\n\n[ref]: ../shared/notes/x.md\n<a href=\"b.md\">b</a>\n`[c](not-a-link.md)`\n```\n[d](nor-this.md)\n```\n";
+    const text =
+      'See [a](docs/a.md#top) and ![x](docs/images/x.png).\n\n[ref]: ../shared/notes/x.md\n<a href="b.md">b</a>\n`[c](not-a-link.md)`\n```\n[d](nor-this.md)\n```\n';
     expect(linkTargets(text)).toEqual(["docs/a.md#top", "docs/images/x.png", "../shared/notes/x.md", "b.md"]);
   });
 
   it("slugs headings as GitHub does", () => {
     expect(slug("`createWorker(options)` — the worker")).toBe("createworkeroptions--the-worker");
     expect(slug("Under faults: the chaos soak")).toBe("under-faults-the-chaos-soak");
-    expect([...anchorsOf("# A\n## A\n<a id=\"wake-ups\"></a>\n```\n# not a heading\n```\n")]).toEqual(["a", "a-1", "wake-ups"]);
+    expect([...anchorsOf('# A\n## A\n<a id="wake-ups"></a>\n```\n# not a heading\n```\n')]).toEqual(["a", "a-1", "wake-ups"]);
   });
 
   it("refuses links to unshipped paths and missing anchors, and history text", () => {
@@ -62,9 +63,9 @@ describe("the checker", () => {
         "README.md: links to ../shared/notes/sqlite-lab.md, which the package does not ship",
         'README.md:2: "../shared" is a path outside the package (../shared)',
         'README.md:3: "Seed 003" is a design "seed" of the project\'s own work',
-        "README.md:3: \"issue 15\" is an issue number of the project's own tracker",
+        'README.md:3: "issue 15" is an issue number of the project\'s own tracker',
         'README.md:3: "†" is a † footnote about how commits landed',
-        "README.md:3: \"issue 14\" is an issue number of the project's own tracker",
+        'README.md:3: "issue 14" is an issue number of the project\'s own tracker',
       ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });

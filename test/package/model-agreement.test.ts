@@ -69,7 +69,9 @@ const sqlite: ModelDialect = {
       const types: Record<string, string> = { String: "TEXT", Json: "JSONB", Int: "INTEGER", DateTime: "DATETIME" };
       for (const modelName of ["Task", "TaskLeader"]) {
         const model = runtimeModels(client)[modelName]!;
-        const columns = new Map((raw.prepare(`SELECT name, type FROM pragma_table_info(?)`).all(model.dbName) as Array<{ name: string; type: string }>).map((c) => [c.name, c.type]));
+        const columns = new Map(
+          (raw.prepare(`SELECT name, type FROM pragma_table_info(?)`).all(model.dbName) as Array<{ name: string; type: string }>).map((c) => [c.name, c.type]),
+        );
         for (const field of model.fields) expect(columns.get(field.dbName ?? field.name), `${modelName}.${field.name}`).toBe(types[field.type]);
         expect(model.fields.length, modelName).toBe(columns.size);
       }
@@ -134,7 +136,9 @@ const mysql: ModelDialect = {
         `SELECT COLUMN_NAME AS name, DATA_TYPE AS dataType, COLUMN_TYPE AS columnType, IS_NULLABLE AS nullable, COLUMN_DEFAULT AS def
          FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'tasks'`,
       );
-      const checks = await sql.query<Array<{ clause: string }>>(`SELECT CHECK_CLAUSE AS clause FROM information_schema.CHECK_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = DATABASE()`);
+      const checks = await sql.query<Array<{ clause: string }>>(
+        `SELECT CHECK_CLAUSE AS clause FROM information_schema.CHECK_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = DATABASE()`,
+      );
       const byName = new Map(columns.map((column) => [column.name, column]));
       const { fields } = shippedMysqlModel();
       expect(fields.map((f) => f.column).sort()).toEqual([...byName.keys()].sort());
@@ -164,7 +168,8 @@ const mysql: ModelDialect = {
          ORDER BY INDEX_NAME, SEQ_IN_INDEX`,
       );
       const actual = new Map<string, string[]>();
-      for (const row of rows) actual.set(row.name, [...(actual.get(row.name) ?? []), `${row.col}${row.dir === "D" ? " DESC" : ""}${Number(row.nonUnique) ? "" : " UNIQUE"}`]);
+      for (const row of rows)
+        actual.set(row.name, [...(actual.get(row.name) ?? []), `${row.col}${row.dir === "D" ? " DESC" : ""}${Number(row.nonUnique) ? "" : " UNIQUE"}`]);
       const { fields, indexes } = shippedMysqlModel();
       const column = (name: string) => fields.find((f) => f.name === name)!.column;
       const expected = new Map<string, string[]>();
@@ -174,7 +179,10 @@ const mysql: ModelDialect = {
           const [, name, sort] = /^(\w+)(?:\(sort: (\w+)\))?$/.exec(part)!;
           return { column: column(name!), desc: sort === "Desc" };
         });
-        expected.set(`tasks_${parts.map((p) => p.column).join("_")}_idx`, parts.map((p) => `${p.column}${p.desc ? " DESC" : ""}`));
+        expected.set(
+          `tasks_${parts.map((p) => p.column).join("_")}_idx`,
+          parts.map((p) => `${p.column}${p.desc ? " DESC" : ""}`),
+        );
       }
       expect(Object.fromEntries(actual)).toEqual(Object.fromEntries(expected));
     }),
@@ -253,7 +261,9 @@ describe.each([postgres, sqlite, mysql])("the shipped model on $store.name", (di
       data: { id: "01a1fcb3-0624-7000-85e2-d8cd4c4ef8cd", name: "n", payload: {}, ...nulls, result: dialect.prisma.DbNull, errors: dialect.prisma.DbNull },
     });
     expect(row).toMatchObject({ ...nulls, result: null, errors: null });
-    await expect(client.task.create({ data: { id: "01a1fcb3-0624-7000-85e2-d8cd4c4ef8ce", name: "n", payload: {}, status: "paused" } })).rejects.toThrow(dialect.statusRefused);
+    await expect(client.task.create({ data: { id: "01a1fcb3-0624-7000-85e2-d8cd4c4ef8ce", name: "n", payload: {}, status: "paused" } })).rejects.toThrow(
+      dialect.statusRefused,
+    );
   });
 
   it("has a column of the model's type for every field, and no column the model lacks", async () => {

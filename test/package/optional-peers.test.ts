@@ -34,7 +34,15 @@ beforeAll(async () => {
   mkdirSync(installed, { recursive: true });
   cpSync(join(root, "package.json"), join(installed, "package.json"));
   // Transpiled file by file as tsc emits them (tsconfig.build.json: rootDir ".", outDir "dist").
-  await build({ entryPoints: sources, outdir: join(installed, "dist", "src"), outbase: join(root, "src"), format: "esm", platform: "node", target: "node20", logLevel: "silent" });
+  await build({
+    entryPoints: sources,
+    outdir: join(installed, "dist", "src"),
+    outbase: join(root, "src"),
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    logLevel: "silent",
+  });
   // The app's own package.json: without it, the worktree's would make "prisma-task-queue" a self-reference to ./dist.
   writeFileSync(join(scratch, "package.json"), JSON.stringify({ name: "sqlite-app", private: true, type: "module" }));
   writeFileSync(join(scratch, "app.ts"), APP.replace("GENERATED_CLIENT", pathToFileURL(join(root, "test", "generated-sqlite", "client.ts")).href));

@@ -25,7 +25,15 @@ beforeAll(async () => {
   mkdirSync(installed, { recursive: true });
   cpSync(join(root, "package.json"), join(installed, "package.json"));
   // Transpiled file by file as tsc emits them (tsconfig.build.json: rootDir ".", outDir "dist").
-  await build({ entryPoints: sources, outdir: join(installed, "dist", "src"), outbase: join(root, "src"), format: "esm", platform: "node", target: "node20", logLevel: "silent" });
+  await build({
+    entryPoints: sources,
+    outdir: join(installed, "dist", "src"),
+    outbase: join(root, "src"),
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    logLevel: "silent",
+  });
   db = await createSqliteDatabase();
 });
 

@@ -122,10 +122,14 @@ describe("SQLite under contention", () => {
     expect(tally.other).toEqual([]);
     expect(tally.busyAtStatement + tally.busyAtCommit).toBeGreaterThan(0);
     expect(tally.acknowledged.length).toBeGreaterThan(0);
-    await waitUntil(async () => {
-      const tasks = await Promise.all(tally.acknowledged.map((id) => bed.store.findTask(id)));
-      return tasks.every((task) => task?.status === "succeeded");
-    }, "every acknowledged task to succeed", 40_000);
+    await waitUntil(
+      async () => {
+        const tasks = await Promise.all(tally.acknowledged.map((id) => bed.store.findTask(id)));
+        return tasks.every((task) => task?.status === "succeeded");
+      },
+      "every acknowledged task to succeed",
+      40_000,
+    );
     const runs = readRuns(bed.runLog);
     expect(tally.acknowledged.filter((id) => (runs.get(id) ?? []).filter((e) => e.e === "start").length !== 1)).toEqual([]);
     for (const id of tally.rolledBack) {
@@ -176,7 +180,9 @@ describe("SQLite under contention", () => {
     cleanup.push(() => plain.$disconnect());
     await plain.report.count(); // connect before the reader arrives
     await holdLock(file, "read", 2000);
-    await expect(plain.$transaction(async (tx) => tx.report.create({ data: { status: "a" } }))).rejects.toSatisfy((error) => classifySqliteError(error).kind === "unreachable");
+    await expect(plain.$transaction(async (tx) => tx.report.create({ data: { status: "a" } }))).rejects.toSatisfy(
+      (error) => classifySqliteError(error).kind === "unreachable",
+    );
     await expect(plain.$transaction(async (tx) => tx.report.create({ data: { status: "b" } }))).rejects.toThrow(/within a transaction/);
   });
 });

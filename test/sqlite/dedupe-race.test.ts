@@ -40,13 +40,17 @@ afterAll(async () => {
  * retrying a lock another connection holds. Linux's /proc tells it.
  */
 async function busyWaiting(pid: number): Promise<void> {
-  await waitUntil(() => {
-    try {
-      return readFileSync(`/proc/${pid}/wchan`, "utf8").includes("nanosleep");
-    } catch {
-      return false;
-    }
-  }, "the child's enqueue to wait for the write lock (SQLite's busy handler)", 20_000);
+  await waitUntil(
+    () => {
+      try {
+        return readFileSync(`/proc/${pid}/wchan`, "utf8").includes("nanosleep");
+      } catch {
+        return false;
+      }
+    },
+    "the child's enqueue to wait for the write lock (SQLite's busy handler)",
+    20_000,
+  );
 }
 
 /** Runs the race: this process enqueues `key` in an open transaction, the child enqueues it too, then this one commits. */
@@ -56,31 +60,34 @@ async function race(key: string, readFirst: boolean) {
   const childReady = new Promise<void>((resolve) => (ready = resolve));
   let child: ReturnType<typeof spawn> | undefined;
   let exited: Promise<unknown> | undefined;
-  const mine = await prisma.$transaction(async (tx) => {
-    const task = await tx.task.enqueue("run", { ms: 0 }, { key, delayMs: 60_000 });
-    child = spawn(process.execPath, ["--import", "tsx", "test/sqlite/fixtures/enqueue-key.ts"], {
-      cwd: root,
-      env: { ...process.env, DATABASE_URL: db.url, KEY: key, READ_FIRST: readFirst ? "1" : "0", BUSY_MS: String(CHILD_BUSY_MS) },
-      stdio: ["pipe", "pipe", "inherit"],
-    });
-    exited = new Promise((resolve) => child!.once("exit", resolve));
-    let buffer = "";
-    child.stdout!.on("data", (chunk: Buffer) => {
-      buffer += chunk.toString();
-      for (let at = buffer.indexOf("\n"); at >= 0; at = buffer.indexOf("\n")) {
-        const line = JSON.parse(buffer.slice(0, at)) as Record<string, unknown>;
-        buffer = buffer.slice(at + 1);
-        if (line.message === "ready") ready();
-        else lines = [...lines, line];
-      }
-    });
-    await childReady;
-    // The child's enqueue now meets our write lock: writing first, it waits in SQLite's busy handler; having read
-    // first, its snapshot cannot become a write while we hold the lock, and SQLite says SQLITE_BUSY at once.
-    if (readFirst) await waitUntil(() => lines.length > 0, "the child's first attempt to fail", 20_000);
-    else await busyWaiting(child.pid!);
-    return task;
-  }, { timeout: 20_000 });
+  const mine = await prisma.$transaction(
+    async (tx) => {
+      const task = await tx.task.enqueue("run", { ms: 0 }, { key, delayMs: 60_000 });
+      child = spawn(process.execPath, ["--import", "tsx", "test/sqlite/fixtures/enqueue-key.ts"], {
+        cwd: root,
+        env: { ...process.env, DATABASE_URL: db.url, KEY: key, READ_FIRST: readFirst ? "1" : "0", BUSY_MS: String(CHILD_BUSY_MS) },
+        stdio: ["pipe", "pipe", "inherit"],
+      });
+      exited = new Promise((resolve) => child!.once("exit", resolve));
+      let buffer = "";
+      child.stdout!.on("data", (chunk: Buffer) => {
+        buffer += chunk.toString();
+        for (let at = buffer.indexOf("\n"); at >= 0; at = buffer.indexOf("\n")) {
+          const line = JSON.parse(buffer.slice(0, at)) as Record<string, unknown>;
+          buffer = buffer.slice(at + 1);
+          if (line.message === "ready") ready();
+          else lines = [...lines, line];
+        }
+      });
+      await childReady;
+      // The child's enqueue now meets our write lock: writing first, it waits in SQLite's busy handler; having read
+      // first, its snapshot cannot become a write while we hold the lock, and SQLite says SQLITE_BUSY at once.
+      if (readFirst) await waitUntil(() => lines.length > 0, "the child's first attempt to fail", 20_000);
+      else await busyWaiting(child.pid!);
+      return task;
+    },
+    { timeout: 20_000 },
+  );
   child!.stdin!.end("committed\n");
   await exited;
   const rows = await prisma.task.count({ where: { key } });

@@ -165,11 +165,15 @@ describe("detection", () => {
     const script =
       `import { openStore } from "./src/index.ts"; ` +
       `try { await openStore(${JSON.stringify(db.url)}).close(); console.log("opened"); } catch (e) { console.log(e.code + ": " + e.message); }`;
-    const child = spawnSync(process.execPath, ["--import", pathToFileURL(join(root, "test/support/hide-packages.mjs")).href, "--import", "tsx", "--input-type=module", "-e", script], {
-      cwd: root,
-      env: { ...process.env, HIDE_PACKAGES: "better-sqlite3" },
-      encoding: "utf8",
-    });
+    const child = spawnSync(
+      process.execPath,
+      ["--import", pathToFileURL(join(root, "test/support/hide-packages.mjs")).href, "--import", "tsx", "--input-type=module", "-e", script],
+      {
+        cwd: root,
+        env: { ...process.env, HIDE_PACKAGES: "better-sqlite3" },
+        encoding: "utf8",
+      },
+    );
     expect(child.stdout.trim()).toBe(
       "TASK_PACKAGE_MISSING: SQLite URLs (file:) need the better-sqlite3 package, an optional peer dependency of prisma-task-queue " +
         "that is not installed: npm install better-sqlite3@12",

@@ -60,8 +60,26 @@ const claims: Array<[string, (db: Db) => Promise<unknown>]> = [
 const units: Array<[string, (db: Db) => Promise<unknown>]> = [
   ...claims,
   ["claim tasks by id", (d) => claimTasksByIds(d, table, ids, filter(["default"]))],
-  ["complete", (d) => completeTasks(d, table, "w", ids.map((id) => ({ id, resultJson: "null" })))],
-  ["fail", (d) => failTasks(d, table, "w", ids.map((id) => ({ id, error: "boom", delayMs: 1000, finalReason: null })))],
+  [
+    "complete",
+    (d) =>
+      completeTasks(
+        d,
+        table,
+        "w",
+        ids.map((id) => ({ id, resultJson: "null" })),
+      ),
+  ],
+  [
+    "fail",
+    (d) =>
+      failTasks(
+        d,
+        table,
+        "w",
+        ids.map((id) => ({ id, error: "boom", delayMs: 1000, finalReason: null })),
+      ),
+  ],
   ["extend leases", (d) => extendLeases(d, table, "w", ids, 30_000)],
   ["find expired leases", (d) => findExpiredLeases(d, table, 100)],
   ["find unpublished tasks", (d) => findUnpublished(d, table, { graceMs: 1000, limit: 100 })],

@@ -44,7 +44,11 @@ describe("SQLite: one connection per client", () => {
       returned.push((await prisma.$transaction(async (tx) => tx.task.enqueue("effect", { tag: "fine" }))).id);
       await new Promise((resolve) => setImmediate(resolve)); // SQLite answers synchronously: let the worker's timers run
     }
-    await waitUntil(async () => (await Promise.all(returned.map((id) => bed.store.findTask(id)))).every((task) => task?.status === "succeeded"), "every returned task to succeed", 20_000);
+    await waitUntil(
+      async () => (await Promise.all(returned.map((id) => bed.store.findTask(id)))).every((task) => task?.status === "succeeded"),
+      "every returned task to succeed",
+      20_000,
+    );
     const dead = await bed.store.findTask(doomed.id);
     expect(dead?.attempts).toBe(3);
     expect(dead?.lastError).toMatch(/Foreign/i);

@@ -52,11 +52,15 @@ export class WorkerProcess {
   async waitForLog(predicate: (line: LogLine) => boolean, what: string, timeoutMs = 20_000): Promise<LogLine> {
     let found: LogLine | undefined;
     try {
-      await waitUntil(() => {
-        found = this.lines.find(predicate);
-        if (!found && this.child.exitCode !== null) throw new Error(`worker exited with ${this.child.exitCode}`);
-        return found !== undefined;
-      }, what, timeoutMs);
+      await waitUntil(
+        () => {
+          found = this.lines.find(predicate);
+          if (!found && this.child.exitCode !== null) throw new Error(`worker exited with ${this.child.exitCode}`);
+          return found !== undefined;
+        },
+        what,
+        timeoutMs,
+      );
     } catch (error) {
       throw new Error(`${(error as Error).message}\nstderr: ${this.stderr.slice(-2000)}`, { cause: error });
     }

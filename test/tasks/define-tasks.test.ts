@@ -85,6 +85,6 @@ describe("defineTasks<Client>()", () => {
   });
 
   it("still refuses a missing registry passed explicitly, naming the fix", () => {
-    expect(() => defineTasks(undefined as never)).toThrow('defineTasks() takes an object that maps task names to definitions.');
+    expect(() => defineTasks(undefined as never)).toThrow("defineTasks() takes an object that maps task names to definitions.");
   });
 });

@@ -88,9 +88,7 @@ describe.each(TESTING_DIALECTS)("recordEnqueues on $name", (harness) => {
       { name: "audit", payload: { event: "many-1" } },
       { name: "audit", payload: { event: "many-2" }, options: { priority: 7 } },
     ]);
-    await (prisma as unknown as { $transaction(items: unknown[]): Promise<unknown> }).$transaction([
-      prisma.task.enqueue("audit", { event: "batch" }),
-    ]);
+    await (prisma as unknown as { $transaction(items: unknown[]): Promise<unknown> }).$transaction([prisma.task.enqueue("audit", { event: "batch" })]);
     await prisma.$transaction(async (tx) => {
       await tx.task.enqueue("audit", { event: "outer" });
       await tx.$transaction(async (inner) => inner.task.enqueue("audit", { event: "nested" }));
@@ -178,7 +176,9 @@ describe("bad input", () => {
     expect(() => recorder.assertEnqueued("audit", { quue: "x" } as object)).toThrow(
       'Invalid option "assertEnqueued() match.quue": unknown field. Use one of: payload, queue, key, priority, maxAttempts, delayMs, runAt, created.',
     );
-    expect(() => recorder.assertEnqueued("audit", { runAt: "tomorrow" } as object)).toThrow('Invalid option "assertEnqueued() match.runAt": must be a valid Date, got "tomorrow".');
+    expect(() => recorder.assertEnqueued("audit", { runAt: "tomorrow" } as object)).toThrow(
+      'Invalid option "assertEnqueued() match.runAt": must be a valid Date, got "tomorrow".',
+    );
     expect(() => recorder.enqueued("audit", "x" as unknown as object)).toThrow('Invalid option "enqueued() match": expected an object such as');
     recorder.stop();
   });

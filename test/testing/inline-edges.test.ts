@@ -116,9 +116,7 @@ describe("on SQLite", () => {
     new Database(path).close();
     const empty = extend(sqlitePrisma(`file:${path}`));
     try {
-      await expect(inlineQueue(empty)).rejects.toThrow(
-        /^Invalid option "prisma": the inline queue cannot use the database of the client: .*apply the migration/,
-      );
+      await expect(inlineQueue(empty)).rejects.toThrow(/^Invalid option "prisma": the inline queue cannot use the database of the client: .*apply the migration/);
     } finally {
       await empty.$taskQueue.close();
       await empty.$disconnect();

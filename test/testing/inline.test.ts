@@ -53,7 +53,11 @@ describe.each(TESTING_DIALECTS)("inlineQueue on $name", (harness) => {
     expect(sent!.error).toBeUndefined();
     const row = await store.findTask(task.id);
     expect(row).toMatchObject({ status: "succeeded", attempts: 1, result: { sent: reportId }, lastError: null });
-    expect(handled[0], "the handler saw the row as the claim left it").toMatchObject({ status: "running", attempt: 1, leaseOwner: expect.stringMatching(/^inline:[0-9a-f]{8}$/) });
+    expect(handled[0], "the handler saw the row as the claim left it").toMatchObject({
+      status: "running",
+      attempt: 1,
+      leaseOwner: expect.stringMatching(/^inline:[0-9a-f]{8}$/),
+    });
     expect(row!.finishedAt).toBeInstanceOf(Date);
     expect(await queue.drain()).toEqual([]);
   });

@@ -41,12 +41,15 @@ const tasks = defineTasks<PrismaClient>()({
       expectTypeOf<typeof ctx.tx.report.findUnique>().toEqualTypeOf<Prisma.TransactionClient["report"]["findUnique"]>();
       expectTypeOf<typeof ctx.prisma.report.update>().toEqualTypeOf<PrismaClient["report"]["update"]>();
       // ctx.prisma.$transaction hands out the transaction client with this registry's enqueue, as at run time.
-      await ctx.prisma.$transaction(async (tx) => {
-        expectTypeOf<Omit<typeof tx, "task">>().toEqualTypeOf<Omit<Prisma.TransactionClient, "task">>();
-        expectTypeOf(tx.task.enqueue("notify", { reportId })).resolves.toEqualTypeOf<EnqueuedTask<"notify">>();
-        // @ts-expect-error not a task of this registry
-        void tx.task.enqueue("notfiy", { reportId });
-      }, { timeout: 1000 });
+      await ctx.prisma.$transaction(
+        async (tx) => {
+          expectTypeOf<Omit<typeof tx, "task">>().toEqualTypeOf<Omit<Prisma.TransactionClient, "task">>();
+          expectTypeOf(tx.task.enqueue("notify", { reportId })).resolves.toEqualTypeOf<EnqueuedTask<"notify">>();
+          // @ts-expect-error not a task of this registry
+          void tx.task.enqueue("notfiy", { reportId });
+        },
+        { timeout: 1000 },
+      );
       // and keeps the client's batch form
       expectTypeOf(ctx.prisma.$transaction([ctx.prisma.report.count()])).resolves.toEqualTypeOf<[number]>();
       const report = await ctx.tx.report.update({ where: { id: reportId }, data: { status: "done" } });

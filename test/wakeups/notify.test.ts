@@ -192,9 +192,7 @@ it("listens again after its backend is terminated, catches up on what it missed,
 it("a worker that starts on a backlog drains it by polling as slots free, though it listens", async () => {
   await sql.query("DELETE FROM tasks");
   // 300 tasks whose notifications went out before any worker listened: gone.
-  await sql.query(
-    `INSERT INTO tasks (id, name, payload, published_at) SELECT gen_random_uuid(), 'record', '{"ms":0}', now() FROM generate_series(1, 300)`,
-  );
+  await sql.query(`INSERT INTO tasks (id, name, payload, published_at) SELECT gen_random_uuid(), 'record', '{"ms":0}', now() FROM generate_series(1, 300)`);
   const { worker } = await startWorker();
   await waitUntil(
     async () => (await sql.query<{ n: number }>("SELECT count(*)::int AS n FROM tasks WHERE status = 'succeeded'")).rows[0]!.n === 300,

@@ -39,7 +39,11 @@ it("defaults: RabbitMQ with amqpUrl; without it NOTIFY on PostgreSQL, in-process
 
 it("without RabbitMQ, announcing a dead task rejects with a coded error that says to set amqpUrl", async () => {
   const notification = { id: "00000000-0000-4000-8000-000000000001", name: "t", queue: "default", attempts: 5, lastError: null, reason: "max-attempts", at: "" };
-  for (const [store, options] of [["postgresql", {}], ["sqlite", { inProcess: "file" }], ["mysql", {}]] as const) {
+  for (const [store, options] of [
+    ["postgresql", {}],
+    ["sqlite", { inProcess: "file" }],
+    ["mysql", {}],
+  ] as const) {
     const publisher = openTransport({ ...options, logger: silentLogger, store: stores[store] }).publisher();
     const error: unknown = await publisher.notifyDead(notification).catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(DeadTaskNotAnnouncedError);
@@ -57,7 +61,10 @@ it("an explicit choice wins over the default", () => {
 });
 
 it('refuses "notify" on SQLite and MySQL, naming the value and the fix', () => {
-  for (const [store, name] of [["sqlite", "SQLite"], ["mysql", "MySQL"]] as const) {
+  for (const [store, name] of [
+    ["sqlite", "SQLite"],
+    ["mysql", "MySQL"],
+  ] as const) {
     const attempt = () => transportName(store, { wakeups: "notify" });
     expect(attempt).toThrow(TaskQueueConfigError);
     expect(attempt).toThrow(
@@ -89,7 +96,9 @@ it("createWorker rejects a bad wakeups value and a listenUrl of another database
   expect(() => createWorker({ tasks, databaseUrl, listenUrl: "mysql://root@127.0.0.1:3306/app" })).toThrow(
     'Invalid option "listenUrl": the NOTIFY listener needs a PostgreSQL URL (postgresql://…), the same database as the tasks\'.',
   );
-  expect(() => createWorker({ tasks, databaseUrl, listenUrl: "http://nope" })).toThrow('Invalid option "listenUrl": "http://nope/" is not a URL of a supported database. Supported: PostgreSQL');
+  expect(() => createWorker({ tasks, databaseUrl, listenUrl: "http://nope" })).toThrow(
+    'Invalid option "listenUrl": "http://nope/" is not a URL of a supported database. Supported: PostgreSQL',
+  );
 });
 
 afterAll(async () => {

@@ -37,11 +37,7 @@ describe.each(WORKER_DIALECTS)("batched claims and completions ($name)", (dialec
     calls.clear();
     const created = await prisma.task.enqueueMany(Array.from({ length: 200 }, (_, n) => ({ name: "noop" as const, payload: { n } })));
     const ids = created.map((task) => task.id);
-    await waitUntil(
-      async () => (await bed.countStatus("succeeded")) === 200,
-      "all 200 tasks to succeed",
-      30_000,
-    );
+    await waitUntil(async () => (await bed.countStatus("succeeded")) === 200, "all 200 tasks to succeed", 30_000);
     const byKind = calls;
     const claims = (byKind.get("claimByIds") ?? 0) + (byKind.get("claimDue") ?? 0);
     const completions = byKind.get("complete") ?? 0;

@@ -82,11 +82,7 @@ describe.each(WORKER_DIALECTS)("claiming ahead ($name)", (dialect) => {
     await worker.start();
     try {
       const created = await prisma.task.enqueueMany(Array.from({ length: 3000 }, (_, n) => ({ name: "noop" as const, payload: { n } })));
-      await waitUntil(
-        async () => (await bed.countStatus("succeeded", "noop")) === 3000,
-        "3,000 tasks to succeed",
-        60_000,
-      );
+      await waitUntil(async () => (await bed.countStatus("succeeded", "noop")) === 3000, "3,000 tasks to succeed", 60_000);
     } finally {
       await worker.stop();
     }
@@ -119,11 +115,7 @@ describe.each(WORKER_DIALECTS)("claiming ahead ($name)", (dialect) => {
     const worker = createWorker({ tasks, store: countingClaims(polls), wakeups: "polling", queues: ["polled"], concurrency: 5, logger: recordingLogger() });
     await worker.start();
     try {
-      await waitUntil(
-        async () => (await bed.countStatus("succeeded", "polled")) === 3000,
-        "3,000 polled tasks to succeed",
-        60_000,
-      );
+      await waitUntil(async () => (await bed.countStatus("succeeded", "polled")) === 3000, "3,000 polled tasks to succeed", 60_000);
     } finally {
       await worker.stop();
     }

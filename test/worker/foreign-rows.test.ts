@@ -42,7 +42,14 @@ describe.each(WORKER_DIALECTS)("rows the worker must not run ($name)", (dialect)
     pollerStore = openStore(bed.url, { max: 2 });
     consumer = createWorker({ tasks, databaseUrl: bed.url, amqpUrl: bed.amqpUrl, amqpPrefix: bed.prefix, logger, leaseMs: 600, pollIntervalMs: 600_000 });
     // A second worker without a broker, polling often: polling must skip the foreign row too.
-    poller = createWorker({ tasks, store: countingStore(pollerStore, pollerCalls).store, wakeups: "polling", logger: pollerLogger, pollIntervalMs: 50, queues: ["default"] });
+    poller = createWorker({
+      tasks,
+      store: countingStore(pollerStore, pollerCalls).store,
+      wakeups: "polling",
+      logger: pollerLogger,
+      pollIntervalMs: 50,
+      queues: ["default"],
+    });
     await consumer.start();
   });
 

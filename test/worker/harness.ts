@@ -6,7 +6,18 @@ import pg from "pg";
 import { afterAll, beforeAll, inject } from "vitest";
 import { declareExchanges, topology } from "../../src/wakeups/rabbitmq/topology.js";
 import { encodeWakeup } from "../../src/wakeups/rabbitmq/wakeup-message.js";
-import { createWorker, jsonLogger, openStore, silentLogger, taskQueue, type Logger, type Store, type TaskRegistry, type Worker, type WorkerOptions } from "../../src/index.js";
+import {
+  createWorker,
+  jsonLogger,
+  openStore,
+  silentLogger,
+  taskQueue,
+  type Logger,
+  type Store,
+  type TaskRegistry,
+  type Worker,
+  type WorkerOptions,
+} from "../../src/index.js";
 import { prepared, sendInsert } from "../conformance/store/bed.js";
 import { postgresStoreDialect, STORE_DIALECTS, type RawConnection, type StoreDialect } from "../conformance/store/dialects.js";
 import { testPrisma } from "../support/prisma.js";
@@ -23,18 +34,19 @@ export interface LoggedLine {
 export function recordingLogger(): Logger & { lines: LoggedLine[]; find(message: string, fields?: Record<string, unknown>): LoggedLine[] } {
   const lines: LoggedLine[] = [];
   const echo = process.env.PTQ_DEBUG ? jsonLogger("debug") : silentLogger;
-  const log = (level: keyof Logger) => (message: string, fields: Record<string, unknown> = {}) => {
-    lines.push({ level, message, fields });
-    echo[level](message, fields);
-  };
+  const log =
+    (level: keyof Logger) =>
+    (message: string, fields: Record<string, unknown> = {}) => {
+      lines.push({ level, message, fields });
+      echo[level](message, fields);
+    };
   return {
     lines,
     debug: log("debug"),
     info: log("info"),
     warn: log("warn"),
     error: log("error"),
-    find: (message, fields = {}) =>
-      lines.filter((line) => line.message === message && Object.entries(fields).every(([key, value]) => line.fields[key] === value)),
+    find: (message, fields = {}) => lines.filter((line) => line.message === message && Object.entries(fields).every(([key, value]) => line.fields[key] === value)),
   };
 }
 
@@ -157,7 +169,10 @@ export class WorkerTestBed {
 
   /** Publishes wake-ups for `ids`, one message each. */
   async wake(ids: string[], queue = "default"): Promise<void> {
-    await this.publishRaw(ids.map((id) => encodeWakeup([id])), queue);
+    await this.publishRaw(
+      ids.map((id) => encodeWakeup([id])),
+      queue,
+    );
   }
 
   /** Deletes everything declared under the prefix, closes the bed's connections, drops the database. */

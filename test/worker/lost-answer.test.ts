@@ -89,7 +89,14 @@ afterAll(async () => {
 it("retries a success whose answer was lost, recognises its own write, and never runs the task again", async () => {
   const id = await bed.insertTask("once", {}, { publishedNow: true });
   await bed.wake([id]);
-  await waitUntil(() => logger.find("task outcome not written again: the connection dropped during the first write, which most likely committed (else the lease was lost meanwhile)", { taskId: id }).length === 1, "the retried write to find the task done", 15_000);
+  await waitUntil(
+    () =>
+      logger.find("task outcome not written again: the connection dropped during the first write, which most likely committed (else the lease was lost meanwhile)", {
+        taskId: id,
+      }).length === 1,
+    "the retried write to find the task done",
+    15_000,
+  );
   expect(proxy.dropped).toBe(1);
   expect(logger.find("recording task success failed, retrying", { taskId: id })).toHaveLength(1);
   expect(await bed.row(id)).toMatchObject({ status: "succeeded", attempts: 1, result: { ok: true }, lease_owner: null });

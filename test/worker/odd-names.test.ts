@@ -39,7 +39,12 @@ describe.each(WORKER_DIALECTS)("odd names ($name)", (dialect) => {
       expect(row).toMatchObject({ name, payload, result: { name }, attempts: 1 });
     }
     const ids = enqueued.map((task) => task.id);
-    expect(ran.filter((run) => ids.includes(run.id)).map((run) => run.name).sort()).toEqual([SQL_NAME, AMQP_NAME, ODD_NAME].sort());
+    expect(
+      ran
+        .filter((run) => ids.includes(run.id))
+        .map((run) => run.name)
+        .sort(),
+    ).toEqual([SQL_NAME, AMQP_NAME, ODD_NAME].sort());
     expect((await fixture.bed.row(enqueued[1]!.id)).queue).toBe(QUEUE);
     // Every one was woken through its queue, none found by polling.
     for (const task of enqueued) expect(fixture.logger.find("task claimed", { taskId: task.id, via: "wakeup" })).toHaveLength(1);

@@ -78,7 +78,10 @@ it("a missing database or table says what to fix", async () => {
   expect(noDatabase.message).toMatch(/database "ptq_no_such_database" does not exist; that database does not exist: check the database name in databaseUrl\.$/);
   const noTable = await failedStart({ table: "no_such_table" });
   expect(noTable.message).toMatch(/relation "no_such_table" does not exist; the table "no_such_table" does not exist there: apply the migration/);
-  const given = openStore(withUrl(bed.url, (u) => (u.pathname = "/ptq_no_such_database")), { max: 1 });
+  const given = openStore(
+    withUrl(bed.url, (u) => (u.pathname = "/ptq_no_such_database")),
+    { max: 1 },
+  );
   try {
     const viaDb = await failedStart({ store: given });
     expect(viaDb.message).toMatch(/^Invalid option "store": the worker cannot use the database given as store: .*check the database name in store\.$/);
@@ -111,7 +114,9 @@ it("an unreachable database at start is logged with what to check, and the worke
     await worker.start();
     const [line] = logger.find("database unreachable at start; the worker keeps trying");
     expect(line!.level).toBe("warn");
-    expect(String(line!.fields.error)).toMatch(/^the worker cannot use the database at postgresql:\/\/.*; is PostgreSQL running and reachable there\? Check the host and port in databaseUrl\.$/);
+    expect(String(line!.fields.error)).toMatch(
+      /^the worker cannot use the database at postgresql:\/\/.*; is PostgreSQL running and reachable there\? Check the host and port in databaseUrl\.$/,
+    );
     proxy.restore();
     await waitUntil(async () => (await bed.status(pendingId)) === "succeeded", "the pending task to run once the database is back");
   } finally {

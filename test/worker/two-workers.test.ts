@@ -42,9 +42,7 @@ function recordingTasks(worker: string) {
 async function enqueueSpread(prisma: ReturnType<WorkerTestBed["prisma"]>, count: number, ms: number): Promise<string[]> {
   const ids: string[] = [];
   for (let start = 0; start < count; start += 10) {
-    const batch = await Promise.all(
-      Array.from({ length: Math.min(10, count - start) }, () => prisma.$transaction(async (tx) => tx.task.enqueue("record", { ms }))),
-    );
+    const batch = await Promise.all(Array.from({ length: Math.min(10, count - start) }, () => prisma.$transaction(async (tx) => tx.task.enqueue("record", { ms }))));
     ids.push(...batch.map((task) => task.id));
   }
   return ids;

@@ -16,19 +16,17 @@ export default async function Page() {
       <header>
         <h1>Reports</h1>
         <p>
-          Ask for a report and it shows <b>pending</b> at once. A worker generates it in the background through a
-          third-party service that is down for the first {failures} call{failures === 1 ? "" : "s"} of every report; the
-          task retries with backoff until the service answers, then stores the report in the same transaction that
-          completes the task.
+          Ask for a report and it shows <b>pending</b> at once. A worker generates it in the background through a third-party service that is down for the first{" "}
+          {failures} call{failures === 1 ? "" : "s"} of every report; the task retries with backoff until the service answers, then stores the report in the same
+          transaction that completes the task.
         </p>
       </header>
       <ReportDesk initialReports={reports} />
       <footer>
         <p>
-          Each request writes the report row and enqueues its <code>generate-report</code> task in one{" "}
-          <code>prisma.$transaction</code>. The wake-up goes to RabbitMQ only after the commit; the task row in PostgreSQL
-          is the truth, so a lost message delays a report but never loses it. A request that fails after the enqueue
-          rolls both rows back, and nothing runs.
+          Each request writes the report row and enqueues its <code>generate-report</code> task in one <code>prisma.$transaction</code>. The wake-up goes to RabbitMQ only
+          after the commit; the task row in PostgreSQL is the truth, so a lost message delays a report but never loses it. A request that fails after the enqueue rolls
+          both rows back, and nothing runs.
         </p>
       </footer>
     </main>

@@ -107,16 +107,16 @@ function Outcome({ outcome }: { outcome: ActionOutcome | { kind: "error"; messag
   if (outcome.kind === "requested") {
     return (
       <p className="notice" role="status" data-testid="outcome" data-kind="requested" data-report-id={outcome.reportId}>
-        Report <code>{shortId(outcome.reportId)}</code> requested: the report row and its task{" "}
-        <code>{shortId(outcome.taskId)}</code> committed together; a worker was woken after the commit.
+        Report <code>{shortId(outcome.reportId)}</code> requested: the report row and its task <code>{shortId(outcome.taskId)}</code> committed together; a worker was
+        woken after the commit.
       </p>
     );
   }
   const clean = !outcome.reportRowExists && !outcome.taskRowExists;
   return (
     <p className={`notice ${clean ? "" : "bad"}`} role="status" data-testid="outcome" data-kind="rolled-back" data-clean={String(clean)} data-task-id={outcome.taskId}>
-      Rolled back: report <code>{shortId(outcome.reportId)}</code> and task <code>{shortId(outcome.taskId)}</code>{" "}
-      were written inside the transaction, then it threw ({outcome.error}).{" "}
+      Rolled back: report <code>{shortId(outcome.reportId)}</code> and task <code>{shortId(outcome.taskId)}</code> were written inside the transaction, then it threw (
+      {outcome.error}).{" "}
       {clean
         ? "Looked up after the rollback: no report row and no task row, so nothing will ever run."
         : `Looked up after the rollback: the ${outcome.reportRowExists ? "report" : "task"} row is still there. That is a bug; please report it.`}

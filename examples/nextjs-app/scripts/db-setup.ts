@@ -51,9 +51,7 @@ async function applyMigrations(url: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    await client.query(
-      `CREATE TABLE IF NOT EXISTS example_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
-    );
+    await client.query(`CREATE TABLE IF NOT EXISTS example_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
     for (const { name, file } of migrations()) {
       await client.query("BEGIN");
       try {

@@ -25,15 +25,14 @@ interface Row {
 
 export function overviewPage(data: OverviewData, view: OverviewView): Html {
   const rows = groupRows(data);
-  return html`
-<h1>Overview <span class="sub"><label class="refresh"><input type="checkbox" id="auto-refresh"> auto-refresh every 10 s</label></span></h1>
-${attentionCards(data, view)}
-${chartPanel(data)}
-${countsPanel(rows, data, view)}
-<div class="grid2">
-  ${workersPanel(data)}
-  ${failuresPanel(data, view)}
-</div>`;
+  return html` <h1>
+      Overview
+      <span class="sub"
+        ><label class="refresh"><input type="checkbox" id="auto-refresh" /> auto-refresh every 10 s</label></span
+      >
+    </h1>
+    ${attentionCards(data, view)} ${chartPanel(data)} ${countsPanel(rows, data, view)}
+    <div class="grid2">${workersPanel(data)} ${failuresPanel(data, view)}</div>`;
 }
 
 function attentionCards(data: OverviewData, view: OverviewView): Html {
@@ -50,36 +49,41 @@ function attentionCards(data: OverviewData, view: OverviewView): Html {
   const deadLastHour = sum(data.throughput.minutes, (m) => m.dead);
   const runningTasks = sum(data.workers, (w) => w.running);
   const leader = data.leader;
-  return html`
-<section class="cards" aria-label="Needs attention">
-  <div class="card ${expired > 0 ? "bad" : ""}" data-card="expired">
-    <div class="label">Lease expired</div>
-    <div class="value"><a href="${tasksHref(base, { status: "expired" })}">${formatCount(expired)}</a></div>
-    <div class="detail">${expired > 0 ? `running past their lease; oldest expired ${formatDuration(oldestExpired)} ago` : "no running task past its lease"}</div>
-  </div>
-  <div class="card ${oldestDue > 300 || unpublished > 0 ? "bad" : oldestDue > 30 ? "warn" : ""}" data-card="due">
-    <div class="label">Due, waiting</div>
-    <div class="value"><a href="${tasksHref(base, { status: "due" })}">${formatCount(due)}</a></div>
-    <div class="detail">${due > 0 ? `oldest waiting ${formatDuration(oldestDue)}` : "nothing waiting"}${unpublished > 0 ? ` · ${formatCount(unpublished)} never woken (cleaner?)` : ""}</div>
-  </div>
-  <div class="card ${deadLastHour > 0 ? "bad" : deadTotal > 0 ? "warn" : ""}" data-card="dead">
-    <div class="label">Dead</div>
-    <div class="value"><a href="${tasksHref(base, { status: "dead" })}">${formatCount(deadTotal, deadEstimated)}</a></div>
-    <div class="detail">${formatCount(deadLastHour)} in the last hour</div>
-  </div>
-  <div class="card ${data.workers.length === 0 && due > 0 ? "bad" : data.workers.length === 0 ? "warn" : ""}" data-card="workers">
-    <div class="label">Workers seen</div>
-    <div class="value">${formatCount(data.workers.length)}</div>
-    <div class="detail">${formatCount(runningTasks)} task${runningTasks === 1 ? "" : "s"} running now</div>
-  </div>
-  <div class="card ${leader ? "" : "bad"}" data-card="cleaner">
-    <div class="label">Cleaner leader</div>
-    <div class="value">${leader ? `pid ${leader.pid}` : "none"}</div>
-    <div class="detail">${leader
-      ? `${leader.clientAddr ?? "local socket"}${leader.since ? ` · connected ${relative(leader.since, data.now)}` : ""}`
-      : "no cleaner holds the lock: lost wake-ups, delayed tasks and expired leases are not handled"}</div>
-  </div>
-</section>`;
+  return html` <section class="cards" aria-label="Needs attention">
+    <div class="card ${expired > 0 ? "bad" : ""}" data-card="expired">
+      <div class="label">Lease expired</div>
+      <div class="value"><a href="${tasksHref(base, { status: "expired" })}">${formatCount(expired)}</a></div>
+      <div class="detail">${expired > 0 ? `running past their lease; oldest expired ${formatDuration(oldestExpired)} ago` : "no running task past its lease"}</div>
+    </div>
+    <div class="card ${oldestDue > 300 || unpublished > 0 ? "bad" : oldestDue > 30 ? "warn" : ""}" data-card="due">
+      <div class="label">Due, waiting</div>
+      <div class="value"><a href="${tasksHref(base, { status: "due" })}">${formatCount(due)}</a></div>
+      <div class="detail">
+        ${due > 0 ? `oldest waiting ${formatDuration(oldestDue)}` : "nothing waiting"}${unpublished > 0 ? ` · ${formatCount(unpublished)} never woken (cleaner?)` : ""}
+      </div>
+    </div>
+    <div class="card ${deadLastHour > 0 ? "bad" : deadTotal > 0 ? "warn" : ""}" data-card="dead">
+      <div class="label">Dead</div>
+      <div class="value"><a href="${tasksHref(base, { status: "dead" })}">${formatCount(deadTotal, deadEstimated)}</a></div>
+      <div class="detail">${formatCount(deadLastHour)} in the last hour</div>
+    </div>
+    <div class="card ${data.workers.length === 0 && due > 0 ? "bad" : data.workers.length === 0 ? "warn" : ""}" data-card="workers">
+      <div class="label">Workers seen</div>
+      <div class="value">${formatCount(data.workers.length)}</div>
+      <div class="detail">${formatCount(runningTasks)} task${runningTasks === 1 ? "" : "s"} running now</div>
+    </div>
+    <div class="card ${leader ? "" : "bad"}" data-card="cleaner">
+      <div class="label">Cleaner leader</div>
+      <div class="value">${leader ? `pid ${leader.pid}` : "none"}</div>
+      <div class="detail">
+        ${
+          leader
+            ? `${leader.clientAddr ?? "local socket"}${leader.since ? ` · connected ${relative(leader.since, data.now)}` : ""}`
+            : "no cleaner holds the lock: lost wake-ups, delayed tasks and expired leases are not handled"
+        }
+      </div>
+    </div>
+  </section>`;
 }
 
 function chartPanel(data: OverviewData): Html {
@@ -91,103 +95,175 @@ function chartPanel(data: OverviewData): Html {
     succeeded: minutes.map((m) => m.succeeded),
     dead: minutes.map((m) => m.dead),
   };
-  return html`
-<section class="panel">
-  <h2>Finished per minute, last hour <span class="muted">· ${formatCount(succeeded)} succeeded · ${formatCount(dead)} dead</span></h2>
-  <div id="throughput-chart" role="img" aria-label="Tasks succeeded and dead per minute over the last hour"></div>
-  <script type="application/json" id="throughput-data">${jsonScript(series)}</script>
-</section>`;
+  return html` <section class="panel">
+    <h2>Finished per minute, last hour <span class="muted">· ${formatCount(succeeded)} succeeded · ${formatCount(dead)} dead</span></h2>
+    <div id="throughput-chart" role="img" aria-label="Tasks succeeded and dead per minute over the last hour"></div>
+    <script type="application/json" id="throughput-data">
+      ${jsonScript(series)}
+    </script>
+  </section>`;
 }
 
 function countsPanel(rows: Row[], data: OverviewData, view: OverviewView): Html {
   const base = view.basePath;
   let lastQueue: string | undefined;
   const body = rows.map((row) => {
-    const header = row.queue !== lastQueue ? html`<tr class="queue-row"><td colspan="12">queue <span class="mono">${row.queue}</span></td></tr>` : "";
+    const header =
+      row.queue !== lastQueue
+        ? html`<tr class="queue-row">
+            <td colspan="12">queue <span class="mono">${row.queue}</span></td>
+          </tr>`
+        : "";
     lastQueue = row.queue;
     const stuck = row.stuck;
     const dead = row.counts.get("dead");
     const filter = { queue: row.queue, name: row.name };
-    return html`${header}<tr data-group="${row.queue}/${row.name}">
-  <td><a href="${tasksHref(base, filter)}">${row.name}</a></td>
-  ${countCell(row, "pending", base)}
-  <td class="num ${stuck && stuck.oldestDueSeconds > 300 ? "alert" : stuck && stuck.oldestDueSeconds > 30 ? "warn" : ""}">${stuck?.due
-    ? html`<a href="${tasksHref(base, { ...filter, status: "due" })}">${formatCount(stuck.due)}</a>`
-    : zero()}</td>
-  <td class="num">${stuck?.due ? formatDuration(stuck.oldestDueSeconds) : zero("—")}</td>
-  ${countCell(row, "running", base)}
-  <td class="num ${stuck?.expired ? "alert" : ""}">${stuck?.expired
-    ? html`<a href="${tasksHref(base, { ...filter, status: "expired" })}" title="oldest expired ${formatDuration(stuck.oldestExpiredSeconds)} ago">${formatCount(stuck.expired)}</a>`
-    : zero()}</td>
-  ${countCell(row, "succeeded", base)}
-  ${countCell(row, "dead", base)}
-  ${countCell(row, "cancelled", base)}
-  <td class="num">${row.lastHour ? html`<span>${formatCount(row.lastHour.succeeded)}</span> / <span class="${row.lastHour.dead ? "alert" : ""}">${formatCount(row.lastHour.dead)}</span>` : zero("0 / 0")}</td>
-  <td>${dead && !view.readOnly ? retryDeadForm(base, view.csrf, row.name, dead.count, dead.estimated) : ""}</td>
-</tr>`;
+    return html`${header}
+      <tr data-group="${row.queue}/${row.name}">
+        <td><a href="${tasksHref(base, filter)}">${row.name}</a></td>
+        ${countCell(row, "pending", base)}
+        <td class="num ${stuck && stuck.oldestDueSeconds > 300 ? "alert" : stuck && stuck.oldestDueSeconds > 30 ? "warn" : ""}">
+          ${stuck?.due ? html`<a href="${tasksHref(base, { ...filter, status: "due" })}">${formatCount(stuck.due)}</a>` : zero()}
+        </td>
+        <td class="num">${stuck?.due ? formatDuration(stuck.oldestDueSeconds) : zero("—")}</td>
+        ${countCell(row, "running", base)}
+        <td class="num ${stuck?.expired ? "alert" : ""}">
+          ${
+            stuck?.expired
+              ? html`<a href="${tasksHref(base, { ...filter, status: "expired" })}" title="oldest expired ${formatDuration(stuck.oldestExpiredSeconds)} ago"
+                  >${formatCount(stuck.expired)}</a
+                >`
+              : zero()
+          }
+        </td>
+        ${countCell(row, "succeeded", base)} ${countCell(row, "dead", base)} ${countCell(row, "cancelled", base)}
+        <td class="num">
+          ${row.lastHour ? html`<span>${formatCount(row.lastHour.succeeded)}</span> / <span class="${row.lastHour.dead ? "alert" : ""}">${formatCount(row.lastHour.dead)}</span>` : zero("0 / 0")}
+        </td>
+        <td>${dead && !view.readOnly ? retryDeadForm(base, view.csrf, row.name, dead.count, dead.estimated) : ""}</td>
+      </tr>`;
   });
   const estimated = data.counts.some((c) => c.estimated);
-  return html`
-<section class="panel flush">
-  <h2>Queues and tasks</h2>
-  ${rows.length === 0
-    ? html`<div class="empty">The task table is empty.</div>`
-    : html`<table class="counts">
-    <thead><tr><th>Task</th><th class="num">Pending</th><th class="num">Due</th><th class="num">Oldest due</th>
-      <th class="num">Running</th><th class="num">Lease expired</th><th class="num">Succeeded</th><th class="num">Dead</th>
-      <th class="num">Cancelled</th><th class="num" title="succeeded / dead in the last hour">Last hour ✓ / ✗</th><th></th></tr></thead>
-    <tbody>${body}</tbody>
-  </table>`}
-  ${estimated || data.browseIndexAdvised
-    ? html`<p class="legend-note padded">${estimated ? "≈ marks counts above the exact limit, estimated from a sample of the table. " : ""}${data.browseIndexAdvised
-        ? "The task table has no browse index, so counts and filtered lists scan the whole table (see the dashboard docs)."
-        : ""}</p>`
-    : ""}
-</section>`;
+  return html` <section class="panel flush">
+    <h2>Queues and tasks</h2>
+    ${
+      rows.length === 0
+        ? html`<div class="empty">The task table is empty.</div>`
+        : html`<table class="counts">
+            <thead>
+              <tr>
+                <th>Task</th>
+                <th class="num">Pending</th>
+                <th class="num">Due</th>
+                <th class="num">Oldest due</th>
+                <th class="num">Running</th>
+                <th class="num">Lease expired</th>
+                <th class="num">Succeeded</th>
+                <th class="num">Dead</th>
+                <th class="num">Cancelled</th>
+                <th class="num" title="succeeded / dead in the last hour">Last hour ✓ / ✗</th>
+                <th></th>
+              </tr>
+            </thead>
+            <tbody>
+              ${body}
+            </tbody>
+          </table>`
+    }
+    ${
+      estimated || data.browseIndexAdvised
+        ? html`<p class="legend-note padded">
+            ${estimated ? "≈ marks counts above the exact limit, estimated from a sample of the table. " : ""}${
+              data.browseIndexAdvised ? "The task table has no browse index, so counts and filtered lists scan the whole table (see the dashboard docs)." : ""
+            }
+          </p>`
+        : ""
+    }
+  </section>`;
 }
 
 function countCell(row: Row, status: string, base: string): Html {
   const count = row.counts.get(status);
   const value = count?.count ?? 0;
-  return html`<td class="num" data-queue="${row.queue}" data-name="${row.name}" data-status="${status}" data-count="${value}">${value
-    ? html`<a href="${tasksHref(base, { queue: row.queue, name: row.name, status })}">${formatCount(value, count?.estimated)}</a>`
-    : zero()}</td>`;
+  return html`<td class="num" data-queue="${row.queue}" data-name="${row.name}" data-status="${status}" data-count="${value}">
+    ${value ? html`<a href="${tasksHref(base, { queue: row.queue, name: row.name, status })}">${formatCount(value, count?.estimated)}</a>` : zero()}
+  </td>`;
 }
 
 function retryDeadForm(base: string, csrf: string, name: string, count: number, estimated: boolean): Html {
-  return html`<form class="inline" method="post" action="${base}/actions/retry-dead"
-    data-confirm="Retry ${estimated ? "about " : ""}${formatCount(count)} dead ${name} task(s)? They run again from attempt 1.">
-    <input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="name" value="${name}">
-    <input type="hidden" name="return" value="${base}/">
-    <button class="small" type="submit" title="Retry every dead task of this name">Retry dead</button></form>`;
+  return html`<form
+    class="inline"
+    method="post"
+    action="${base}/actions/retry-dead"
+    data-confirm="Retry ${estimated ? "about " : ""}${formatCount(count)} dead ${name} task(s)? They run again from attempt 1."
+  >
+    <input type="hidden" name="csrf" value="${csrf}" /><input type="hidden" name="name" value="${name}" />
+    <input type="hidden" name="return" value="${base}/" />
+    <button class="small" type="submit" title="Retry every dead task of this name">Retry dead</button>
+  </form>`;
 }
 
 function workersPanel(data: OverviewData): Html {
-  return html`
-<section class="panel flush">
-  <h2>Workers seen recently</h2>
-  ${data.workers.length === 0
-    ? html`<div class="empty">No worker held or finished a task recently.</div>`
-    : html`<table><thead><tr><th>Worker</th><th class="num">Running</th><th class="num">Lease expired</th><th class="num">Finished</th><th>Last seen</th></tr></thead><tbody>
-      ${data.workers.map((w) => html`<tr><td class="mono">${w.worker}</td><td class="num">${formatCount(w.running)}</td>
-        <td class="num ${w.expired ? "alert" : ""}">${w.expired ? formatCount(w.expired) : zero()}</td>
-        <td class="num">${formatCount(w.finished)}</td><td class="${w.idleSeconds > 120 ? "warn" : ""}">${timeTag(w.lastSeen, data.now)}</td></tr>`)}
-    </tbody></table>`}
-</section>`;
+  return html` <section class="panel flush">
+    <h2>Workers seen recently</h2>
+    ${
+      data.workers.length === 0
+        ? html`<div class="empty">No worker held or finished a task recently.</div>`
+        : html`<table>
+            <thead>
+              <tr>
+                <th>Worker</th>
+                <th class="num">Running</th>
+                <th class="num">Lease expired</th>
+                <th class="num">Finished</th>
+                <th>Last seen</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${data.workers.map(
+                (w) =>
+                  html`<tr>
+                    <td class="mono">${w.worker}</td>
+                    <td class="num">${formatCount(w.running)}</td>
+                    <td class="num ${w.expired ? "alert" : ""}">${w.expired ? formatCount(w.expired) : zero()}</td>
+                    <td class="num">${formatCount(w.finished)}</td>
+                    <td class="${w.idleSeconds > 120 ? "warn" : ""}">${timeTag(w.lastSeen, data.now)}</td>
+                  </tr>`,
+              )}
+            </tbody>
+          </table>`
+    }
+  </section>`;
 }
 
 function failuresPanel(data: OverviewData, view: OverviewView): Html {
   const base = view.basePath;
-  return html`
-<section class="panel flush">
-  <h2>Latest dead tasks <a class="heading-link" href="${tasksHref(base, { status: "dead" })}">all →</a></h2>
-  ${data.recentDead.length === 0
-    ? html`<div class="empty">No dead tasks.</div>`
-    : html`<table><thead><tr><th>Task</th><th>Died</th><th>Last error</th></tr></thead><tbody>
-      ${data.recentDead.map((task) => html`<tr><td><a href="${base}/tasks/${task.id}" title="${task.id}">${task.name}</a> <span class="mono muted">${shortId(task.id)}</span></td>
-        <td>${timeTag(task.finishedAt, data.now)}</td><td class="ellipsis" title="${task.errorLine ?? ""}">${task.errorLine ?? html`<span class="muted">—</span>`}</td></tr>`)}
-    </tbody></table>`}
-</section>`;
+  return html` <section class="panel flush">
+    <h2>Latest dead tasks <a class="heading-link" href="${tasksHref(base, { status: "dead" })}">all →</a></h2>
+    ${
+      data.recentDead.length === 0
+        ? html`<div class="empty">No dead tasks.</div>`
+        : html`<table>
+            <thead>
+              <tr>
+                <th>Task</th>
+                <th>Died</th>
+                <th>Last error</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${data.recentDead.map(
+                (task) =>
+                  html`<tr>
+                    <td><a href="${base}/tasks/${task.id}" title="${task.id}">${task.name}</a> <span class="mono muted">${shortId(task.id)}</span></td>
+                    <td>${timeTag(task.finishedAt, data.now)}</td>
+                    <td class="ellipsis" title="${task.errorLine ?? ""}">${task.errorLine ?? html`<span class="muted">—</span>`}</td>
+                  </tr>`,
+              )}
+            </tbody>
+          </table>`
+    }
+  </section>`;
 }
 
 function groupRows(data: OverviewData): Row[] {

@@ -17,57 +17,86 @@ export interface TaskDetailView {
 export function taskDetailPage(task: TaskDetail, view: TaskDetailView): Html {
   const base = view.basePath;
   const now = toDate(task.now) ?? new Date();
-  return html`
-<div class="title-row">
-  <h1>${task.name}</h1>
-  <span class="pill ${task.status}" data-testid="status">${task.status}</span>
-  <span class="mono muted">${task.id}</span>
-  <div class="actions">${view.readOnly ? "" : actions(task, view, now)}</div>
-</div>
-${diagnosis(task, now, view.wakeups)}
-<div class="grid2">
-  <section class="panel">
-    <h2>Task</h2>
-    <dl class="facts">
-      <dt>Queue</dt><dd><a class="mono" href="${tasksHref(base, { queue: task.queue })}">${task.queue}</a></dd>
-      <dt>Name</dt><dd><a href="${tasksHref(base, { name: task.name })}">${task.name}</a></dd>
-      <dt>Attempts</dt><dd>${formatCount(task.attempts)} of ${formatCount(task.maxAttempts)}</dd>
-      <dt>Priority</dt><dd>${task.priority}</dd>
-      <dt>Key</dt><dd>${task.key === null ? html`<span class="muted">none</span>` : html`<span class="mono">${task.key}</span>`}</dd>
-      <dt>Lease owner</dt><dd>${task.leaseOwner === null ? html`<span class="muted">none</span>` : html`<span class="mono">${task.leaseOwner}</span>`}</dd>
-      <dt>Finished by</dt><dd data-testid="finished-by">${task.finishedBy === null ? html`<span class="muted">none</span>` : html`<span class="mono">${task.finishedBy}</span>`}</dd>
-    </dl>
-  </section>
-  <section class="panel">
-    <h2>Timestamps <span class="heading-note">(UTC)</span></h2>
-    <dl class="facts">
-      ${stamp("Created", task.createdAt, now)}
-      ${stamp("Run at", task.runAt, now)}
-      ${stamp("Wake-up published", task.publishedAt, now)}
-      ${stamp("Lease expires", task.leaseExpiresAt, now)}
-      ${stamp("Updated", task.updatedAt, now)}
-      ${stamp("Finished", task.finishedAt, now)}
-    </dl>
-  </section>
-</div>
-<section class="panel"><h2>Payload</h2><pre data-testid="payload">${prettyJson(task.payload)}</pre></section>
-${task.lastError !== null ? html`<section class="panel"><h2>Last error${task.status === "succeeded" ? html` <span class="heading-note">(from an earlier attempt)</span>` : ""}</h2><pre class="error" data-testid="last-error">${task.lastError}</pre></section>` : ""}
-${errorHistory(task, now)}
-${task.status === "succeeded" || task.result !== null ? html`<section class="panel"><h2>Result</h2><pre data-testid="result">${prettyJson(task.result)}</pre></section>` : ""}
-<p><a href="${base}/tasks">← All tasks</a></p>`;
+  return html` <div class="title-row">
+      <h1>${task.name}</h1>
+      <span class="pill ${task.status}" data-testid="status">${task.status}</span>
+      <span class="mono muted">${task.id}</span>
+      <div class="actions">${view.readOnly ? "" : actions(task, view, now)}</div>
+    </div>
+    ${diagnosis(task, now, view.wakeups)}
+    <div class="grid2">
+      <section class="panel">
+        <h2>Task</h2>
+        <dl class="facts">
+          <dt>Queue</dt>
+          <dd><a class="mono" href="${tasksHref(base, { queue: task.queue })}">${task.queue}</a></dd>
+          <dt>Name</dt>
+          <dd><a href="${tasksHref(base, { name: task.name })}">${task.name}</a></dd>
+          <dt>Attempts</dt>
+          <dd>${formatCount(task.attempts)} of ${formatCount(task.maxAttempts)}</dd>
+          <dt>Priority</dt>
+          <dd>${task.priority}</dd>
+          <dt>Key</dt>
+          <dd>${task.key === null ? html`<span class="muted">none</span>` : html`<span class="mono">${task.key}</span>`}</dd>
+          <dt>Lease owner</dt>
+          <dd>${task.leaseOwner === null ? html`<span class="muted">none</span>` : html`<span class="mono">${task.leaseOwner}</span>`}</dd>
+          <dt>Finished by</dt>
+          <dd data-testid="finished-by">${task.finishedBy === null ? html`<span class="muted">none</span>` : html`<span class="mono">${task.finishedBy}</span>`}</dd>
+        </dl>
+      </section>
+      <section class="panel">
+        <h2>Timestamps <span class="heading-note">(UTC)</span></h2>
+        <dl class="facts">
+          ${stamp("Created", task.createdAt, now)} ${stamp("Run at", task.runAt, now)} ${stamp("Wake-up published", task.publishedAt, now)}
+          ${stamp("Lease expires", task.leaseExpiresAt, now)} ${stamp("Updated", task.updatedAt, now)} ${stamp("Finished", task.finishedAt, now)}
+        </dl>
+      </section>
+    </div>
+    <section class="panel">
+      <h2>Payload</h2>
+      <pre data-testid="payload">${prettyJson(task.payload)}</pre>
+    </section>
+    ${
+      task.lastError !== null
+        ? html`<section class="panel">
+            <h2>Last error${task.status === "succeeded" ? html` <span class="heading-note">(from an earlier attempt)</span>` : ""}</h2>
+            <pre class="error" data-testid="last-error">${task.lastError}</pre>
+          </section>`
+        : ""
+    }
+    ${errorHistory(task, now)}
+    ${
+      task.status === "succeeded" || task.result !== null
+        ? html`<section class="panel">
+            <h2>Result</h2>
+            <pre data-testid="result">${prettyJson(task.result)}</pre>
+          </section>`
+        : ""
+    }
+    <p><a href="${base}/tasks">← All tasks</a></p>`;
 }
 
 /** The earlier failed attempts (at most 10, oldest first): history, shown after a success too. */
 function errorHistory(task: TaskDetail, now: Date): Html | string {
   if (task.errors.length === 0) return "";
   const entries = task.errors.map(
-    (entry) => html`<li><div><strong>Attempt ${entry.attempt}</strong> <span class="muted">· ${formatUtc(entry.at)} · ${relative(entry.at, now)}</span></div><pre class="error">${entry.error}</pre></li>`,
+    (entry) =>
+      html`<li>
+        <div><strong>Attempt ${entry.attempt}</strong> <span class="muted">· ${formatUtc(entry.at)} · ${relative(entry.at, now)}</span></div>
+        <pre class="error">${entry.error}</pre>
+      </li>`,
   );
-  return html`<section class="panel"><h2>Error history <span class="heading-note">(last ${task.errors.length} failed attempts, oldest first)</span></h2><ol class="error-history" data-testid="error-history">${entries}</ol></section>`;
+  return html`<section class="panel">
+    <h2>Error history <span class="heading-note">(last ${task.errors.length} failed attempts, oldest first)</span></h2>
+    <ol class="error-history" data-testid="error-history">
+      ${entries}
+    </ol>
+  </section>`;
 }
 
 function stamp(label: string, value: Date | string | null, now: Date): Html {
-  return html`<dt>${label}</dt><dd>${value === null ? html`<span class="muted">—</span>` : html`${formatUtc(value)} <span class="muted">· ${relative(value, now)}</span>`}</dd>`;
+  return html`<dt>${label}</dt>
+    <dd>${value === null ? html`<span class="muted">—</span>` : html`${formatUtc(value)} <span class="muted">· ${relative(value, now)}</span>`}</dd>`;
 }
 
 function diagnosis(task: TaskDetail, now: Date, wakeups: boolean): Html {
@@ -79,15 +108,22 @@ function diagnosis(task: TaskDetail, now: Date, wakeups: boolean): Html {
   if (task.status === "running") {
     const expiredFor = seconds(task.leaseExpiresAt);
     if (expiredFor > 0) {
-      return html`<div class="notice bad">Stuck: the lease of <span class="mono">${task.leaseOwner ?? "?"}</span> expired ${formatDuration(expiredFor)} ago.
-        The worker died or stalled without heartbeating; a leading cleaner recovers the task by its recovery policy.</div>`;
+      return html`<div class="notice bad">
+        Stuck: the lease of <span class="mono">${task.leaseOwner ?? "?"}</span> expired ${formatDuration(expiredFor)} ago. The worker died or stalled without
+        heartbeating; a leading cleaner recovers the task by its recovery policy.
+      </div>`;
     }
-    return html`<div class="notice ok">Running on <span class="mono">${task.leaseOwner ?? "?"}</span> for ${formatDuration(seconds(task.updatedAt))} since the last heartbeat; lease held for ${formatDuration(-expiredFor)} more.</div>`;
+    return html`<div class="notice ok">
+      Running on <span class="mono">${task.leaseOwner ?? "?"}</span> for ${formatDuration(seconds(task.updatedAt))} since the last heartbeat; lease held for
+      ${formatDuration(-expiredFor)} more.
+    </div>`;
   }
   if (task.status === "pending") {
     const dueFor = seconds(task.runAt);
     if (dueFor < 0) {
-      return html`<div class="notice ok">Scheduled: runs ${relative(task.runAt, now)}${task.attempts > 0 ? ` (retry ${task.attempts + 1} of ${task.maxAttempts} after: ${firstLine})` : ""}.</div>`;
+      return html`<div class="notice ok">
+        Scheduled: runs ${relative(task.runAt, now)}${task.attempts > 0 ? ` (retry ${task.attempts + 1} of ${task.maxAttempts} after: ${firstLine})` : ""}.
+      </div>`;
     }
     const kind = dueFor > 300 ? "bad" : dueFor > 30 ? "warn" : "ok";
     const why = !wakeups
@@ -95,10 +131,14 @@ function diagnosis(task: TaskDetail, now: Date, wakeups: boolean): Html {
       : task.publishedAt === null
         ? "No wake-up was published for it yet: the cleaner publishes it on its next sweep (is one leading?)."
         : `Its wake-up was published ${relative(task.publishedAt, now)}: is a worker consuming queue "${task.queue}"?`;
-    return html`<div class="notice ${kind}">Due for ${formatDuration(dueFor)} and not claimed. ${why}${task.attempts > 0 ? ` Previous attempt failed: ${firstLine}` : ""}</div>`;
+    return html`<div class="notice ${kind}">
+      Due for ${formatDuration(dueFor)} and not claimed. ${why}${task.attempts > 0 ? ` Previous attempt failed: ${firstLine}` : ""}
+    </div>`;
   }
   if (task.status === "dead") {
-    return html`<div class="notice bad">Dead after ${task.attempts} of ${task.maxAttempts} attempts, ${relative(task.finishedAt, now)}${firstLine ? `: ${firstLine}` : "."}</div>`;
+    return html`<div class="notice bad">
+      Dead after ${task.attempts} of ${task.maxAttempts} attempts, ${relative(task.finishedAt, now)}${firstLine ? `: ${firstLine}` : "."}
+    </div>`;
   }
   if (task.status === "cancelled") return html`<div class="notice warn">Cancelled ${relative(task.finishedAt, now)}; it will not run unless retried.</div>`;
   return html`<div class="notice ok">Succeeded ${relative(task.finishedAt, now)} after ${task.attempts} attempt(s).</div>`;
@@ -107,8 +147,9 @@ function diagnosis(task: TaskDetail, now: Date, wakeups: boolean): Html {
 function actions(task: TaskDetail, view: TaskDetailView, now: Date): Html {
   const base = view.basePath;
   const form = (action: string, label: string, kind: string, confirm?: string) =>
-    html`<form class="inline" method="post" action="${base}/tasks/${task.id}/${action}"${confirm ? html` data-confirm="${confirm}"` : ""}>
-      <input type="hidden" name="csrf" value="${view.csrf}"><button class="${kind}" type="submit" data-action="${action}">${label}</button></form>`;
+    html`<form class="inline" method="post" action="${base}/tasks/${task.id}/${action}" ${confirm ? html` data-confirm="${confirm}"` : ""}>
+      <input type="hidden" name="csrf" value="${view.csrf}" /><button class="${kind}" type="submit" data-action="${action}">${label}</button>
+    </form>`;
   const buttons: Html[] = [];
   if (task.status === "dead" || task.status === "cancelled") buttons.push(form("retry", "Retry", "primary"));
   if (task.status === "pending") {

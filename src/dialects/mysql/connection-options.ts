@@ -69,7 +69,8 @@ export function connectionConfig(url: string, options: Omit<MysqlPoolOptions, "m
 function urlOptions(params: URLSearchParams): Record<string, unknown> {
   const options: Record<string, unknown> = {};
   for (const [key, value] of params) {
-    if (key === "socket") options.socketPath = value; // Prisma's name for it
+    if (key === "socket")
+      options.socketPath = value; // Prisma's name for it
     else if (value === "true" || value === "false") options[key] = value === "true";
     else if (/^\d+$/.test(value)) options[key] = Number(value);
     else if (/^\s*\{/.test(value)) options[key] = parseObject(key, value);

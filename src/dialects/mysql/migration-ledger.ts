@@ -27,8 +27,7 @@ export function mysqlMigrationLedger(url: string, options: MigrationLedgerOption
     queryTimeoutMs: 0, // a migration's ALTER on a large table may take long: no client-side limit
   });
   let connecting: Promise<Connection> | undefined;
-  const connection = () =>
-    (connecting ??= Promise.resolve().then(() => mariadbDriver().createConnection({ ...config, multipleStatements: true, dateStrings: true })));
+  const connection = () => (connecting ??= Promise.resolve().then(() => mariadbDriver().createConnection({ ...config, multipleStatements: true, dateStrings: true })));
 
   return {
     displayName: "MySQL",

@@ -67,7 +67,10 @@ export function ownDb(url: string, options: OwnDbOptions = {}): MysqlOwnDb {
   const dbOf = (runner: () => Promise<Runner>): CountingDb => ({
     query: async <Row>(sql: string, values: readonly unknown[]) => rowsOf<Row>(await run(await runner(), sql, values)),
     write: async (sql: string, values: readonly unknown[]) => affectedRows(await run(await runner(), sql, values)),
-    request: (sql: string, values: readonly unknown[]) => runner().then((r) => run(r, sql, values)).then(affectedRows),
+    request: (sql: string, values: readonly unknown[]) =>
+      runner()
+        .then((r) => run(r, sql, values))
+        .then(affectedRows),
   });
   return {
     ...dbOf(async () => (await open()).pool),

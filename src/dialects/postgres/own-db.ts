@@ -68,8 +68,7 @@ export function ownDb(connectionString: string, options: OwnDbOptions = {}): PgO
       let broken: Error | undefined;
       try {
         await client.query("BEGIN");
-        const txQuery = async <Row>(text: string, values: readonly unknown[], name?: string) =>
-          (await client.query(config(text, values, name))).rows as Row[];
+        const txQuery = async <Row>(text: string, values: readonly unknown[], name?: string) => (await client.query(config(text, values, name))).rows as Row[];
         const result = await fn({ query: txQuery, request: (text, values) => txQuery(text, values) });
         await client.query("COMMIT");
         return result;

@@ -87,8 +87,7 @@ export class NotifyTransport implements WakeupTransport {
           setImmediate(() => scheduled && drain());
         }
       },
-      notifyDead: (notification: DeadTaskNotification) =>
-        Promise.reject(new DeadTaskNotAnnouncedError(notification.id, "NOTIFY wake-ups do not announce dead tasks")),
+      notifyDead: (notification: DeadTaskNotification) => Promise.reject(new DeadTaskNotAnnouncedError(notification.id, "NOTIFY wake-ups do not announce dead tasks")),
       flush,
       close: async () => {
         await flush();

@@ -27,13 +27,25 @@ export function classifyBrokerError(error: unknown, url: string): BrokerFailure 
   const code = (error as { code?: unknown } | undefined)?.code;
   const shown = redactUrl(url);
   if (/ACCESS[-_]REFUSED/.test(message)) {
-    return lasting("refused", message, `RabbitMQ at ${shown} refused the user name or password (ACCESS_REFUSED): check the credentials in ${URL_OPTION}, or create that user on the broker (rabbitmqctl add_user)`);
+    return lasting(
+      "refused",
+      message,
+      `RabbitMQ at ${shown} refused the user name or password (ACCESS_REFUSED): check the credentials in ${URL_OPTION}, or create that user on the broker (rabbitmqctl add_user)`,
+    );
   }
   if (/NOT[-_]ALLOWED|Expected ConnectionOpenOk; got <ConnectionClose/.test(message)) {
-    return lasting("refused", message, `RabbitMQ at ${shown} refused to open the virtual host "${vhostOf(url)}" (NOT_ALLOWED): check the path of ${URL_OPTION} names an existing virtual host (rabbitmqctl list_vhosts) that the user has permissions on (rabbitmqctl set_permissions)`);
+    return lasting(
+      "refused",
+      message,
+      `RabbitMQ at ${shown} refused to open the virtual host "${vhostOf(url)}" (NOT_ALLOWED): check the path of ${URL_OPTION} names an existing virtual host (rabbitmqctl list_vhosts) that the user has permissions on (rabbitmqctl set_permissions)`,
+    );
   }
   if (code === "ENOTFOUND") {
-    return lasting("unreachable", message, `the host name of ${shown} is not known (ENOTFOUND): check the host in ${URL_OPTION} (in a container network: is the broker's service up?)`);
+    return lasting(
+      "unreachable",
+      message,
+      `the host name of ${shown} is not known (ENOTFOUND): check the host in ${URL_OPTION} (in a container network: is the broker's service up?)`,
+    );
   }
   if (typeof code === "string" && /^(CERT_|ERR_TLS_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE)/.test(code)) {
     return lasting("refused", message, `the TLS certificate of ${shown} was not accepted (${code}): check the host name and the CA in ${URL_OPTION}`);

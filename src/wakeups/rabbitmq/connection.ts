@@ -139,9 +139,10 @@ export class BrokerConnection extends EventEmitter {
     this.status = { transport: "rabbitmq", state: failure.state, url: this.status.url, error: failure.error, fix: failure.fix, since };
     // Refusals wait long; an unknown host (lasting too, but in a container network it resolves once the broker runs)
     // keeps the backoff of a broker that is away.
-    const base = failure.state === "refused"
-      ? (this.options.lastingRetryDelayMs ?? 30_000)
-      : Math.min(this.options.maxDelayMs ?? 10_000, (this.options.minDelayMs ?? 100) * 2 ** (this.attempt - 1));
+    const base =
+      failure.state === "refused"
+        ? (this.options.lastingRetryDelayMs ?? 30_000)
+        : Math.min(this.options.maxDelayMs ?? 10_000, (this.options.minDelayMs ?? 100) * 2 ** (this.attempt - 1));
     const delay = Math.round(base * (0.8 + Math.random() * 0.4));
     if (failure.lasting) {
       if (failure.fix !== this.loggedFix) {

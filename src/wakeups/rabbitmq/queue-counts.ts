@@ -6,11 +6,7 @@ import type { BrokerConnection } from "./connection.js";
 import type { Topology } from "./topology.js";
 
 /** The counts of task queue `queue`, or undefined while not connected or when its queue does not exist. */
-export async function queueCounts(
-  connection: BrokerConnection,
-  topology: Topology,
-  queue: string,
-): Promise<{ consumers: number; ready: number } | undefined> {
+export async function queueCounts(connection: BrokerConnection, topology: Topology, queue: string): Promise<{ consumers: number; ready: number } | undefined> {
   const model = connection.model;
   if (!model) return undefined;
   let channel: Channel | undefined;

@@ -13,10 +13,14 @@ export const claimExclusivity: ConformanceCase = {
     const tasks = await prisma.task.enqueueMany(Array.from({ length: 60 }, () => ({ name: "run", payload: { ms: 20 } })));
     const ids = tasks.map((task) => task.id);
     await bed.wake(ids, 3);
-    await eventually(async () => {
-      const states = await Promise.all(ids.map((id) => bed.store.findTask(id)));
-      return states.every((task) => task?.status === "succeeded");
-    }, "every task to succeed", 60_000);
+    await eventually(
+      async () => {
+        const states = await Promise.all(ids.map((id) => bed.store.findTask(id)));
+        return states.every((task) => task?.status === "succeeded");
+      },
+      "every task to succeed",
+      60_000,
+    );
     await new Promise((resolve) => setTimeout(resolve, 300)); // late duplicates, if any, would start by now
     const starts = startsOf(bed.runLog);
     const twice = ids.filter((id) => (starts.get(id) ?? 0) !== 1);

@@ -11,7 +11,10 @@ export const delayedTasks: ConformanceCase = {
     await bed.worker();
     const delayed = await prisma.task.enqueue("run", { ms: 0 }, { delayMs: 1200 });
     const claimedEarly = await bed.store.claimDue(10, { owner: "early", leaseMs: 1000, names: ["run"], queues: ["default"] });
-    check(claimedEarly.every((task) => task.id !== delayed.id), "claimDue took a task before its run_at");
+    check(
+      claimedEarly.every((task) => task.id !== delayed.id),
+      "claimDue took a task before its run_at",
+    );
     await eventually(async () => (await bed.store.findTask(delayed.id))?.status === "succeeded", "the delayed task to run");
     const starts = (readRuns(bed.runLog).get(delayed.id) ?? []).filter((event) => event.e === "start");
     check(starts.length === 1, `the delayed task started ${starts.length} times`);

@@ -16,7 +16,10 @@ export const prune: ConformanceCase = {
     ]);
     for (const id of [succeeded!.id, dead!.id]) await bed.store.runTaskNow(id);
     const claimed = await bed.store.claimByIds([succeeded!.id, dead!.id, running!.id], filterFor("pruner"));
-    check(claimed.every((result) => result.claimed), "could not claim the tasks to finish");
+    check(
+      claimed.every((result) => result.claimed),
+      "could not claim the tasks to finish",
+    );
     await bed.store.complete("pruner", [{ id: succeeded!.id, resultJson: "1" }]);
     await bed.store.fail("pruner", [{ id: dead!.id, error: "x", delayMs: 0, finalReason: "unrecoverable" }]);
     await bed.store.cancelTask(cancelled!.id);

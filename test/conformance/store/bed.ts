@@ -187,13 +187,23 @@ export class StoreBed {
   /** Claims and completes the tasks (succeeded). */
   async succeed(ids: readonly string[], owner = "finisher"): Promise<void> {
     await this.claim(ids, owner);
-    expect((await this.store.complete(owner, ids.map((id) => ({ id, resultJson: "null" })))).sort()).toEqual([...ids].sort());
+    expect(
+      (
+        await this.store.complete(
+          owner,
+          ids.map((id) => ({ id, resultJson: "null" })),
+        )
+      ).sort(),
+    ).toEqual([...ids].sort());
   }
 
   /** Claims and fails the tasks for good (dead). */
   async kill(ids: readonly string[], owner = "finisher"): Promise<void> {
     await this.claim(ids, owner);
-    const failed = await this.store.fail(owner, ids.map((id) => ({ id, error: "Error: gave up", delayMs: 0, finalReason: "unrecoverable" })));
+    const failed = await this.store.fail(
+      owner,
+      ids.map((id) => ({ id, error: "Error: gave up", delayMs: 0, finalReason: "unrecoverable" })),
+    );
     expect(failed.map((task) => task.status)).toEqual(ids.map(() => "dead"));
   }
 

@@ -21,7 +21,7 @@ export const claimArea = area("claim", {
     },
 
     "hands back the row as stored": async (bed) => {
-      const id = await bed.one({ payload: { nested: [1, { two: null }], text: "é \" \\ \u{1F600}" }, key: "k-stored" });
+      const id = await bed.one({ payload: { nested: [1, { two: null }], text: 'é " \\ \u{1F600}' }, key: "k-stored" });
       const [result] = await bed.store.claimByIds([id], filterFor("worker-a"));
       expect(result!.claimed).toEqual(await bed.task(id));
     },
@@ -56,10 +56,13 @@ export const claimArea = area("claim", {
       const order = (ids: string[], results: typeof batch) => ids.map((id) => outcome(results.find((result) => result.id === id)!));
       expect(order(alone, oneByOne)).toEqual(["claimed", "not-pending", "not-due", "not-ours", "missing"]);
       expect(order(together, batch)).toEqual(order(alone, oneByOne));
-      const state = async (ids: string[]) => Promise.all(ids.slice(0, 4).map(async (id) => {
-        const { status, attempts, leaseOwner } = await bed.task(id);
-        return { status, attempts, leaseOwner };
-      }));
+      const state = async (ids: string[]) =>
+        Promise.all(
+          ids.slice(0, 4).map(async (id) => {
+            const { status, attempts, leaseOwner } = await bed.task(id);
+            return { status, attempts, leaseOwner };
+          }),
+        );
       expect(await state(together)).toEqual(await state(alone));
     },
 
@@ -101,17 +104,16 @@ export const claimArea = area("claim", {
       expect(again).toMatchObject({ attempts: 2, leaseOwner: "worker-b", status: "running" });
     },
 
-    "a row another transaction is writing is skipped as locked, never waited for (one write lock for the database: claimed once the writer is done)":
-      async (bed) => {
-        const id = await bed.one();
-        const [result] = await bed.duringWrite(id, (store) => store.claimByIds([id], filterFor("worker-a")));
-        if (bed.dialect.writeLock === "row") {
-          expect(result).toEqual({ id, claimed: null, reason: "locked", name: "mail", queue: "default" });
-          expect((await bed.task(id)).status).toBe("pending");
-        } else {
-          expect(result?.claimed).toMatchObject({ id, status: "running", attempts: 1 });
-        }
-      },
+    "a row another transaction is writing is skipped as locked, never waited for (one write lock for the database: claimed once the writer is done)": async (bed) => {
+      const id = await bed.one();
+      const [result] = await bed.duringWrite(id, (store) => store.claimByIds([id], filterFor("worker-a")));
+      if (bed.dialect.writeLock === "row") {
+        expect(result).toEqual({ id, claimed: null, reason: "locked", name: "mail", queue: "default" });
+        expect((await bed.task(id)).status).toBe("pending");
+      } else {
+        expect(result?.claimed).toMatchObject({ id, status: "running", attempts: 1 });
+      }
+    },
   },
 
   claimDue: {

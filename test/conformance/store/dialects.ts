@@ -137,8 +137,7 @@ export const sqliteStoreDialect: StoreDialect = {
   },
   writeLock: "database",
   notifications: false,
-  loseLeaderLock: (raw) =>
-    raw.exec(`UPDATE "tasks_leaders" SET holder = 'another cleaner', expires_at = strftime('%Y-%m-%dT%H:%M:%f+00:00', 'now', '+1 seconds')`),
+  loseLeaderLock: (raw) => raw.exec(`UPDATE "tasks_leaders" SET holder = 'another cleaner', expires_at = strftime('%Y-%m-%dT%H:%M:%f+00:00', 'now', '+1 seconds')`),
 };
 
 export const mysqlStoreDialect: StoreDialect = {

@@ -21,8 +21,23 @@ export const insertArea = area("insert", {
       expect(result!.runAtMs).toBeLessThanOrEqual(after.getTime() + CLOCK_SLACK_MS);
       const task = await bed.task(row.id);
       expect(task).toMatchObject({
-        id: row.id, name: "image", queue: "other", payload: { w: 3 }, status: "pending", priority: 7, attempts: 0, maxAttempts: 9,
-        leaseOwner: null, leaseExpiresAt: null, lastError: null, errors: [], result: null, key: null, finishedAt: null, publishedAt: null, finishedBy: null,
+        id: row.id,
+        name: "image",
+        queue: "other",
+        payload: { w: 3 },
+        status: "pending",
+        priority: 7,
+        attempts: 0,
+        maxAttempts: 9,
+        leaseOwner: null,
+        leaseExpiresAt: null,
+        lastError: null,
+        errors: [],
+        result: null,
+        key: null,
+        finishedAt: null,
+        publishedAt: null,
+        finishedBy: null,
       });
       expect(Math.abs(task.runAt.getTime() - result!.runAtMs!)).toBeLessThan(1);
       expect(task.createdAt.getTime()).toBeGreaterThanOrEqual(before.getTime() - CLOCK_SLACK_MS);
@@ -100,7 +115,7 @@ export const insertArea = area("insert", {
         { name: "mail", payload: { r: "a" } },
         { name: "image", queue: "other", payload: { u: "x", w: 3 }, priority: -2, maxAttempts: 1 },
         { payload: null, delayMs: 1500 },
-        { payload: { quote: "\" \\ é \u2028" }, runAt: new Date(now.getTime() + 120_000) },
+        { payload: { quote: '" \\ é \u2028' }, runAt: new Date(now.getTime() + 120_000) },
         { payload: [1, 2], runAt: new Date(now.getTime() - 5_000) },
       ];
       const keyless = specs.map((spec) => prepared(spec));
@@ -122,7 +137,7 @@ export const insertArea = area("insert", {
       const a = await shape(keyless, await sendInsert(bed.store, keyless, true));
       const b = await shape(keyed, await sendInsert(bed.store, keyed, true));
       expect(b).toEqual(a);
-      expect(a.map((row) => row.stored.payload)).toEqual([{ r: "a" }, { u: "x", w: 3 }, null, { quote: "\" \\ é \u2028" }, [1, 2]]);
+      expect(a.map((row) => row.stored.payload)).toEqual([{ r: "a" }, { u: "x", w: 3 }, null, { quote: '" \\ é \u2028' }, [1, 2]]);
       // One task alone, with and without a key, as in the batch.
       for (const [i, spec] of specs.entries()) {
         const [alone, aloneKeyed] = [prepared(spec), prepared({ ...spec, key: `alone-${i}` })];
@@ -158,7 +173,16 @@ export const insertArea = area("insert", {
       const found = await bed.store.tasksByKeys(["k-a", "k-b"]);
       const byKey = new Map(found.map((row) => [row.key, row]));
       expect(found).toHaveLength(2);
-      expect(byKey.get("k-a")).toMatchObject({ id: a!.id, name: "image", queue: "other", status: "pending", key: "k-a", runAtMs: a!.runAtMs, created: false, due: false });
+      expect(byKey.get("k-a")).toMatchObject({
+        id: a!.id,
+        name: "image",
+        queue: "other",
+        status: "pending",
+        key: "k-a",
+        runAtMs: a!.runAtMs,
+        created: false,
+        due: false,
+      });
       expect(byKey.get("k-b")).toMatchObject({ id: b!.id, name: "mail", queue: "default", status: "pending", key: "k-b", runAtMs: b!.runAtMs, created: false });
     },
 

@@ -18,7 +18,15 @@ export const outcomesArea = area("outcomes", {
       expect(await bed.store.complete("worker-a", [{ id: id!, resultJson: '{"sent":3}' }])).toEqual([id]);
       const after = await bed.store.now();
       const task = await bed.task(id!);
-      expect(task).toMatchObject({ status: "succeeded", result: { sent: 3 }, finishedBy: "worker-a", leaseOwner: null, leaseExpiresAt: null, lastError: null, attempts: 1 });
+      expect(task).toMatchObject({
+        status: "succeeded",
+        result: { sent: 3 },
+        finishedBy: "worker-a",
+        leaseOwner: null,
+        leaseExpiresAt: null,
+        lastError: null,
+        attempts: 1,
+      });
       expect(task.finishedAt!.getTime()).toBeGreaterThanOrEqual(before.getTime() - 1);
       expect(task.finishedAt!.getTime()).toBeLessThanOrEqual(after.getTime() + 1);
     },
@@ -34,9 +42,23 @@ export const outcomesArea = area("outcomes", {
       const plain = await bed.insert([{}, {}]);
       const mixed = await bed.insert([{}, {}, {}]);
       await bed.claim([...plain, ...mixed], "worker-a");
-      expect((await bed.store.complete("worker-a", plain.map((id) => ({ id, resultJson: "null" })))).sort()).toEqual([...plain].sort());
+      expect(
+        (
+          await bed.store.complete(
+            "worker-a",
+            plain.map((id) => ({ id, resultJson: "null" })),
+          )
+        ).sort(),
+      ).toEqual([...plain].sort());
       const results = ["null", '"ok"', "[1,2]"];
-      expect((await bed.store.complete("worker-a", mixed.map((id, i) => ({ id, resultJson: results[i]! })))).sort()).toEqual([...mixed].sort());
+      expect(
+        (
+          await bed.store.complete(
+            "worker-a",
+            mixed.map((id, i) => ({ id, resultJson: results[i]! })),
+          )
+        ).sort(),
+      ).toEqual([...mixed].sort());
       for (const id of [...plain, mixed[0]!]) expect(await bed.task(id)).toMatchObject({ status: "succeeded", result: null });
       expect((await bed.task(mixed[1]!)).result).toBe("ok");
       expect((await bed.task(mixed[2]!)).result).toEqual([1, 2]);
@@ -48,7 +70,12 @@ export const outcomesArea = area("outcomes", {
       await bed.claim([mine!], "worker-a");
       expect(await bed.store.complete("worker-a", [{ id: theirs!, resultJson: "null" }])).toEqual([]);
       expect(await bed.store.complete("worker-a", [{ id: theirs!, resultJson: '"late"' }])).toEqual([]);
-      expect(await bed.store.complete("worker-a", [theirs!, mine!].map((id) => ({ id, resultJson: "1" })))).toEqual([mine]);
+      expect(
+        await bed.store.complete(
+          "worker-a",
+          [theirs!, mine!].map((id) => ({ id, resultJson: "1" })),
+        ),
+      ).toEqual([mine]);
       expect(await bed.task(theirs!)).toMatchObject({ status: "running", leaseOwner: "worker-b", result: null, finishedAt: null });
     },
 
@@ -58,7 +85,12 @@ export const outcomesArea = area("outcomes", {
       expect(await bed.store.complete("worker-a", [{ id: done!, resultJson: "1" }])).toEqual([done]);
       expect(await bed.store.complete("worker-a", [{ id: done!, resultJson: "2" }])).toEqual([]);
       expect((await bed.task(done!)).result).toBe(1);
-      expect(await bed.store.complete("worker-a", [{ id: pending!, resultJson: "null" }, { id: MISSING, resultJson: "null" }])).toEqual([]);
+      expect(
+        await bed.store.complete("worker-a", [
+          { id: pending!, resultJson: "null" },
+          { id: MISSING, resultJson: "null" },
+        ]),
+      ).toEqual([]);
       expect((await bed.task(pending!)).status).toBe("pending");
       expect(await bed.store.complete("worker-a", [])).toEqual([]);
     },
@@ -91,7 +123,16 @@ export const outcomesArea = area("outcomes", {
       const after = await bed.store.now();
       expect(failed).toEqual({ id, name: "mail", queue: "default", status: "pending", attempts: 1, lastError: "Error: try again", reason: null });
       const task = await bed.task(id!);
-      expect(task).toMatchObject({ status: "pending", attempts: 1, lastError: "Error: try again", finishedBy: "worker-a", leaseOwner: null, leaseExpiresAt: null, publishedAt: null, finishedAt: null });
+      expect(task).toMatchObject({
+        status: "pending",
+        attempts: 1,
+        lastError: "Error: try again",
+        finishedBy: "worker-a",
+        leaseOwner: null,
+        leaseExpiresAt: null,
+        publishedAt: null,
+        finishedAt: null,
+      });
       expect(task.runAt.getTime()).toBeGreaterThanOrEqual(before.getTime() + 60_000 - 1);
       expect(task.runAt.getTime()).toBeLessThanOrEqual(after.getTime() + 60_000 + 1);
       expect(task.errors).toHaveLength(1);

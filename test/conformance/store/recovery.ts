@@ -76,9 +76,27 @@ export const recoveryArea = area("recovery", {
       const before = await bed.store.now();
       const [recovered] = await bed.store.requeueExpired([id!]);
       const after = await bed.store.now();
-      expect(recovered).toEqual({ id, name: "mail", queue: "other", status: "pending", attempts: 1, maxAttempts: 4, leaseOwner: "lost-worker", lastError: lostBy("lost-worker", 1, 4) });
+      expect(recovered).toEqual({
+        id,
+        name: "mail",
+        queue: "other",
+        status: "pending",
+        attempts: 1,
+        maxAttempts: 4,
+        leaseOwner: "lost-worker",
+        lastError: lostBy("lost-worker", 1, 4),
+      });
       const task = await bed.task(id!);
-      expect(task).toMatchObject({ status: "pending", attempts: 1, leaseOwner: null, leaseExpiresAt: null, publishedAt: null, finishedAt: null, finishedBy: null, lastError: lostBy("lost-worker", 1, 4) });
+      expect(task).toMatchObject({
+        status: "pending",
+        attempts: 1,
+        leaseOwner: null,
+        leaseExpiresAt: null,
+        publishedAt: null,
+        finishedAt: null,
+        finishedBy: null,
+        lastError: lostBy("lost-worker", 1, 4),
+      });
       expect(task.runAt.getTime()).toBeGreaterThanOrEqual(before.getTime() - 1);
       expect(task.runAt.getTime()).toBeLessThanOrEqual(after.getTime() + 1);
       expect(task.errors.map((entry) => [entry.attempt, entry.error])).toEqual([[1, lostBy("lost-worker", 1, 4)]]);

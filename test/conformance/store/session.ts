@@ -35,7 +35,15 @@ async function transientError(bed: StoreBed): Promise<{ store: Store; error: unk
   const [id] = await bed.insert();
   const impatient = bed.record.wrap(openStore(bed.url, { busyTimeoutMs: 20, max: 1 }));
   try {
-    const error = await bed.duringWrite(id!, () => impatient.cancelTask(id!).then(() => undefined, (caught: unknown) => caught), true);
+    const error = await bed.duringWrite(
+      id!,
+      () =>
+        impatient.cancelTask(id!).then(
+          () => undefined,
+          (caught: unknown) => caught,
+        ),
+      true,
+    );
     return { store: impatient, error };
   } finally {
     await impatient.close();
@@ -48,7 +56,11 @@ async function listening(store: Store) {
   const received: Array<{ queue: string; ids: string[] }> = [];
   let ready!: () => void;
   const isReady = new Promise<void>((resolve) => (ready = resolve));
-  const session = store.notifications!.listen(channel, { wakeup: (queue, ids) => received.push({ queue, ids }), listening: () => ready(), lost: () => {} }, { logger: silentLogger });
+  const session = store.notifications!.listen(
+    channel,
+    { wakeup: (queue, ids) => received.push({ queue, ids }), listening: () => ready(), lost: () => {} },
+    { logger: silentLogger },
+  );
   await isReady;
   /** Sends a marker after everything before it and waits for it: what was sent earlier has arrived by then. */
   const settle = async () => {

@@ -49,8 +49,14 @@ async function listFixture(bed: StoreBed): Promise<Listed[]> {
     bed.store.claimByIds(ids, { owner, leaseMs, names: ["mail", "image", "rare"], queues: ["default", "other"] });
   await take(of("running"), "w-live", 60_000);
   await take([...of("succeeded"), ...of("dead")], "w-done", 60_000);
-  await bed.store.complete("w-done", of("succeeded").map((id) => ({ id, resultJson: "null" })));
-  await bed.store.fail("w-done", of("dead").map((id) => ({ id, error: "Error: no", delayMs: 0, finalReason: "unrecoverable" })));
+  await bed.store.complete(
+    "w-done",
+    of("succeeded").map((id) => ({ id, resultJson: "null" })),
+  );
+  await bed.store.fail(
+    "w-done",
+    of("dead").map((id) => ({ id, error: "Error: no", delayMs: 0, finalReason: "unrecoverable" })),
+  );
   for (const id of of("cancelled")) await bed.store.cancelTask(id);
   const expired = await take(of("expired"), "w-lost", 1);
   await bed.untilPast(new Date(Math.max(...expired.map((result) => result.claimed!.leaseExpiresAt!.getTime()))));
@@ -87,7 +93,11 @@ async function walk(bed: StoreBed, filter: TaskFilter, browse: boolean, limit: n
   return ids;
 }
 
-const newestFirst = (tasks: Listed[]) => tasks.map((task) => task.id).sort().reverse();
+const newestFirst = (tasks: Listed[]) =>
+  tasks
+    .map((task) => task.id)
+    .sort()
+    .reverse();
 
 async function pagesEveryFilter(bed: StoreBed, browse: boolean): Promise<void> {
   await bed.setBrowseIndex(browse);
@@ -155,7 +165,13 @@ export const viewsArea = area("views", {
     "per queue: how many pending tasks are due and how long the oldest has waited; not-due and running ones do not count": async (bed) => {
       expect(await bed.store.pendingAges()).toEqual([]);
       const now = await bed.store.now();
-      const [, , running] = await bed.insert([{ runAt: new Date(now.getTime() - 120_000) }, {}, {}, { delayMs: HOUR }, { queue: "other", runAt: new Date(now.getTime() - 10_000) }]);
+      const [, , running] = await bed.insert([
+        { runAt: new Date(now.getTime() - 120_000) },
+        {},
+        {},
+        { delayMs: HOUR },
+        { queue: "other", runAt: new Date(now.getTime() - 10_000) },
+      ]);
       await bed.claim([running!]);
       const ages = await bed.store.pendingAges();
       expect(ages.map((age) => [age.queue, age.due])).toEqual([
@@ -276,7 +292,20 @@ export const viewsArea = area("views", {
       const page = await bed.store.listTasks({}, { limit: 10 }, undefined);
       const row = page.rows.find((r) => r.id === id)!;
       const task = await bed.task(id!);
-      expect(row).toMatchObject({ id, name: "mail", queue: "default", status: "pending", attempts: 1, maxAttempts: 3, key: "row-key", leaseOwner: null, leaseExpiresAt: null, finishedAt: null, runAt: task.runAt, createdAt: task.createdAt });
+      expect(row).toMatchObject({
+        id,
+        name: "mail",
+        queue: "default",
+        status: "pending",
+        attempts: 1,
+        maxAttempts: 3,
+        key: "row-key",
+        leaseOwner: null,
+        leaseExpiresAt: null,
+        finishedAt: null,
+        runAt: task.runAt,
+        createdAt: task.createdAt,
+      });
       expect(row.errorLine).toBe(`Error: ${"e".repeat(500)}`.slice(0, 400));
       expect(page.rows.find((r) => r.id === other)!.errorLine).toBe("Error: short");
       expect(row.payloadPreview.length).toBeLessThanOrEqual(160);

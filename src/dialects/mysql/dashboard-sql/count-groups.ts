@@ -63,11 +63,7 @@ async function countChunk(db: CountingDb, table: MysqlTable, groups: readonly Ta
 
 /** The optimizer's row estimate for one (queue, name, status): index dives into the browse index's range. */
 async function estimatedRows(db: CountingDb, table: MysqlTable, slot: Slot): Promise<number> {
-  const rows = await db.query<{ rows: unknown }>(`EXPLAIN SELECT 1 FROM ${table.sql} WHERE queue = ? AND name = ? AND status = ?`, [
-    slot.queue,
-    slot.name,
-    slot.status,
-  ]);
+  const rows = await db.query<{ rows: unknown }>(`EXPLAIN SELECT 1 FROM ${table.sql} WHERE queue = ? AND name = ? AND status = ?`, [slot.queue, slot.name, slot.status]);
   return num(rows[0]?.rows);
 }
 

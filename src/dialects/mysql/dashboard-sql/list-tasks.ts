@@ -75,7 +75,11 @@ export async function listTasks(
   } else {
     const where = [...bounds.map(([condition]) => condition), ...clocked];
     values.push(...bounds.map(([, value]) => value));
-    for (const [column, value] of [["`key`", filter.key], ["queue", filter.queue], ["name", filter.name]] as const) {
+    for (const [column, value] of [
+      ["`key`", filter.key],
+      ["queue", filter.queue],
+      ["name", filter.name],
+    ] as const) {
       if (value === undefined) continue;
       where.push(`${column} = ?`);
       values.push(value);

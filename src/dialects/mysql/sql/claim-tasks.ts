@@ -56,10 +56,7 @@ interface SeenRow {
 
 /** The current state of ids the locking read skipped (held by another transaction) or did not find. */
 async function seenRows(db: CountingDb, table: MysqlTable, ids: string[]): Promise<Map<string, SeenRow>> {
-  const rows = await db.query<SeenRow>(
-    `SELECT id, name, queue, status, run_at <= ${NOW} AS due FROM ${table.sql} WHERE id IN (${placeholders(ids.length)})`,
-    ids,
-  );
+  const rows = await db.query<SeenRow>(`SELECT id, name, queue, status, run_at <= ${NOW} AS due FROM ${table.sql} WHERE id IN (${placeholders(ids.length)})`, ids);
   return new Map(rows.map((row) => [row.id.toLowerCase(), row]));
 }
 

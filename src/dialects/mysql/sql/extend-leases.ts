@@ -29,10 +29,10 @@ export async function extendLeases(db: CountingDb, table: MysqlTable, owner: str
     const stillOurs = new Set<string>();
     if (rest.length > 0) {
       // Skipped: locked by another transaction. Still ours and running (try again next beat), or lost?
-      const seen = await tx.query<{ id: string }>(
-        `SELECT id FROM ${table.sql} WHERE id IN (${placeholders(rest.length)}) AND lease_owner = ? AND status = 'running'`,
-        [...rest, owner],
-      );
+      const seen = await tx.query<{ id: string }>(`SELECT id FROM ${table.sql} WHERE id IN (${placeholders(rest.length)}) AND lease_owner = ? AND status = 'running'`, [
+        ...rest,
+        owner,
+      ]);
       for (const row of seen) stillOurs.add(row.id.toLowerCase());
     }
     return unique.map((id) => {

@@ -36,13 +36,35 @@ export async function failTasks(db: CountingDb, table: MysqlTable, owner: string
       return { row, failure, reason };
     });
     const params: unknown[] = [];
-    const status = caseById(decided.map(({ row, reason }) => ({ id: row.id, sql: reason === null ? "'pending'" : "'dead'" })), "status", params);
+    const status = caseById(
+      decided.map(({ row, reason }) => ({ id: row.id, sql: reason === null ? "'pending'" : "'dead'" })),
+      "status",
+      params,
+    );
     const retries = decided.filter((d) => d.reason === null);
-    const runAt = caseById(retries.map(({ row, failure }) => ({ id: row.id, sql: nowPlusMs(), values: [Math.round(failure.delayMs)] })), "run_at", params);
+    const runAt = caseById(
+      retries.map(({ row, failure }) => ({ id: row.id, sql: nowPlusMs(), values: [Math.round(failure.delayMs)] })),
+      "run_at",
+      params,
+    );
     const dead = decided.filter((d) => d.reason !== null);
-    const finishedAt = caseById(dead.map(({ row }) => ({ id: row.id, sql: NOW })), "NULL", params);
-    const lastError = caseById(decided.map(({ row, failure }) => ({ id: row.id, sql: "?", values: [failure.error] })), "last_error", params);
-    const errors = appendError(caseById(decided.map(({ row, failure }) => ({ id: row.id, sql: "?", values: [failure.error] })), "NULL", params));
+    const finishedAt = caseById(
+      dead.map(({ row }) => ({ id: row.id, sql: NOW })),
+      "NULL",
+      params,
+    );
+    const lastError = caseById(
+      decided.map(({ row, failure }) => ({ id: row.id, sql: "?", values: [failure.error] })),
+      "last_error",
+      params,
+    );
+    const errors = appendError(
+      caseById(
+        decided.map(({ row, failure }) => ({ id: row.id, sql: "?", values: [failure.error] })),
+        "NULL",
+        params,
+      ),
+    );
     await tx.write(
       `UPDATE ${table.sql} FORCE INDEX (PRIMARY)
        SET status = ${status}, run_at = ${runAt}, finished_at = ${finishedAt}, last_error = ${lastError}, errors = ${errors},

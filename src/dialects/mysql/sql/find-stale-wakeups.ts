@@ -14,9 +14,7 @@ const STALE = `status = 'pending' AND published_at < ${nowMinusMs()} AND run_at 
  * staleness bound: only tasks woken longer ago than that are read, and a freshly woken backlog costs nothing.
  */
 export async function queuesWithStaleWakeups(db: CountingDb, table: MysqlTable, republishAfterMs: number): Promise<string[]> {
-  const rows = await db.query<{ queue: string }>(`SELECT DISTINCT queue FROM ${table.sql} WHERE ${STALE} ORDER BY queue`, [
-    Math.round(republishAfterMs),
-  ]);
+  const rows = await db.query<{ queue: string }>(`SELECT DISTINCT queue FROM ${table.sql} WHERE ${STALE} ORDER BY queue`, [Math.round(republishAfterMs)]);
   return rows.map((row) => row.queue);
 }
 

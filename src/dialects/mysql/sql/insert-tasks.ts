@@ -54,7 +54,11 @@ export function insertTasksParam(rows: readonly PreparedTask[]): string {
  * Enqueue's own checks keep names, queues and keys within these bounds; this makes the limit explicit here.
  */
 function checkFits(row: PreparedTask): void {
-  for (const [field, value, max] of [["name", row.name, 200], ["queue", row.queue, 100], ["key", row.key, 512]] as const) {
+  for (const [field, value, max] of [
+    ["name", row.name, 200],
+    ["queue", row.queue, 100],
+    ["key", row.key, 512],
+  ] as const) {
     if (value !== null && [...value].length > max) {
       throw new RangeError(`task ${row.id}: its ${field} is ${[...value].length} characters, over the MySQL column's ${max}; shorten it`);
     }
@@ -118,10 +122,7 @@ export async function selectTasksByKeys(db: CountingDb, table: MysqlTable, keys:
     const missing = unique.filter((key) => !found.has(key));
     for (let start = 0; start < missing.length; start += READ_CHUNK) {
       const chunk = missing.slice(start, start + READ_CHUNK);
-      const rows = await db.query<KeyRow>(
-        `${select} WHERE \`key\` IN (${placeholders(chunk.length)})${locking ? " LOCK IN SHARE MODE" : ""}`,
-        chunk,
-      );
+      const rows = await db.query<KeyRow>(`${select} WHERE \`key\` IN (${placeholders(chunk.length)})${locking ? " LOCK IN SHARE MODE" : ""}`, chunk);
       for (const row of rows) found.set(matchKey(chunk, row.key), row);
     }
   }

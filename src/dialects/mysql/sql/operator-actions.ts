@@ -16,7 +16,10 @@ function lockAndSet(db: CountingDb, table: MysqlTable, select: string, values: r
   return atomically(db, async (tx) => {
     const rows = await tx.query<WakeupTarget>(select, values);
     if (rows.length === 0) return [];
-    await tx.write(`UPDATE ${table.sql} SET ${set} WHERE id IN (${placeholders(rows.length)})`, rows.map((row) => row.id));
+    await tx.write(
+      `UPDATE ${table.sql} SET ${set} WHERE id IN (${placeholders(rows.length)})`,
+      rows.map((row) => row.id),
+    );
     return rows.map((row) => ({ id: row.id, queue: row.queue }));
   });
 }

@@ -24,10 +24,7 @@ function expired(alias?: string): string {
  * text), which the index cannot deliver in order.
  */
 export async function findExpiredLeases(db: CountingDb, table: MysqlTable, limit: number): Promise<TaskRecord[]> {
-  const rows = await db.query<TaskRow>(
-    `SELECT ${taskColumns("t")} FROM ${table.sql} t WHERE ${expired("t")} ORDER BY t.lease_expires_at LIMIT ?`,
-    [Math.floor(limit)],
-  );
+  const rows = await db.query<TaskRow>(`SELECT ${taskColumns("t")} FROM ${table.sql} t WHERE ${expired("t")} ORDER BY t.lease_expires_at LIMIT ?`, [Math.floor(limit)]);
   return rows.map(toTaskRecord);
 }
 
@@ -93,10 +90,28 @@ export function requeueExpired(db: CountingDb, table: MysqlTable, ids: readonly 
   return recover(db, table, ids, held, async (tx, rows) => {
     const changed = rows.map((row) => ({ row, dead: num(row.attempts) >= num(row.max_attempts), lastError: expiredText(row) }));
     const params: unknown[] = [];
-    const status = caseById(changed.map(({ row, dead }) => ({ id: row.id, sql: dead ? "'dead'" : "'pending'" })), "status", params);
-    const finishedAt = caseById(changed.filter((c) => c.dead).map(({ row }) => ({ id: row.id, sql: NOW })), "NULL", params);
-    const lastError = caseById(changed.map(({ row, lastError }) => ({ id: row.id, sql: "?", values: [lastError] })), "last_error", params);
-    const errors = appendError(caseById(changed.map(({ row, lastError }) => ({ id: row.id, sql: "?", values: [lastError] })), "NULL", params));
+    const status = caseById(
+      changed.map(({ row, dead }) => ({ id: row.id, sql: dead ? "'dead'" : "'pending'" })),
+      "status",
+      params,
+    );
+    const finishedAt = caseById(
+      changed.filter((c) => c.dead).map(({ row }) => ({ id: row.id, sql: NOW })),
+      "NULL",
+      params,
+    );
+    const lastError = caseById(
+      changed.map(({ row, lastError }) => ({ id: row.id, sql: "?", values: [lastError] })),
+      "last_error",
+      params,
+    );
+    const errors = appendError(
+      caseById(
+        changed.map(({ row, lastError }) => ({ id: row.id, sql: "?", values: [lastError] })),
+        "NULL",
+        params,
+      ),
+    );
     await tx.write(
       `UPDATE ${table.sql} FORCE INDEX (PRIMARY)
        SET status = ${status}, finished_at = ${finishedAt}, last_error = ${lastError}, errors = ${errors}, finished_by = NULL, run_at = ${NOW},
@@ -117,8 +132,18 @@ export function abandonExpired(db: CountingDb, table: MysqlTable, ids: readonly 
     const suffix = `; abandoned by the recovery policy${detail === undefined ? "" : `; ${detail}`}`;
     const changed = rows.map((row) => ({ row, lastError: expiredText(row) + suffix }));
     const params: unknown[] = [];
-    const lastError = caseById(changed.map(({ row, lastError }) => ({ id: row.id, sql: "?", values: [lastError] })), "last_error", params);
-    const errors = appendError(caseById(changed.map(({ row, lastError }) => ({ id: row.id, sql: "?", values: [lastError] })), "NULL", params));
+    const lastError = caseById(
+      changed.map(({ row, lastError }) => ({ id: row.id, sql: "?", values: [lastError] })),
+      "last_error",
+      params,
+    );
+    const errors = appendError(
+      caseById(
+        changed.map(({ row, lastError }) => ({ id: row.id, sql: "?", values: [lastError] })),
+        "NULL",
+        params,
+      ),
+    );
     await tx.write(
       `UPDATE ${table.sql} FORCE INDEX (PRIMARY)
        SET status = 'dead', finished_at = ${NOW}, last_error = ${lastError}, errors = ${errors}, finished_by = NULL, lease_owner = NULL, lease_expires_at = NULL,

@@ -15,13 +15,7 @@ const LIST_COLUMNS = `id::text AS id, name, queue, status, attempts, max_attempt
  * A page of tasks. `groups` are the (queue, name) pairs matching the filter from listTaskGroups when the browse index
  * exists (undefined without it: then one plain filtered scan, correct but slow on a large table for a rare filter).
  */
-export async function listTasks(
-  db: Db,
-  table: PgTable,
-  filter: TaskFilter,
-  page: PageRequest,
-  groups: readonly TaskGroup[] | undefined,
-): Promise<TaskListPage> {
+export async function listTasks(db: Db, table: PgTable, filter: TaskFilter, page: PageRequest, groups: readonly TaskGroup[] | undefined): Promise<TaskListPage> {
   const newerFirst = page.after === undefined;
   const values: unknown[] = [];
   const param = (value: unknown, cast: string) => {

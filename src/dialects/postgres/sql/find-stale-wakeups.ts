@@ -33,11 +33,7 @@ export async function queuesWithStaleWakeups(db: Db, table: PgTable, republishAf
 }
 
 /** Stale tasks of `queues`, oldest due first, at most `limit`. */
-export function findStaleWakeups(
-  db: Db,
-  table: PgTable,
-  options: { republishAfterMs: number; queues: readonly string[]; limit: number },
-): Promise<WakeupTarget[]> {
+export function findStaleWakeups(db: Db, table: PgTable, options: { republishAfterMs: number; queues: readonly string[]; limit: number }): Promise<WakeupTarget[]> {
   return db.query<WakeupTarget>(
     `SELECT t.id::text AS id, t.queue FROM ${table.sql} t
      WHERE ${stale("t")} AND t.queue = ANY($2::text[])

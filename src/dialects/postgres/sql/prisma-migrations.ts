@@ -92,10 +92,12 @@ export async function finishRecord(client: Client, id: string, finishedAt: Date)
 
 /** The row of a migration marked applied without running (logs '', no step, started_at = finished_at). */
 export async function insertApplied(client: Client, id: string, checksum: string, name: string, at: Date): Promise<void> {
-  await client.query(
-    `INSERT INTO _prisma_migrations (id, checksum, logs, started_at, finished_at, migration_name) VALUES ($1, $2, '', $3, $3, $4)`,
-    [id, checksum, at, name],
-  );
+  await client.query(`INSERT INTO _prisma_migrations (id, checksum, logs, started_at, finished_at, migration_name) VALUES ($1, $2, '', $3, $3, $4)`, [
+    id,
+    checksum,
+    at,
+    name,
+  ]);
 }
 
 /** Marks the unfinished rows of `name` rolled back; returns how many. */

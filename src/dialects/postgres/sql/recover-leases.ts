@@ -13,10 +13,7 @@ const EXPIRED = `status = 'running' AND lease_expires_at < now()`;
 
 /** Running tasks whose lease expired, longest expired first, at most `limit`. Reads only; nothing is locked. */
 export async function findExpiredLeases(db: Db, table: PgTable, limit: number): Promise<TaskRecord[]> {
-  const rows = await db.query<TaskRow>(
-    `SELECT ${taskColumns()} FROM ${table.sql} WHERE ${EXPIRED} ORDER BY lease_expires_at LIMIT $1`,
-    [limit],
-  );
+  const rows = await db.query<TaskRow>(`SELECT ${taskColumns()} FROM ${table.sql} WHERE ${EXPIRED} ORDER BY lease_expires_at LIMIT $1`, [limit]);
   return rows.map(toTaskRecord);
 }
 

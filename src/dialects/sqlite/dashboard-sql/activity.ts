@@ -12,7 +12,7 @@ import { secondsBetween } from "./views.js";
 export async function recentWorkers(db: Db, table: SqliteTable, windowSeconds: number, limit = 50): Promise<RecentWorker[]> {
   const rows = await db.query<{ worker: string; running: number; expired: number; finished: number; last_seen: unknown; now: unknown }>(
     ...bind(
-    `SELECT worker,
+      `SELECT worker,
             sum(status = 'running') AS running,
             sum(status = 'running' AND lease_expires_at < ${NOW}) AS expired,
             sum(status <> 'running') AS finished,
@@ -25,7 +25,7 @@ export async function recentWorkers(db: Db, table: SqliteTable, windowSeconds: n
      )
      WHERE worker IS NOT NULL
      GROUP BY worker ORDER BY max(seen) DESC LIMIT {limit}`,
-    { windowSeconds, limit },
+      { windowSeconds, limit },
     ),
   );
   return rows.map((row) => ({
@@ -41,7 +41,7 @@ export async function recentWorkers(db: Db, table: SqliteTable, windowSeconds: n
 export async function stuckTasks(db: Db, table: SqliteTable, unpublishedGraceSeconds: number): Promise<StuckGroup[]> {
   const rows = await db.query<Record<string, unknown>>(
     ...bind(
-    `SELECT queue, name,
+      `SELECT queue, name,
             sum(status = 'running' AND lease_expires_at < ${NOW}) AS expired,
             min(CASE WHEN status = 'running' AND lease_expires_at < ${NOW} THEN lease_expires_at END) AS oldest_expired,
             sum(status = 'pending' AND run_at <= ${NOW}) AS due,
@@ -53,7 +53,7 @@ export async function stuckTasks(db: Db, table: SqliteTable, unpublishedGraceSec
      FROM ${table.sql}
      WHERE status = 'pending' OR (status = 'running' AND lease_expires_at < ${NOW})
      GROUP BY queue, name ORDER BY queue, name`,
-    { graceSeconds: unpublishedGraceSeconds },
+      { graceSeconds: unpublishedGraceSeconds },
     ),
   );
   return rows.map((row) => ({

@@ -10,10 +10,7 @@ import { bind } from "../bind.js";
 import type { SqliteTable } from "../table.js";
 
 export function countTasks(db: Db, table: SqliteTable): Promise<StatusCount[]> {
-  return db.query<StatusCount>(
-    `SELECT queue, name, status, count(*) AS count FROM ${table.sql} GROUP BY queue, name, status ORDER BY queue, name, status`,
-    [],
-  );
+  return db.query<StatusCount>(`SELECT queue, name, status, count(*) AS count FROM ${table.sql} GROUP BY queue, name, status ORDER BY queue, name, status`, []);
 }
 
 export async function countGroups(db: Db, table: SqliteTable, groups: readonly TaskGroup[] | undefined): Promise<GroupCount[]> {
@@ -48,7 +45,13 @@ export async function hasBrowseIndex(db: Db, table: SqliteTable): Promise<boolea
   for (const index of indexes) {
     if (Number(index.partial) === 1) continue;
     const columns = await db.query<{ name: string }>(...bind(`SELECT name FROM pragma_index_info({index}) ORDER BY seqno`, { index: index.name }));
-    if (columns.slice(0, 4).map((column) => column.name).join(",") === "queue,name,status,id") return true;
+    if (
+      columns
+        .slice(0, 4)
+        .map((column) => column.name)
+        .join(",") === "queue,name,status,id"
+    )
+      return true;
   }
   return false;
 }
@@ -74,4 +77,3 @@ export function secondsBetween(from: unknown, to: unknown): number {
   if (from === null || from === undefined || to === null || to === undefined) return 0;
   return Math.max(0, (toDate(to).getTime() - toDate(from).getTime()) / 1000);
 }
-

@@ -86,7 +86,17 @@ export function insertedTasks(rows: readonly PreparedTask[], written: readonly W
       if (task.key === null) throw new Error(`the insert wrote no row for task ${task.id}, which has no key`);
       return { i, id: null, name: null, queue: null, status: null, key: task.key, runAtMs: null, created: false, due: false };
     }
-    return { i, id: task.id, name: task.name, queue: task.queue, status: "pending", key: task.key, runAtMs: toDate(row.run_at).getTime(), created: true, due: Number(row.due) === 1 };
+    return {
+      i,
+      id: task.id,
+      name: task.name,
+      queue: task.queue,
+      status: "pending",
+      key: task.key,
+      runAtMs: toDate(row.run_at).getTime(),
+      created: true,
+      due: Number(row.due) === 1,
+    };
   });
 }
 
@@ -95,5 +105,15 @@ export async function selectTasksByKeys(db: Db, table: SqliteTable, keys: readon
   const rows = await db.query<{ id: string; name: string; queue: string; status: string; key: string; run_at: unknown }>(
     ...bind(`SELECT id, name, queue, status, key, run_at FROM ${table.sql} WHERE key IN (SELECT value FROM json_each({keys}))`, { keys: JSON.stringify(keys) }),
   );
-  return rows.map((row) => ({ i: 0, id: row.id, name: row.name, queue: row.queue, status: row.status, key: row.key, runAtMs: toDate(row.run_at).getTime(), created: false, due: false }));
+  return rows.map((row) => ({
+    i: 0,
+    id: row.id,
+    name: row.name,
+    queue: row.queue,
+    status: row.status,
+    key: row.key,
+    runAtMs: toDate(row.run_at).getTime(),
+    created: false,
+    due: false,
+  }));
 }

@@ -12,14 +12,14 @@ import type { SqliteTable } from "../table.js";
 export async function takeLease(db: Db, table: SqliteTable, name: string, holder: string, ttlMs: number): Promise<boolean> {
   const rows = await db.query<{ holder: string }>(
     ...bind(
-    `INSERT INTO ${table.leaders} (name, holder, elected_at, expires_at) VALUES ({name}, {holder}, ${NOW}, ${nowPlus("{ttlMs}")})
+      `INSERT INTO ${table.leaders} (name, holder, elected_at, expires_at) VALUES ({name}, {holder}, ${NOW}, ${nowPlus("{ttlMs}")})
      ON CONFLICT (name) DO UPDATE SET
        holder = excluded.holder,
        elected_at = CASE WHEN holder = excluded.holder THEN elected_at ELSE excluded.elected_at END,
        expires_at = excluded.expires_at
      WHERE holder = excluded.holder OR expires_at < ${NOW}
      RETURNING holder`,
-    { name, holder, ttlMs: Math.round(ttlMs) },
+      { name, holder, ttlMs: Math.round(ttlMs) },
     ),
   );
   return rows[0]?.holder === holder;

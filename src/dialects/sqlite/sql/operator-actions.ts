@@ -27,7 +27,10 @@ export function retryDeadTasks(db: Db, table: SqliteTable, options: { name?: str
 
 export function cancelTask(db: Db, table: SqliteTable, id: string): Promise<WakeupTarget[]> {
   return db.query<WakeupTarget>(
-    ...bind(`UPDATE ${table.sql} SET status = 'cancelled', finished_at = ${NOW}, finished_by = NULL, updated_at = ${NOW} WHERE id = {id} AND status = 'pending' RETURNING id, queue`, { id }),
+    ...bind(
+      `UPDATE ${table.sql} SET status = 'cancelled', finished_at = ${NOW}, finished_by = NULL, updated_at = ${NOW} WHERE id = {id} AND status = 'pending' RETURNING id, queue`,
+      { id },
+    ),
   );
 }
 

@@ -32,7 +32,7 @@ export async function failTasks(db: Db, table: SqliteTable, owner: string, failu
   const deadReason = `COALESCE(r.final_reason, CASE WHEN t.attempts >= t.max_attempts THEN 'max-attempts' END)`;
   const rows = await db.query<Omit<FailedTask, "reason">>(
     ...bind(
-    `UPDATE ${table.sql} AS t
+      `UPDATE ${table.sql} AS t
      SET status = CASE WHEN ${deadReason} IS NULL THEN 'pending' ELSE 'dead' END,
          run_at = CASE WHEN ${deadReason} IS NULL THEN ${nowPlus("r.delay_ms")} ELSE t.run_at END,
          finished_at = CASE WHEN ${deadReason} IS NULL THEN NULL ELSE ${NOW} END,
@@ -42,10 +42,10 @@ export async function failTasks(db: Db, table: SqliteTable, owner: string, failu
                   value ->> '$.final_reason' AS final_reason FROM json_each({failures})) AS r
      WHERE t.id = r.id AND t.lease_owner = {owner} AND t.status = 'running'
      RETURNING id, name, queue, status, attempts, last_error AS lastError`,
-    {
-      failures: JSON.stringify(failures.map((f) => ({ id: f.id, error: f.error, delay_ms: Math.round(f.delayMs), final_reason: f.finalReason }))),
-      owner,
-    },
+      {
+        failures: JSON.stringify(failures.map((f) => ({ id: f.id, error: f.error, delay_ms: Math.round(f.delayMs), final_reason: f.finalReason }))),
+        owner,
+      },
     ),
   );
   // RETURNING cannot read the FROM clause: the reason comes from the input, or is max-attempts when attempts ran out.

@@ -18,7 +18,10 @@ export async function prepareClient(db: Db): Promise<ClientReport> {
   const notes: string[] = [];
   try {
     const [mode] = await db.query<{ journal_mode: string }>("PRAGMA journal_mode = WAL", []);
-    if (mode?.journal_mode !== "wal") notes.push(`the SQLite file stays in journal mode ${mode?.journal_mode ?? "(unknown)"}, not WAL: a commit can then fail with SQLITE_BUSY while another process reads`);
+    if (mode?.journal_mode !== "wal")
+      notes.push(
+        `the SQLite file stays in journal mode ${mode?.journal_mode ?? "(unknown)"}, not WAL: a commit can then fail with SQLITE_BUSY while another process reads`,
+      );
   } catch (error) {
     notes.push(`could not switch the SQLite file to WAL (${(error as Error).message}); it stays in its journal mode until a worker or the CLI opens it`);
   }

@@ -16,7 +16,8 @@ export function hasTable(db: SqliteDatabase, table: string): boolean {
 
 /** Prisma's DDL, as create_migrations_table writes it. */
 export function createRecordTable(db: SqliteDatabase): void {
-  db.prepare(`CREATE TABLE "_prisma_migrations" (
+  db.prepare(
+    `CREATE TABLE "_prisma_migrations" (
     "id"                    TEXT PRIMARY KEY NOT NULL,
     "checksum"              TEXT NOT NULL,
     "finished_at"           DATETIME,
@@ -25,7 +26,8 @@ export function createRecordTable(db: SqliteDatabase): void {
     "rolled_back_at"        DATETIME,
     "started_at"            DATETIME NOT NULL DEFAULT current_timestamp,
     "applied_steps_count"   INTEGER UNSIGNED NOT NULL DEFAULT 0
-)`).run();
+)`,
+  ).run();
 }
 
 export function selectRecords(db: SqliteDatabase): MigrationRecord[] {

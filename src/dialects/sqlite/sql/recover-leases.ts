@@ -51,14 +51,14 @@ export async function requeueExpired(db: Db, table: SqliteTable, ids: readonly s
   const owners = await formerOwners(db, table, ids, held);
   const rows = await db.query<Omit<RecoveredTask, "leaseOwner">>(
     ...bind(
-    `UPDATE ${table.sql} SET
+      `UPDATE ${table.sql} SET
        status = CASE WHEN attempts >= max_attempts THEN 'dead' ELSE 'pending' END,
        finished_at = CASE WHEN attempts >= max_attempts THEN ${NOW} END,
        last_error = ${LOST_BY}, errors = ${appendError(LOST_BY)}, finished_by = NULL,
        run_at = ${NOW}, lease_owner = NULL, lease_expires_at = NULL, published_at = NULL, updated_at = ${NOW}
      WHERE ${TARGET}
      ${RETURNING}`,
-    targetParams(ids, held),
+      targetParams(ids, held),
     ),
   );
   return rows.map((row) => ({ ...row, leaseOwner: owners.get(row.id) ?? null }));
@@ -69,13 +69,13 @@ export async function abandonExpired(db: Db, table: SqliteTable, ids: readonly s
   const owners = await formerOwners(db, table, ids, held);
   const rows = await db.query<Omit<RecoveredTask, "leaseOwner">>(
     ...bind(
-    `UPDATE ${table.sql} SET
+      `UPDATE ${table.sql} SET
        status = 'dead', finished_at = ${NOW},
        last_error = ${ABANDONED}, errors = ${appendError(ABANDONED)}, finished_by = NULL,
        lease_owner = NULL, lease_expires_at = NULL, updated_at = ${NOW}
      WHERE ${TARGET}
      ${RETURNING}`,
-    { ...targetParams(ids, held), detail: detail ?? null },
+      { ...targetParams(ids, held), detail: detail ?? null },
     ),
   );
   return rows.map((row) => ({ ...row, leaseOwner: owners.get(row.id) ?? null }));
