@@ -58,6 +58,25 @@ export class ScheduleFiring {
     return fired;
   }
 
+  /**
+   * Deletes the slot rows fired longer ago than the retention window (none after their schedule's last slot, so no
+   * slot can fire again). Nothing to do, and nothing read, when no schedule is declared.
+   */
+  async prune(ctx: SweepContext): Promise<number> {
+    if (this.schedules.length === 0) return 0;
+    const { store, options } = ctx;
+    const startedAt = performance.now();
+    const before = new Date((await store.now()).getTime() - options.retentionMs);
+    let pruned = 0;
+    for (;;) {
+      const count = await store.pruneScheduleSlots(before, options.batchSize);
+      pruned += count;
+      if (count < options.batchSize || !ctx.more(startedAt)) break;
+    }
+    if (pruned > 0) ctx.logger.debug("pruned fired schedule slots past retention", { count: pruned });
+    return pruned;
+  }
+
   private async fireSlot(ctx: SweepContext, schedule: ResolvedSchedule, slot: Date): Promise<boolean> {
     const task = prepareTask(this.tasks, schedule.taskName, schedule.payload, undefined, DEFAULT_MAX_PAYLOAD_BYTES);
     const fired = await ctx.store.transaction(async (tx) => {

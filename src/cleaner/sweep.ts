@@ -70,6 +70,7 @@ export async function sweep(ctx: SweepContext): Promise<CleanerPass> {
   });
   await step("prune", async () => {
     pass.pruned += await pruneFinished(ctx);
+    await ctx.schedules.prune(ctx);
   });
   pass.durationMs = Math.round(performance.now() - startedAt);
   return pass;
