@@ -278,6 +278,10 @@ describe.each<(typeof DATASOURCES)[number] & { companion?: RegExp }>(DATASOURCES
       expect(await sendInsert(store, [row])).toMatchObject([{ id: row.id, created: true, due: true }]);
       expect((await store.claimDue(5, { owner: "init", leaseMs: 1000, names: ["n"], queues: ["default"] })).map((task) => task.id)).toEqual([row.id]);
       expect(await store.complete("init", [{ id: row.id, resultJson: "1" }])).toEqual([row.id]);
+      // The schedule tables, renamed with the task table, serve the store's schedule operations.
+      const [state] = await store.syncSchedules([{ schedule: "n#k", taskName: "n", cron: "* * * * *", timeZone: "UTC" }]);
+      expect(await store.claimScheduleSlot("n#k", new Date(state!.lastSlot.getTime() + 60_000), row.id)).toBe(true);
+      expect(await store.claimScheduleSlot("n#k", new Date(state!.lastSlot.getTime() + 60_000), row.id)).toBe(false);
     } finally {
       await store.close();
       await raw.close();
