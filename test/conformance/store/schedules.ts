@@ -160,6 +160,32 @@ export const schedulesArea = area("schedules", {
       expect(await bed.store.claimScheduleSlot("mail#a", slot, uuidv7())).toBe(true);
     },
 
+    "through the app's Prisma client: the claim commits with the app's transaction and vanishes with its rollback": async (bed) => {
+      const prisma = bed.prisma();
+      const app = bed.store.through(prisma);
+      const { lastSlot } = await one(app, declared("a"));
+      expect(await app.listSchedules()).toEqual(await bed.store.listSchedules());
+      const [kept, dropped] = [plus(lastSlot, 60_000), plus(lastSlot, 120_000)];
+      const row = prepared({ name: "mail" });
+      await prisma.$transaction(async (tx: unknown) => {
+        const store = bed.store.through(tx);
+        await sendInsert(store, [row]);
+        expect(await store.claimScheduleSlot("mail#a", kept, row.id)).toBe(true);
+        await store.advanceSchedule("mail#a", kept);
+      });
+      await expect(
+        prisma.$transaction(async (tx: unknown) => {
+          expect(await bed.store.through(tx).claimScheduleSlot("mail#a", dropped, uuidv7())).toBe(true);
+          throw new Rollback();
+        }),
+      ).rejects.toBeInstanceOf(Rollback);
+      expect(await app.claimScheduleSlot("mail#a", kept, uuidv7())).toBe(false);
+      expect(await app.claimScheduleSlot("mail#a", dropped, uuidv7())).toBe(true);
+      expect((await listed(app, "mail#a"))?.lastSlot).toEqual(kept);
+      await app.advanceSchedule("mail#a", dropped);
+      expect(await app.pruneScheduleSlots(plus(await app.now(), 60_000), 10)).toBe(2);
+    },
+
     "the task's insert, the claim and the advance commit together in one transaction": async (bed) => {
       const { lastSlot } = await one(bed.store, declared("a"));
       const slot = plus(lastSlot, 60_000);
