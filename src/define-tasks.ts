@@ -11,6 +11,8 @@ import type { ClientWith, TaskContext, TransactionClientOf, UntypedClient } from
 // Types only, erased at run time: the handlers' ctx carries the enqueue methods of the registry they belong to.
 import type { TaskModelMethods } from "./extension/enqueue-methods.js";
 import { valueText } from "./value-text.js";
+import type { TaskSchedule } from "./schedules/task-schedule.js";
+import { taskSchedules } from "./schedules/task-schedule.js";
 
 export type { TaskRecord } from "./store/task-record.js";
 export type { TaskStatus } from "./store/task-status.js";
@@ -52,6 +54,11 @@ export interface TaskPolicy<Schema extends ZodType = ZodType, Prisma = UntypedCl
   backoff?: BackoffPolicy;
   /** What the cleaner does with a task whose worker vanished: "retry" (default), "dead", or a function. */
   recovery?: "retry" | "dead" | RecoveryFunction<Prisma>;
+  /**
+   * Recurring runs: the leading cleaner enqueues this task at each slot of each schedule, exactly once per slot
+   * whatever the number of cleaners. See TaskSchedule; each is checked by defineTasks (expression, time zone, payload).
+   */
+  schedules?: ReadonlyArray<TaskSchedule<ZodInput<Schema>>>;
 }
 
 /** A task whose handler runs outside any transaction (the default): its ctx.tx is undefined. */
@@ -163,6 +170,7 @@ function checkDefinition(name: string, definition: TaskDefinition): void {
   }
   const backoffProblem = backoffPolicyProblem(definition.backoff);
   if (backoffProblem) throw new TaskDefinitionError(name, `${backoffProblem}.`);
+  taskSchedules(name, definition);
   const recovery = definition.recovery;
   if (recovery !== undefined && recovery !== "retry" && recovery !== "dead" && typeof recovery !== "function") {
     throw new TaskDefinitionError(name, `recovery must be "retry", "dead" or a function, got ${JSON.stringify(recovery)}.`);

@@ -19,6 +19,8 @@ export type { ClientWith, TaskContext, TransactionClientOf, UntypedClient, Untyp
 export { taskQueue } from "./task-queue.js";
 export type { EnqueueItem, TaskModelMethods, TaskQueueExtension, TaskQueueHandle, TaskQueueOptions } from "./task-queue.js";
 export type { EnqueueOptions } from "./enqueue/prepare.js";
+export type { TaskSchedule } from "./schedules/task-schedule.js";
+export type { MissedSlotsPolicy } from "./schedules/missed-slots.js";
 export type { EnqueuedTask } from "./enqueue/enqueued-task.js";
 export {
   MissingPackageError,

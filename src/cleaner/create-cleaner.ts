@@ -11,6 +11,8 @@ import { openTransport } from "../wakeups/open-transport.js";
 import type { WakeupTransport } from "../wakeups/transport.js";
 import { WakeupSender } from "../wakeups/wakeup-sender.js";
 import { sweep, type CleanerPass } from "./sweep.js";
+import { ScheduleFiring } from "./schedule-step.js";
+import { registrySchedules } from "../schedules/task-schedule.js";
 
 export type { CleanerOptions } from "./cleaner-options.js";
 export type { CleanerPass } from "./sweep.js";
@@ -46,8 +48,11 @@ class LeaderCleaner implements Cleaner {
   private stopping: Promise<void> | undefined;
   private lastProblem = { text: "", at: 0 };
   private readonly staleCheck: { at: number | undefined } = { at: undefined };
+  private readonly schedules: ScheduleFiring;
+  private ledLastPass = false;
 
   constructor(private readonly options: ResolvedCleanerOptions) {
+    this.schedules = new ScheduleFiring(registrySchedules(options.tasks), options.tasks);
     this.ownedStore = options.store ? undefined : openStore(options.databaseUrl!, { table: options.table, max: 3, applicationName: "prisma-task-queue cleaner" });
     this.store = options.store ?? this.ownedStore!;
     this.lockKey = options.lockKey ?? this.store.defaultLockKey();
@@ -121,10 +126,14 @@ class LeaderCleaner implements Cleaner {
   }
 
   private async pass(): Promise<CleanerPass> {
-    const idle: CleanerPass = { leader: false, published: 0, retried: 0, dead: 0, pruned: 0, errors: [], durationMs: 0 };
+    const idle: CleanerPass = { leader: false, fired: 0, published: 0, retried: 0, dead: 0, pruned: 0, errors: [], durationMs: 0 };
     try {
-      if (!(await this.election.check())) return idle;
+      const leads = await this.election.check();
+      if (leads && !this.ledLastPass) this.schedules.resync();
+      this.ledLastPass = leads;
+      if (!leads) return idle;
     } catch (error) {
+      this.ledLastPass = false;
       return { ...idle, errors: [`lock: ${(error as Error).message}`] };
     }
     this.transport.start(); // followers keep no broker connection
@@ -137,14 +146,15 @@ class LeaderCleaner implements Cleaner {
       logger: this.options.logger,
       more: (startedAt) => !this.stopping && this.election.isLeader && performance.now() - startedAt < budgetMs,
       staleCheck: this.staleCheck,
+      schedules: this.schedules,
     });
   }
 
   private report(pass: CleanerPass): void {
     for (const error of pass.errors) this.problem(error);
-    if (pass.published + pass.retried + pass.dead + pass.pruned > 0) {
-      const { published, retried, dead, pruned, durationMs } = pass;
-      this.options.logger.info("cleaner sweep", { published, retried, dead, pruned, durationMs });
+    if (pass.fired + pass.published + pass.retried + pass.dead + pass.pruned > 0) {
+      const { fired, published, retried, dead, pruned, durationMs } = pass;
+      this.options.logger.info("cleaner sweep", { fired, published, retried, dead, pruned, durationMs });
     }
   }
 

@@ -120,7 +120,15 @@ export async function initCommand(argv: string[], io: CommandIo): Promise<number
   const clash = existing.find(({ text }) => new RegExp(`^\\s*model\\s+${model}\\s*\\{`, "m").test(text));
   if (clash) {
     if (clash.text.includes(MARKER)) {
-      const missing = missingFields(taskModelSource(dialect.schemaFiles), clash.text, model);
+      const shipped = taskModelSource(dialect.schemaFiles);
+      const missing = [
+        ...missingFields(shipped, clash.text, model),
+        ...missingModels(
+          shipped,
+          existing.map(({ text }) => text),
+          model,
+        ),
+      ];
       io.out(
         missing.length === 0
           ? `Nothing to do: ${relative(io.cwd, clash.file)} already has the prisma-task-queue model ${model}.\n`
@@ -166,10 +174,11 @@ export async function initCommand(argv: string[], io: CommandIo): Promise<number
   return 0;
 }
 
-/** The models `text` holds, with their tables: `model Task (table "tasks")`, or two joined by "and". */
+/** The models `text` holds, with their tables: `model Task (table "tasks")`, or several: "A, B and C". */
 function modelsAdded(text: string): string {
   const models = [...text.matchAll(/^model (\w+) \{[^}]*?@@map\("([^"]+)"\)/gms)].map((match) => `${match[1]} (table "${match[2]}")`);
-  return `${models.length === 1 ? "model" : "models"} ${models.join(" and ")}`;
+  const listed = models.length === 1 ? models[0]! : `${models.slice(0, -1).join(", ")} and ${models[models.length - 1]}`;
+  return `${models.length === 1 ? "model" : "models"} ${listed}`;
 }
 
 function prismaFilesIn(dir: string): string[] {
@@ -183,7 +192,11 @@ function renameModel(source: string, model: string, table: string): string {
     .replace(/^model Task \{/m, `model ${model} {`)
     .replace('@@map("tasks")', `@@map("${table}")`)
     .replace(/^model TaskLeader \{/m, `model ${model}Leader {`)
-    .replace('@@map("tasks_leaders")', `@@map("${table}_leaders")`);
+    .replace('@@map("tasks_leaders")', `@@map("${table}_leaders")`)
+    .replace(/^model TaskSchedule \{/m, `model ${model}Schedule {`)
+    .replace('@@map("tasks_schedules")', `@@map("${table}_schedules")`)
+    .replace(/^model TaskScheduleSlot \{/m, `model ${model}ScheduleSlot {`)
+    .replace('@@map("tasks_schedule_slots")', `@@map("${table}_schedule_slots")`);
 }
 
 /** Renames the table and its indexes in either quoting style ("tasks" or `tasks`). */
@@ -209,6 +222,12 @@ function missingFields(shipped: string, text: string, model: string): string[] {
   };
   const present = new Set(fieldsOf(text, model));
   return fieldsOf(shipped, "Task").filter((field) => !present.has(field));
+}
+
+/** The shipped models beside Task (TaskSchedule, …) that no file of the app's schema has, as `model QueueTaskSchedule`. */
+function missingModels(shipped: string, texts: readonly string[], model: string): string[] {
+  const companions = [...shipped.matchAll(/^model Task(\w+) \{/gm)].map((match) => `${model}${match[1]}`);
+  return companions.filter((name) => !texts.some((text) => new RegExp(`^\\s*model\\s+${name}\\s*\\{`, "m").test(text))).map((name) => `model ${name}`);
 }
 
 function snakeCase(name: string): string {

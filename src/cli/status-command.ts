@@ -7,14 +7,16 @@ import type { PendingAge, StatusCount } from "../store/views.js";
 import { COMMON_HELP, commandConfig, commandTable, parseCommand, type CliIo } from "./command-context.js";
 import { brokerReport, renderBroker, type BrokerReport } from "./broker-report.js";
 import { withStore } from "./database-session.js";
+import { renderSchedules, scheduleReport, type ScheduleLine } from "./schedule-report.js";
 import { EXIT_OK } from "./exit-codes.js";
 
 const statusHelp = `Usage: task-runner status [--json]
 
 Shows task counts by queue, task name and status, the oldest due pending task per queue, whether a cleaner leads and
-what waits without one (expired leases always; delayed tasks, retries and lost wake-ups too when workers are woken by
-RabbitMQ or NOTIFY instead of polling), and the broker: connected (with the consumers and waiting wake-ups of each
-queue), refused (with what to fix), unreachable, or none configured.
+what waits without one (expired leases and recurring schedules always; delayed tasks, retries and lost wake-ups too when
+workers are woken by RabbitMQ or NOTIFY instead of polling), the broker: connected (with the consumers and waiting
+wake-ups of each queue), refused (with what to fix), unreachable, or none configured, and each recurring schedule with
+its last and next slot.
 
 Options:
       --json               print one JSON object instead of tables
@@ -28,6 +30,8 @@ interface StatusReport {
   due: Array<{ queue: string; due: number; oldestDueSeconds: number }>;
   cleaner: { leading: boolean; pid: number | null; pidOf: LeaderInfo["pidOf"] | null; host: string | null; since: string | null };
   broker: BrokerReport;
+  /** The recurring schedules the config declares (and those the database remembers that it no longer does). */
+  schedules: ScheduleLine[];
 }
 
 export async function statusCommand(argv: string[], io: CliIo): Promise<number> {
@@ -42,13 +46,14 @@ export async function statusCommand(argv: string[], io: CliIo): Promise<number> 
     const lockKey = config.cleaner?.lockKey ?? store.defaultLockKey();
     const [counts, ages, holder] = await Promise.all([store.countTasks(), store.pendingAges(), store.leaderHolder(lockKey)]);
     const queues = new Set([...Object.values(config.tasks ?? {}).map((task) => task.queue ?? "default"), ...counts.map((row) => row.queue)]);
-    return buildReport(counts, ages, holder, await brokerReport(config, store, [...queues].sort()));
+    const schedules = await scheduleReport(config.tasks, store);
+    return { ...buildReport(counts, ages, holder, await brokerReport(config, store, [...queues].sort())), schedules };
   });
   io.out(values.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report));
   return EXIT_OK;
 }
 
-function buildReport(counts: StatusCount[], ages: PendingAge[], holder: LeaderInfo | undefined, broker: BrokerReport): StatusReport {
+function buildReport(counts: StatusCount[], ages: PendingAge[], holder: LeaderInfo | undefined, broker: BrokerReport): Omit<StatusReport, "schedules"> {
   const rows = new Map<string, StatusReport["tasks"][number]>();
   for (const { queue, name, status, count } of counts) {
     const key = `${queue}\u0000${name}`;
@@ -87,6 +92,7 @@ function renderReport(report: StatusReport): string {
   }
   lines.push(cleanerLine(report));
   lines.push(...renderBroker(report.broker));
+  lines.push(...renderSchedules(report.schedules));
   return `${lines.join("\n")}\n`;
 }
 
@@ -100,7 +106,12 @@ const PID_OF: Record<LeaderInfo["pidOf"], string> = {
  * Who leads, or what waits for a leader: the cleaner recovers expired leases and prunes whatever wakes the workers;
  * delayed and retried tasks also wait for it only when workers are woken (RabbitMQ, NOTIFY) instead of polling.
  */
-function cleanerLine({ cleaner, broker }: StatusReport): string {
+function cleanerLine({ cleaner, broker, schedules }: StatusReport): string {
+  const unfired = schedules.some((schedule) => schedule.declared) ? " Recurring schedules fire only while one leads." : "";
+  return leaderLine({ cleaner, broker }) + (cleaner.leading ? "" : unfired);
+}
+
+function leaderLine({ cleaner, broker }: Pick<StatusReport, "cleaner" | "broker">): string {
   if (cleaner.leading) {
     const on = cleaner.pidOf === "process" && cleaner.host ? ` on ${cleaner.host}` : "";
     return `Cleaner: leading (${PID_OF[cleaner.pidOf!]} ${cleaner.pid}${on}).`;

@@ -3,6 +3,7 @@
 import type { LeaderInfo } from "../store/leader-lock.js";
 import type { GroupCount, RecentWorker, StuckGroup, TaskListRow, Throughput } from "../store/views.js";
 import type { DashboardContext } from "./dashboard-context.js";
+import { scheduleRows, type ScheduleRow } from "./schedule-rows.js";
 
 export interface OverviewData {
   /** The database's clock. */
@@ -16,6 +17,8 @@ export interface OverviewData {
   browseIndex: boolean;
   /** The browse index is missing on a table large enough for it to matter: the page says so. */
   browseIndexAdvised: boolean;
+  /** The recurring schedules in the database, with their last and next slots. */
+  schedules: ScheduleRow[];
 }
 
 export async function overviewData(context: DashboardContext): Promise<OverviewData> {
@@ -31,8 +34,10 @@ export async function overviewData(context: DashboardContext): Promise<OverviewD
     store.leaderHolder(context.lockKey),
     store.listTasks({ status: "dead" }, { limit: 6 }, groups),
   ]);
+  const schedules = await scheduleRows(store, now);
   return {
     now,
+    schedules,
     counts,
     stuck,
     throughput,

@@ -40,7 +40,7 @@ export interface ResolvedTaskQueueOptions<Tasks extends TaskRegistry> {
   logger: Logger;
 }
 
-const DEFAULT_MAX_PAYLOAD_BYTES = 256 * 1024;
+export const DEFAULT_MAX_PAYLOAD_BYTES = 256 * 1024;
 
 /** Checks the options of taskQueue() before any client is seen; throws TaskQueueConfigError naming the fix. */
 export function resolveTaskQueueOptions<Tasks extends TaskRegistry>(options: TaskQueueOptions<Tasks, string>): ResolvedTaskQueueOptions<Tasks> {

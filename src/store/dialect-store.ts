@@ -6,7 +6,8 @@ import type { Db, OwnDb } from "./db.js";
 import { LeaderElector, type LeaderCalls } from "./leader-elector.js";
 import type { ElectionTiming, LeaderLock } from "./leader-lock.js";
 import type { WakeupNotifications } from "./notifications.js";
-import type { StoreProblem } from "./store-problem.js";
+import type { ScheduleDeclaration, ScheduleState } from "./schedules.js";
+import { missingScheduleTable, StoreProblemError, type StoreProblem } from "./store-problem.js";
 import type { PrepareReport, Store } from "./store.js";
 import type { TaskTable } from "./task-table.js";
 import { UnitStore, type StoreUnits } from "./unit-store.js";
@@ -88,6 +89,34 @@ export class DialectStore<D extends Db, T extends TaskTable, O extends OwnDb> ex
     return new DialectStore(this.parts, db, this.table);
   }
 
+  // The schedule operations: like every unit operation, except that a missing schedule table says which table and
+  // which migration (check() reads the task table alone, so a store can serve tasks before that migration ran).
+  override syncSchedules(declared: readonly ScheduleDeclaration[]): Promise<ScheduleState[]> {
+    return this.onScheduleTables(() => super.syncSchedules(declared));
+  }
+  override claimScheduleSlot(schedule: string, slot: Date, taskId: string): Promise<boolean> {
+    return this.onScheduleTables(() => super.claimScheduleSlot(schedule, slot, taskId));
+  }
+  override advanceSchedule(schedule: string, slot: Date): Promise<void> {
+    return this.onScheduleTables(() => super.advanceSchedule(schedule, slot));
+  }
+  override listSchedules(): Promise<ScheduleState[]> {
+    return this.onScheduleTables(() => super.listSchedules());
+  }
+  override pruneScheduleSlots(before: Date, limit: number): Promise<number> {
+    return this.onScheduleTables(() => super.pruneScheduleSlots(before, limit));
+  }
+
+  private async onScheduleTables<R>(run: () => Promise<R>): Promise<R> {
+    try {
+      return await run();
+    } catch (error) {
+      const problem = this.parts.classify(error);
+      if (problem.kind !== "missing-table") throw error;
+      throw new StoreProblemError(missingScheduleTable(this.table, problem.message), { cause: error });
+    }
+  }
+
   async check(): Promise<StoreProblem | undefined> {
     try {
       return await this.parts.check(this.db, this.table);
@@ -97,6 +126,7 @@ export class DialectStore<D extends Db, T extends TaskTable, O extends OwnDb> ex
   }
 
   classify(error: unknown): StoreProblem {
+    if (error instanceof StoreProblemError) return error.problem;
     return this.parts.classify(error);
   }
 

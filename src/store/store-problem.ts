@@ -15,3 +15,27 @@ export interface StoreProblem {
   /** The dialect's detail about the fix, when it knows more than the kind says (e.g. the version found and needed). */
   detail?: string;
 }
+
+/** An operation's failure the store has classified already: Store.classify() answers its `problem`. */
+export class StoreProblemError extends Error {
+  constructor(
+    readonly problem: StoreProblem,
+    options?: { cause?: unknown },
+  ) {
+    super(problem.detail ? `${problem.message}: ${problem.detail}` : problem.message, options);
+    this.name = "StoreProblemError";
+  }
+}
+
+/** The problem of a schedule operation on a database without the schedule tables: which table, and the migration. */
+export function missingScheduleTable(table: { name: string; schema?: string }, message: string): StoreProblem {
+  const shown = JSON.stringify(`${table.schema ? `${table.schema}.` : ""}${table.name}_schedules`);
+  return {
+    kind: "missing-table",
+    lasting: true,
+    message,
+    detail:
+      `the table ${shown} of recurring tasks does not exist there: apply the migration 20261203000000_task_schedules ` +
+      `(copy it from the package into your migrations folder, then npx task-runner migrate)`,
+  };
+}

@@ -6,6 +6,7 @@ import type { InsertRequest, InsertedTask, PreparedTask } from "./enqueue-rows.j
 import type { ElectionTiming, LeaderInfo, LeaderLock } from "./leader-lock.js";
 import type { Logger } from "../logger.js";
 import type { WakeupNotifications } from "./notifications.js";
+import type { ScheduleDeclaration, ScheduleState } from "./schedules.js";
 import type { StoreProblem } from "./store-problem.js";
 import type { TaskRecord } from "./task-record.js";
 import type { ClaimByIdResult, ClaimFilter, Completion, FailedTask, Failure, HeldLease, LeaseState, RecoveredTask, WakeupTarget } from "./task-writes.js";
@@ -107,6 +108,34 @@ export interface ViewStore {
   finishedPerMinute(): Promise<Throughput>;
 }
 
+/**
+ * Recurring tasks: the schedules' rows and their fired slots. A slot fires by claimScheduleSlot, the task's insert and
+ * advanceSchedule in one transaction, so a second firing of the same slot is refused by the database. A missing
+ * schedule table rejects with a StoreProblemError (kind "missing-table") naming it and the migration to apply.
+ */
+export interface ScheduleStore {
+  /**
+   * Inserts each declared schedule not yet in the table with lastSlot = the database's now (a new schedule fires from
+   * its first slot after that), updates task_name/cron/time_zone (and updated_at) of a changed one keeping its lastSlot,
+   * leaves undeclared rows alone; resolves the states of the declared ones, ordered by schedule. Idempotent; safe when
+   * two processes run it at once.
+   */
+  syncSchedules(declared: readonly ScheduleDeclaration[]): Promise<ScheduleState[]>;
+  /**
+   * Records `slot` of `schedule` as fired by `taskId`: true when this call wrote the row, false when it existed (never
+   * throws for a duplicate). Meant to run in one transaction (store.transaction) with the task's insert and
+   * advanceSchedule; a concurrent second claim of the same slot waits for the first transaction and then returns false
+   * (or true when the first rolled back): never true twice.
+   */
+  claimScheduleSlot(schedule: string, slot: Date, taskId: string): Promise<boolean>;
+  /** Sets lastSlot to `slot` when it is later than the stored one (never moves it back). */
+  advanceSchedule(schedule: string, slot: Date): Promise<void>;
+  /** Every schedule row, ordered by schedule, for status and the dashboard. */
+  listSchedules(): Promise<ScheduleState[]>;
+  /** Deletes up to `limit` slot rows fired before `before` whose slot is at or before their schedule's lastSlot; resolves how many. */
+  pruneScheduleSlots(before: Date, limit: number): Promise<number>;
+}
+
 /** Leadership among cleaners. */
 export interface LeaderStore {
   /** The lock key cleaners of this table compete for when none is configured. */
@@ -134,7 +163,7 @@ export interface PrepareReport {
 }
 
 /** The whole store of one dialect, bound to one task table and one connection (a pool, or a Prisma client). */
-export interface Store extends EnqueueStore, WorkerStore, CleanerStore, OperatorStore, ViewStore, LeaderStore {
+export interface Store extends EnqueueStore, WorkerStore, CleanerStore, ScheduleStore, OperatorStore, ViewStore, LeaderStore {
   /** The dialect's name: "postgresql". */
   readonly dialect: string;
   /** The database's name for people: "PostgreSQL". */

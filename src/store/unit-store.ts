@@ -23,6 +23,11 @@ export const UNIT_OPERATIONS = [
   "markPublished",
   "markUnpublished",
   "prune",
+  "syncSchedules",
+  "claimScheduleSlot",
+  "advanceSchedule",
+  "listSchedules",
+  "pruneScheduleSlots",
   "retryTask",
   "retryDeadTasks",
   "cancelTask",
@@ -111,6 +116,21 @@ export abstract class UnitStore<D, T> implements Pick<Store, UnitOperation> {
   }
   prune(...args: Parameters<Store["prune"]>) {
     return this.units.prune(this.db, this.table, ...args);
+  }
+  syncSchedules(...args: Parameters<Store["syncSchedules"]>) {
+    return this.units.syncSchedules(this.db, this.table, ...args);
+  }
+  claimScheduleSlot(...args: Parameters<Store["claimScheduleSlot"]>) {
+    return this.units.claimScheduleSlot(this.db, this.table, ...args);
+  }
+  advanceSchedule(...args: Parameters<Store["advanceSchedule"]>) {
+    return this.units.advanceSchedule(this.db, this.table, ...args);
+  }
+  listSchedules(...args: Parameters<Store["listSchedules"]>) {
+    return this.units.listSchedules(this.db, this.table, ...args);
+  }
+  pruneScheduleSlots(...args: Parameters<Store["pruneScheduleSlots"]>) {
+    return this.units.pruneScheduleSlots(this.db, this.table, ...args);
   }
   retryTask(...args: Parameters<Store["retryTask"]>) {
     return this.units.retryTask(this.db, this.table, ...args);

@@ -2,6 +2,7 @@
 // dialect would, on top of a real store, so the same wrapper breaks every dialect alike.
 
 import type { LeaderLock } from "../../src/store/leader-lock.js";
+import type { ScheduleState } from "../../src/store/schedules.js";
 import type { Store } from "../../src/store/store.js";
 import type { ClaimByIdResult, FailedTask, RecoveredTask } from "../../src/store/task-writes.js";
 
@@ -18,6 +19,9 @@ export const BROKEN_STORES = {
   "requeue-live-leases": { area: "recovery", breaks: "requeueExpired also puts back tasks whose lease still holds" },
   "unpublished-without-grace": { area: "wake-ups", breaks: "findUnpublished lists a task due at commit before its grace is over" },
   "prune-ignores-retention": { area: "prune", breaks: "prune deletes every finished task, whatever the retention" },
+  "slot-claimed-twice": { area: "schedules", breaks: "claimScheduleSlot answers true for a slot whose row exists already" },
+  "schedule-moves-back": { area: "schedules", breaks: "advanceSchedule sets the last slot to whatever it is given, earlier ones too" },
+  "prune-slots-after-last": { area: "schedules", breaks: "pruneScheduleSlots also deletes slots after their schedule's last slot, so they can fire again" },
   "cancel-running": { area: "operator", breaks: "cancelTask cancels a running task too, under its worker's feet" },
   "list-expired-as-running": { area: "views", breaks: "listTasks shows every running task for the expired filter, live leases too" },
   "transaction-without-rollback": { area: "session", breaks: "transaction runs its function outside any transaction, so a failure rolls nothing back" },
@@ -151,6 +155,46 @@ export function brokenStore(store: Store, kind: BrokenKind): Store {
   }
   if (kind === "list-expired-as-running") {
     overrides.listTasks = (filter, page, groups) => store.listTasks(filter.status === "expired" ? { ...filter, status: "running" } : filter, page, groups);
+  }
+  if (kind === "slot-claimed-twice") {
+    overrides.claimScheduleSlot = async (schedule, slot, taskId) => (await store.claimScheduleSlot(schedule, slot, taskId), true);
+  }
+  if (kind === "schedule-moves-back") {
+    // The last slot each advance was given, shown over the stored one: what a store writing it unguarded would show.
+    const given = new Map<string, Date>();
+    const shown = (states: ScheduleState[]) => states.map((state) => (given.has(state.schedule) ? { ...state, lastSlot: given.get(state.schedule)! } : state));
+    overrides.advanceSchedule = async (schedule, slot) => {
+      await store.advanceSchedule(schedule, slot);
+      given.set(schedule, slot);
+    };
+    overrides.listSchedules = async () => shown(await store.listSchedules());
+    overrides.syncSchedules = async (declared) => shown(await store.syncSchedules(declared));
+  }
+  if (kind === "prune-slots-after-last") {
+    // Prunes as asked, then also "deletes" the slots it claimed after their schedule's last slot: they count as
+    // pruned, and the next claim of one is answered as the database would answer it once the row is gone.
+    const claimed = new Map<string, { schedule: string; slot: Date }>();
+    const gone = new Set<string>();
+    const keyOf = (schedule: string, slot: Date) => `${schedule}\u0000${slot.getTime()}`;
+    overrides.claimScheduleSlot = async (schedule, slot, taskId) => {
+      const key = keyOf(schedule, slot);
+      if (gone.delete(key)) return true;
+      const won = await store.claimScheduleSlot(schedule, slot, taskId);
+      if (won) claimed.set(key, { schedule, slot });
+      return won;
+    };
+    overrides.pruneScheduleSlots = async (before, limit) => {
+      let count = await store.pruneScheduleSlots(before, limit);
+      const last = new Map((await store.listSchedules()).map((state) => [state.schedule, state.lastSlot.getTime()]));
+      for (const [key, { schedule, slot }] of claimed) {
+        const lastSlot = last.get(schedule);
+        if (count >= limit || lastSlot === undefined || slot.getTime() <= lastSlot) continue;
+        claimed.delete(key);
+        gone.add(key);
+        count += 1;
+      }
+      return count;
+    };
   }
   if (kind === "transaction-without-rollback") {
     overrides.transaction = (fn) => fn(brokenStore(store, kind));

@@ -11,7 +11,7 @@ import { prepared, sendInsert } from "../conformance/store/bed.js";
 import { mysqlStoreDialect, postgresStoreDialect, sqliteStoreDialect } from "../conformance/store/dialects.js";
 
 const BASE = `generator client {\n  provider = "prisma-client"\n  output   = "../generated"\n}\n\ndatasource db {\n  provider = "postgresql"\n}\n`;
-const dirs: string[] = [];
+let dirs: string[] = [];
 
 function project(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), "ptq-init-"));
@@ -51,7 +51,9 @@ describe("task-runner init", () => {
     const cwd = project({ "prisma/schema.prisma": `${BASE}\nmodel User {\n  id Int @id\n}\n` });
     const result = await run(cwd);
     expect(result.code).toBe(0);
-    expect(result.out).toMatch(/Did add model Task \(table "tasks"\) to prisma\/schema.prisma/);
+    expect(result.out).toMatch(
+      /Did add models Task \(table "tasks"\), TaskSchedule \(table "tasks_schedules"\) and TaskScheduleSlot \(table "tasks_schedule_slots"\) to prisma\/schema.prisma/,
+    );
     expect(result.out).toMatch(/Did write the migration prisma\/migrations\/\d{14}_tasks_task_queue\/migration.sql/);
     const schema = readFileSync(join(cwd, "prisma/schema.prisma"), "utf8");
     expect(schema).toContain("model User {");
@@ -129,6 +131,23 @@ describe("task-runner init", () => {
     expect(readdirSync(join(cwd, "prisma/migrations"))).toHaveLength(1);
   });
 
+  it("names the schedule models an earlier version's schema lacks, renamed as the model is", async () => {
+    const cwd = project({ "prisma/schema.prisma": `${BASE}\nmodel Task {\n  id Int @id\n}\n` });
+    await run(cwd, "--model", "QueueTask");
+    const current = readFileSync(join(cwd, "prisma/schema.prisma"), "utf8");
+    const older = current.replace(/\n\/\/ prisma-task-queue: recurring tasks'[\s\S]*$/, "\n");
+    expect(older).not.toContain("QueueTaskSchedule");
+    writeFileSync(join(cwd, "prisma/schema.prisma"), older);
+    const again = await run(cwd, "--model", "QueueTask");
+    expect(again.code).toBe(0);
+    expect(again.out).toBe(
+      "prisma/schema.prisma already has the prisma-task-queue model QueueTask, from an earlier version: it lacks model QueueTaskSchedule, " +
+        "model QueueTaskScheduleSlot. Add them from the package's model and copy its newer migrations into your migrations folder " +
+        "(see docs/prisma-migrate.md in prisma-task-queue); init writes nothing over an existing model.\n",
+    );
+    expect(readFileSync(join(cwd, "prisma/schema.prisma"), "utf8")).toBe(older);
+  });
+
   it("adds a file to a multi-file schema folder", async () => {
     const cwd = project({ "prisma/schema/base.prisma": BASE, "prisma/schema/user.prisma": "model User {\n  id Int @id\n}\n" });
     const result = await run(cwd);
@@ -142,7 +161,7 @@ describe("task-runner init", () => {
     const cwd = project({ "prisma/schema.prisma": `${BASE}\nmodel Task {\n  id Int @id\n  title String\n}\n` });
     const result = await run(cwd);
     expect(result.code).toBe(2);
-    expect(result.err).toMatch(/already has a model named Task\. Choose another name:\n {2}npx task-runner init --model QueueTask --table queue_tasks/);
+    expect(result.err).toMatch(/already has a model named Task\. Choose another name:\n  npx task-runner init --model QueueTask --table queue_tasks/);
     expect(result.err).toMatch(/taskQueue\(\{ tasks, model: "QueueTask", table: "queue_tasks" \}\)/);
   });
 
@@ -161,7 +180,7 @@ describe("task-runner init", () => {
   it("prints what it would do with --dry-run and writes nothing", async () => {
     const cwd = project({ "prisma/schema.prisma": BASE });
     const result = await run(cwd, "--dry-run");
-    expect(result.out).toMatch(/^Would add model Task/);
+    expect(result.out).toMatch(/^Would add models Task/);
     expect(readFileSync(join(cwd, "prisma/schema.prisma"), "utf8")).toBe(BASE);
   });
 
@@ -196,14 +215,18 @@ const DATASOURCES = [
     provider: "sqlite",
     model: "prisma/sqlite/task.prisma",
     createTable: 'CREATE TABLE "queue_tasks"',
+    // Its index list takes the companion tables' indexes too (queue_tasks_leaders, queue_tasks_schedule*).
     indexes: [
       "queue_tasks_finished_idx",
       "queue_tasks_key_key",
       "queue_tasks_lease_idx",
       "queue_tasks_pending_idx",
+      "queue_tasks_schedule_slots_fired_at_idx",
       "queue_tasks_unpublished_idx",
       "sqlite_autoindex_queue_tasks_1",
       "sqlite_autoindex_queue_tasks_leaders_1",
+      "sqlite_autoindex_queue_tasks_schedule_slots_1",
+      "sqlite_autoindex_queue_tasks_schedules_1",
     ],
     // The cleaners' leader lease lives in a table beside the tasks.
     companion: /model QueueTaskLeader \{[\s\S]*@@map\("queue_tasks_leaders"\)/,
@@ -243,6 +266,8 @@ describe.each<(typeof DATASOURCES)[number] & { companion?: RegExp }>(DATASOURCES
       const schema = readFileSync(join(cwd, "prisma/schema.prisma"), "utf8");
       expect(schema).toMatch(/model QueueTask \{[\s\S]*@@map\("queue_tasks"\)/);
       if (companion) expect(schema).toMatch(companion);
+      expect(schema).toMatch(/model QueueTaskSchedule \{[\s\S]*@@map\("queue_tasks_schedules"\)/);
+      expect(schema).toMatch(/model QueueTaskScheduleSlot \{[\s\S]*@@map\("queue_tasks_schedule_slots"\)/);
       const sql = migrationOf(join(cwd, "prisma/migrations"));
       expect(sql).toContain(createTable);
       expect(sql).not.toMatch(/["`]tasks/);
@@ -257,6 +282,10 @@ describe.each<(typeof DATASOURCES)[number] & { companion?: RegExp }>(DATASOURCES
         expect(await sendInsert(store, [row])).toMatchObject([{ id: row.id, created: true, due: true }]);
         expect((await store.claimDue(5, { owner: "init", leaseMs: 1000, names: ["n"], queues: ["default"] })).map((task) => task.id)).toEqual([row.id]);
         expect(await store.complete("init", [{ id: row.id, resultJson: "1" }])).toEqual([row.id]);
+        // The schedule tables, renamed with the task table, serve the store's schedule operations.
+        const [state] = await store.syncSchedules([{ schedule: "n#k", taskName: "n", cron: "* * * * *", timeZone: "UTC" }]);
+        expect(await store.claimScheduleSlot("n#k", new Date(state!.lastSlot.getTime() + 60_000), row.id)).toBe(true);
+        expect(await store.claimScheduleSlot("n#k", new Date(state!.lastSlot.getTime() + 60_000), row.id)).toBe(false);
       } finally {
         await store.close();
         await raw.close();

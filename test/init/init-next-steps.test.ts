@@ -38,7 +38,9 @@ describe("task-runner init's next steps", () => {
   it("PostgreSQL without AMQP_URL: no broker options, woken by NOTIFY", async () => {
     const result = await init(project("postgresql"));
     expect(result.code).toBe(0);
-    expect(result.out).toMatch(/^Did add model Task \(table "tasks"\) to prisma\/schema\.prisma\n/);
+    expect(result.out).toMatch(
+      /^Did add models Task \(table "tasks"\), TaskSchedule \(table "tasks_schedules"\) and TaskScheduleSlot \(table "tasks_schedule_slots"\) to prisma\/schema\.prisma\n/,
+    );
     expect(result.out).toContain(extension(""));
     expect(result.out).toContain(config(""));
     expect(result.out).not.toContain("amqpUrl:");
@@ -49,7 +51,9 @@ describe("task-runner init's next steps", () => {
   it("SQLite without AMQP_URL: both models named, no broker options, in-process for the app's worker and polling for the runner", async () => {
     const result = await init(project("sqlite"));
     expect(result.code).toBe(0);
-    expect(result.out).toMatch(/^Did add models Task \(table "tasks"\) and TaskLeader \(table "tasks_leaders"\) to prisma\/schema\.prisma\n/);
+    expect(result.out).toMatch(
+      /^Did add models Task \(table "tasks"\), TaskLeader \(table "tasks_leaders"\), TaskSchedule \(table "tasks_schedules"\) and TaskScheduleSlot \(table "tasks_schedule_slots"\) to prisma\/schema\.prisma\n/,
+    );
     expect(result.out).toContain(extension(""));
     expect(result.out).toContain(config(""));
     expect(result.out).not.toContain("amqpUrl:");
@@ -58,16 +62,20 @@ describe("task-runner init's next steps", () => {
     );
   });
 
-  it("SQLite with --model: the leader model is renamed with it", async () => {
+  it("SQLite with --model: the leader and schedule models are renamed with it", async () => {
     const result = await init(project("sqlite"), {}, "--model", "QueueTask", "--dry-run");
-    expect(result.out).toMatch(/^Would add models QueueTask \(table "queue_tasks"\) and QueueTaskLeader \(table "queue_tasks_leaders"\) to /);
+    expect(result.out).toMatch(
+      /^Would add models QueueTask \(table "queue_tasks"\), QueueTaskLeader \(table "queue_tasks_leaders"\), QueueTaskSchedule \(table "queue_tasks_schedules"\) and QueueTaskScheduleSlot \(table "queue_tasks_schedule_slots"\) to /,
+    );
     expect(result.out).toContain(extension(', model: "QueueTask", table: "queue_tasks"'));
   });
 
   it("MySQL without AMQP_URL: no broker options, workers poll", async () => {
     const result = await init(project("mysql"));
     expect(result.code).toBe(0);
-    expect(result.out).toMatch(/^Did add model Task \(table "tasks"\) to /);
+    expect(result.out).toMatch(
+      /^Did add models Task \(table "tasks"\), TaskSchedule \(table "tasks_schedules"\) and TaskScheduleSlot \(table "tasks_schedule_slots"\) to /,
+    );
     expect(result.out).toContain(config(""));
     expect(result.out).not.toContain("amqpUrl:");
     expect(result.prose).toContain("Wake-ups: none (MySQL without AMQP_URL): workers find tasks by polling the table every 1000 ms");

@@ -71,6 +71,31 @@ for (const dialect of [postgresUpgrade, sqliteUpgrade, mysqlUpgrade]) {
       ]);
     });
 
+    it("with every shipped migration: --baseline records the ones the tables match and applies the schedule tables", async () => {
+      const all = shippedMigrations(dialect);
+      const schedules = all.find((name) => name.endsWith("_task_schedules"))!;
+      expect(all.slice(2)).toEqual([schedules]);
+      app.addShipped(dialect, [schedules]);
+      await database.apply(readFileSync(app.file(newer), "utf8"));
+      const recorded = (name: string) => `Recorded ${name} as applied without running it: its tables already exist with its columns\n`;
+      expect(await migrate(database.url, app, "--baseline")).toEqual({ code: 0, out: recorded(first) + recorded(newer) + `Applied ${schedules}\n`, err: "" });
+      expect(await tableColumns(dialect, database, "tasks_schedules")).toEqual(["schedule", "task_name", "cron", "time_zone", "last_slot", "updated_at"]);
+      expect(await tableColumns(dialect, database, "tasks_schedule_slots")).toEqual(["schedule", "slot", "task_id", "fired_at"]);
+    });
+
+    it("with the schedule tables made by hand too, --baseline records all three migrations", async () => {
+      const schedules = shippedMigrations(dialect).find((name) => name.endsWith("_task_schedules"))!;
+      app.addShipped(dialect, [schedules]);
+      for (const name of [newer, schedules]) await database.apply(readFileSync(app.file(name), "utf8"));
+      const recorded = (name: string) => `Recorded ${name} as applied without running it: its tables already exist with its columns\n`;
+      expect(await migrate(database.url, app, "--baseline")).toEqual({ code: 0, out: recorded(first) + recorded(newer) + recorded(schedules), err: "" });
+      expect((await recordRows(database)).map((row) => [row.migration_name, row.applied_steps_count])).toEqual([
+        [first, 0],
+        [newer, 0],
+        [schedules, 0],
+      ]);
+    });
+
     it("--baseline refuses a table whose columns match no migration, says what differs, and records nothing", async () => {
       await database.query("ALTER TABLE tasks DROP COLUMN result");
       await database.query("ALTER TABLE tasks ADD COLUMN note TEXT");

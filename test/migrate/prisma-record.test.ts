@@ -152,7 +152,8 @@ for (const dialect of [postgresUpgrade, sqliteUpgrade, mysqlUpgrade]) {
         expect(isTaskQueueMigration(script)).toBe(true);
         shapes = scriptEffect(script, shapes).after;
       }
-      expect([...shapes.keys()].sort()).toEqual(dialect.name === "sqlite" ? ["tasks", "tasks_leaders"] : ["tasks"]);
+      const schedules = ["tasks_schedule_slots", "tasks_schedules"];
+      expect([...shapes.keys()].sort()).toEqual(dialect.name === "sqlite" ? ["tasks", "tasks_leaders", ...schedules] : ["tasks", ...schedules]);
       for (const [table, columns] of shapes) expect(await tableColumns(dialect, database, table)).toEqual(columns);
     });
   });

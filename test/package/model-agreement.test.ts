@@ -20,8 +20,16 @@ interface ModelClient {
     findUniqueOrThrow(args: { where: { id: string } }): Promise<Record<string, unknown>>;
     update(args: { where: { key: string }; data: Record<string, unknown> }): Promise<Record<string, unknown>>;
   };
+  taskSchedule: {
+    create(args: { data: Record<string, unknown> }): Promise<Record<string, unknown>>;
+    findUniqueOrThrow(args: { where: { schedule: string } }): Promise<Record<string, unknown>>;
+  };
+  taskScheduleSlot: { create(args: { data: Record<string, unknown> }): Promise<Record<string, unknown>> };
   $disconnect(): Promise<void>;
 }
+
+/** The models every dialect ships: the task table and the schedule tables beside it. */
+const MODELS = ["Task", "TaskSchedule", "TaskScheduleSlot"];
 
 type RuntimeModel = { dbName: string | null; fields: Array<{ name: string; type: string; dbName?: string | null }> };
 const runtimeModels = (client: ModelClient) => (client as unknown as { _runtimeDataModel: { models: Record<string, RuntimeModel> } })._runtimeDataModel.models;
@@ -45,14 +53,14 @@ const postgres: ModelDialect = {
     const sql = new pg.Client({ connectionString: url });
     await sql.connect();
     try {
-      const { rows } = await sql.query<{ column_name: string; data_type: string }>(
-        "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'tasks' ORDER BY column_name",
-      );
-      const columns = new Map(rows.map((r) => [r.column_name, r.data_type]));
       const types: Record<string, string[]> = { String: ["text", "uuid"], Json: ["jsonb"], Int: ["integer"], DateTime: ["timestamp with time zone"] };
-      const model = runtimeModels(client).Task!;
-      for (const field of model.fields) expect(types[field.type], `type of ${field.name}`).toContain(columns.get(field.dbName ?? field.name));
-      expect(model.fields.length).toBe(columns.size);
+      for (const modelName of MODELS) {
+        const model = runtimeModels(client)[modelName]!;
+        const { rows } = await sql.query("SELECT column_name, data_type FROM information_schema.columns WHERE table_name = $1 ORDER BY column_name", [model.dbName]);
+        const columns = new Map(rows.map((r) => [r.column_name as string, r.data_type as string]));
+        for (const field of model.fields) expect(types[field.type], `type of ${modelName}.${field.name}`).toContain(columns.get(field.dbName ?? field.name));
+        expect(model.fields.length, modelName).toBe(columns.size);
+      }
     } finally {
       await sql.end();
     }
@@ -67,7 +75,7 @@ const sqlite: ModelDialect = {
     const raw = new Database(url.replace(/^file:/, ""), { readonly: true });
     try {
       const types: Record<string, string> = { String: "TEXT", Json: "JSONB", Int: "INTEGER", DateTime: "DATETIME" };
-      for (const modelName of ["Task", "TaskLeader"]) {
+      for (const modelName of [...MODELS, "TaskLeader"]) {
         const model = runtimeModels(client)[modelName]!;
         const columns = new Map(
           (raw.prepare(`SELECT name, type FROM pragma_table_info(?)`).all(model.dbName) as Array<{ name: string; type: string }>).map((c) => [c.name, c.type]),
@@ -91,10 +99,11 @@ interface MysqlField {
   unique: boolean;
 }
 
-/** The fields and @@index lines of the shipped MySQL model, read from its text (Prisma's runtime model has no native types). */
-function shippedMysqlModel(): { fields: MysqlField[]; indexes: string[][] } {
+/** The fields, @@index lines and table of a shipped MySQL model, read from its text (Prisma's runtime model has no native types). */
+function shippedMysqlModel(name = "Task"): { fields: MysqlField[]; indexes: string[][]; table: string } {
   const text = readFileSync(new URL("../../prisma/mysql/task.prisma", import.meta.url), "utf8");
-  const body = /model Task \{([\s\S]*?)\n\}/.exec(text)![1]!;
+  const body = new RegExp(`model ${name} \\{([\\s\\S]*?)\\n\\}`).exec(text)![1]!;
+  const table = /@@map\("([^"]+)"\)/.exec(body)![1]!;
   const fields: MysqlField[] = [];
   const indexes: string[][] = [];
   for (const line of body.split("\n").map((l) => l.trim())) {
@@ -113,7 +122,7 @@ function shippedMysqlModel(): { fields: MysqlField[]; indexes: string[][] } {
       unique: /@unique\b/.test(attributes),
     });
   }
-  return { fields, indexes };
+  return { fields, indexes, table };
 }
 
 /** Runs `fn` with a plain connection to the MySQL database of `url`. */
@@ -132,59 +141,66 @@ const mysql: ModelDialect = {
   statusRefused: /tasks_status_check|constraint/i,
   columns: (url) =>
     onMysql(url, async (sql) => {
-      const columns = await sql.query<Array<{ name: string; dataType: string; columnType: string; nullable: string; def: string | null }>>(
-        `SELECT COLUMN_NAME AS name, DATA_TYPE AS dataType, COLUMN_TYPE AS columnType, IS_NULLABLE AS nullable, COLUMN_DEFAULT AS def
-         FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'tasks'`,
-      );
-      const checks = await sql.query<Array<{ clause: string }>>(
-        `SELECT CHECK_CLAUSE AS clause FROM information_schema.CHECK_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = DATABASE()`,
-      );
-      const byName = new Map(columns.map((column) => [column.name, column]));
-      const { fields } = shippedMysqlModel();
-      expect(fields.map((f) => f.column).sort()).toEqual([...byName.keys()].sort());
-      for (const field of fields) {
-        const column = byName.get(field.column)!;
-        const where = `column ${field.column} (field ${field.name})`;
-        expect(column.nullable, `nullability of ${where}`).toBe(field.optional ? "YES" : "NO");
-        if (field.type === "Json") {
-          // MySQL has a JSON type; MariaDB's JSON is LONGTEXT with a json_valid() check.
-          const isJson = column.dataType === "json" || (column.dataType === "longtext" && checks.some((c) => c.clause.includes(`json_valid(\`${field.column}\`)`)));
-          expect(isJson, `JSON type of ${where}`).toBe(true);
-        } else if (field.nativeType) {
-          expect(column.columnType.toLowerCase(), `native type of ${where}`).toBe(field.nativeType.toLowerCase());
-        } else {
-          expect({ Int: "int", String: "varchar(191)" }[field.type], `type of ${where}`).toBe(field.type === "Int" ? column.dataType : column.columnType);
+      const checks = (await sql.query(`SELECT CHECK_CLAUSE AS clause FROM information_schema.CHECK_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = DATABASE()`)) as Array<{
+        clause: string;
+      }>;
+      for (const modelName of MODELS) {
+        const { fields, table } = shippedMysqlModel(modelName);
+        const columns = (await sql.query(
+          `SELECT COLUMN_NAME AS name, DATA_TYPE AS dataType, COLUMN_TYPE AS columnType, IS_NULLABLE AS nullable, COLUMN_DEFAULT AS def
+           FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?`,
+          [table],
+        )) as Array<{ name: string; dataType: string; columnType: string; nullable: string; def: string | null }>;
+        const byName = new Map(columns.map((column) => [column.name, column]));
+        expect(fields.map((f) => f.column).sort(), modelName).toEqual([...byName.keys()].sort());
+        for (const field of fields) {
+          const column = byName.get(field.column)!;
+          const where = `column ${field.column} (field ${field.name})`;
+          expect(column.nullable, `nullability of ${where}`).toBe(field.optional ? "YES" : "NO");
+          if (field.type === "Json") {
+            // MySQL has a JSON type; MariaDB's JSON is LONGTEXT with a json_valid() check.
+            const isJson = column.dataType === "json" || (column.dataType === "longtext" && checks.some((c) => c.clause.includes(`json_valid(\`${field.column}\`)`)));
+            expect(isJson, `JSON type of ${where}`).toBe(true);
+          } else if (field.nativeType) {
+            expect(column.columnType.toLowerCase(), `native type of ${where}`).toBe(field.nativeType.toLowerCase());
+          } else {
+            expect({ Int: "int", String: "varchar(191)" }[field.type], `type of ${where}`).toBe(field.type === "Int" ? column.dataType : column.columnType);
+          }
+          const def = column.def === null || column.def === "NULL" ? undefined : column.def.replace(/^'(.*)'$/, "$1");
+          const precision = /^DateTime\((\d)\)$/.exec(field.nativeType ?? "")?.[1] ?? "6";
+          const expected = field.defaultValue === "now()" ? `current_timestamp(${precision})` : field.defaultValue?.replace(/^"(.*)"$/, "$1");
+          expect(def?.toLowerCase(), `default of ${where}`).toBe(expected);
         }
-        const def = column.def === null || column.def === "NULL" ? undefined : column.def.replace(/^'(.*)'$/, "$1");
-        const expected = field.defaultValue === "now()" ? "current_timestamp(6)" : field.defaultValue?.replace(/^"(.*)"$/, "$1");
-        expect(def?.toLowerCase(), `default of ${where}`).toBe(expected);
       }
     }),
   indexes: (url) =>
     onMysql(url, async (sql) => {
-      const rows = await sql.query<Array<{ name: string; col: string; dir: string; nonUnique: number | bigint }>>(
-        `SELECT INDEX_NAME AS name, COLUMN_NAME AS col, COLLATION AS dir, NON_UNIQUE AS nonUnique
-         FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'tasks' AND INDEX_NAME <> 'PRIMARY'
-         ORDER BY INDEX_NAME, SEQ_IN_INDEX`,
-      );
-      const actual = new Map<string, string[]>();
-      for (const row of rows)
-        actual.set(row.name, [...(actual.get(row.name) ?? []), `${row.col}${row.dir === "D" ? " DESC" : ""}${Number(row.nonUnique) ? "" : " UNIQUE"}`]);
-      const { fields, indexes } = shippedMysqlModel();
-      const column = (name: string) => fields.find((f) => f.name === name)!.column;
-      const expected = new Map<string, string[]>();
-      for (const field of fields.filter((f) => f.unique)) expected.set(`tasks_${field.column}_key`, [`${field.column} UNIQUE`]);
-      for (const index of indexes) {
-        const parts = index.map((part) => {
-          const [, name, sort] = /^(\w+)(?:\(sort: (\w+)\))?$/.exec(part)!;
-          return { column: column(name!), desc: sort === "Desc" };
-        });
-        expected.set(
-          `tasks_${parts.map((p) => p.column).join("_")}_idx`,
-          parts.map((p) => `${p.column}${p.desc ? " DESC" : ""}`),
-        );
+      for (const modelName of MODELS) {
+        const { fields, indexes, table } = shippedMysqlModel(modelName);
+        const rows = (await sql.query(
+          `SELECT INDEX_NAME AS name, COLUMN_NAME AS col, COLLATION AS dir, NON_UNIQUE AS nonUnique
+           FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND INDEX_NAME <> 'PRIMARY'
+           ORDER BY INDEX_NAME, SEQ_IN_INDEX`,
+          [table],
+        )) as Array<{ name: string; col: string; dir: string; nonUnique: number | bigint }>;
+        const actual = new Map<string, string[]>();
+        for (const row of rows)
+          actual.set(row.name, [...(actual.get(row.name) ?? []), `${row.col}${row.dir === "D" ? " DESC" : ""}${Number(row.nonUnique) ? "" : " UNIQUE"}`]);
+        const column = (name: string) => fields.find((f) => f.name === name)!.column;
+        const expected = new Map<string, string[]>();
+        for (const field of fields.filter((f) => f.unique)) expected.set(`${table}_${field.column}_key`, [`${field.column} UNIQUE`]);
+        for (const index of indexes) {
+          const parts = index.map((part) => {
+            const [, name, sort] = /^(\w+)(?:\(sort: (\w+)\))?$/.exec(part)!;
+            return { column: column(name!), desc: sort === "Desc" };
+          });
+          expected.set(
+            `${table}_${parts.map((p) => p.column).join("_")}_idx`,
+            parts.map((p) => `${p.column}${p.desc ? " DESC" : ""}`),
+          );
+        }
+        expect(Object.fromEntries(actual), modelName).toEqual(Object.fromEntries(expected));
       }
-      expect(Object.fromEntries(actual)).toEqual(Object.fromEntries(expected));
     }),
 };
 
@@ -266,11 +282,26 @@ describe.each([postgres, sqlite, mysql])("the shipped model on $store.name", (di
     );
   });
 
+  it("a schedule and a slot Prisma wrote are the store's: it reads the schedule, refuses that slot, and advances past it", async () => {
+    const schedule = { schedule: "send-report#daily", taskName: "send-report", cron: "0 6 * * *", timeZone: "Europe/Paris", lastSlot: when(7) };
+    const written = await client.taskSchedule.create({ data: schedule });
+    expect(written).toMatchObject(schedule);
+    expect(await store.listSchedules()).toEqual([{ ...schedule, updatedAt: written.updatedAt }]);
+    const slot = await client.taskScheduleSlot.create({ data: { schedule: schedule.schedule, slot: when(8), taskId: "01a1fcb3-0624-7000-85e2-d8cd4c4ef8d1" } });
+    expect(slot.firedAt).toBeInstanceOf(Date);
+    expect(await store.claimScheduleSlot(schedule.schedule, when(8), "01a1fcb3-0624-7000-85e2-d8cd4c4ef8d2")).toBe(false);
+    expect(await store.claimScheduleSlot(schedule.schedule, when(9), "01a1fcb3-0624-7000-85e2-d8cd4c4ef8d2")).toBe(true);
+    await store.advanceSchedule(schedule.schedule, when(9));
+    expect((await client.taskSchedule.findUniqueOrThrow({ where: { schedule: schedule.schedule } })).lastSlot).toEqual(when(9));
+    await store.advanceSchedule(schedule.schedule, when(8));
+    expect((await client.taskSchedule.findUniqueOrThrow({ where: { schedule: schedule.schedule } })).lastSlot).toEqual(when(9));
+  });
+
   it("has a column of the model's type for every field, and no column the model lacks", async () => {
     await dialect.columns(database.url, client);
   });
 
-  it.runIf(dialect.indexes !== undefined)("has every index the model declares, under the name Prisma gives it, and no other", async () => {
-    await dialect.indexes?.(database.url);
+  it.runIf(dialect.indexes)("has every index the model declares, under the name Prisma gives it, and no other", async () => {
+    await dialect.indexes!(database.url);
   });
 });

@@ -19,6 +19,8 @@ export interface Migration {
 
 export interface UpgradeResult {
   seeded: SeededTasks;
+  /** Each seeded task's status right after the newer migrations, before today's worker ran (undefined: lost). */
+  afterMigration: Record<keyof SeededTasks, string | undefined>;
   /** The rows at the end, by seeded state. */
   final: Record<keyof SeededTasks, TaskRecord | undefined>;
   /** Handler starts per seeded state. */
@@ -30,6 +32,9 @@ export interface UpgradeResult {
 /** How migrations reach the database: returns the names applied, in order. Default: each script run as is. */
 export type ApplyMigrations = (database: UpgradeDatabase, migrations: readonly Migration[]) => Promise<string[]>;
 
+/** What a schema change checks of its own once its migration ran, through today's store, before the worker starts. */
+export type AfterUpgrade = (store: Store) => Promise<void>;
+
 /** Applies `older`, seeds, applies `newer` with the tasks in flight, runs the current worker and cleaner to the end. */
 export async function upgradeWithTasksInFlight(
   dialect: UpgradeDialect,
@@ -37,6 +42,7 @@ export async function upgradeWithTasksInFlight(
   newer: readonly Migration[],
   runLog: string,
   applyMigrations: ApplyMigrations = applyEach,
+  afterUpgrade?: AfterUpgrade,
 ): Promise<UpgradeResult> {
   const database = await dialect.open();
   const applied: string[] = [];
@@ -49,6 +55,11 @@ export async function upgradeWithTasksInFlight(
 
     process.env.CONFORMANCE_RUN_LOG = runLog;
     store = openStore(database.url, { max: 4 });
+    const seededStates = Object.keys(seeded) as Array<keyof SeededTasks>;
+    const afterMigration = Object.fromEntries(
+      await Promise.all(seededStates.map(async (state) => [state, (await store!.findTask(seeded[state]))?.status])),
+    ) as UpgradeResult["afterMigration"];
+    await afterUpgrade?.(store);
     const worker = createWorker({ tasks: plainTasks, store, logger: silentLogger, pollIntervalMs: 50, leaseMs: 2000 });
     const cleaner = createCleaner({ tasks: plainTasks, store, logger: silentLogger, intervalMs: 100, retentionMs: 3_600_000 });
     await cleaner.start();
@@ -70,7 +81,7 @@ export async function upgradeWithTasksInFlight(
     const final = Object.fromEntries(await Promise.all(states.map(async (state) => [state, await store!.findTask(seeded[state])]))) as UpgradeResult["final"];
     const log = readRuns(runLog);
     const runs = Object.fromEntries(states.map((state) => [state, (log.get(seeded[state]) ?? []).filter((e) => e.e === "start").length])) as UpgradeResult["runs"];
-    return { seeded, final, runs, applied };
+    return { seeded, afterMigration, final, runs, applied };
   } finally {
     await store?.close();
     await database.close();

@@ -1,14 +1,17 @@
-// Upgrading the schema with tasks in flight, on every dialect: the shipped migrations before the newest as "older",
-// the newest (the latest schema change: finished_by and the error history) as "newer". Every task that was pending,
-// delayed or running finishes exactly once under today's worker, which writes the new columns; dead and succeeded
-// tasks stay as they were.
+// Upgrading the schema with tasks in flight, on every dialect, once per schema change: the shipped migrations before
+// the change as "older", the change's migration and every one after it as "newer". Every task that was pending,
+// delayed or running finishes exactly once under today's worker, dead and succeeded tasks stay as they were, and the
+// migration loses none of them. Each change then checks what it added: finished_by and the error history on rows
+// written before them; the schedule tables, serving recurring tasks beside the tasks already there.
 
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { upgradeWithTasksInFlight, type Migration } from "./upgrade-harness.js";
+import type { Store } from "../../src/index.js";
+import { uuidv7 } from "../../src/uuid.js";
+import { upgradeWithTasksInFlight, type Migration, type UpgradeResult } from "./upgrade-harness.js";
 import { mysqlUpgrade, postgresUpgrade, sqliteUpgrade } from "./upgrade-databases.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -25,34 +28,74 @@ function migrationsIn(dir: string): Migration[] {
     .map((name) => ({ name, dir }));
 }
 
-for (const dialect of [postgresUpgrade, sqliteUpgrade, mysqlUpgrade]) {
-  describe(`upgrade on ${dialect.name}`, () => {
-    it("applies the newest migration over tasks in every state, and today's worker finishes them once", { timeout: 60_000 }, async () => {
-      const shipped = migrationsIn(join(root, dialect.migrations));
-      expect(shipped.length).toBeGreaterThan(1);
-      const older = shipped.slice(0, -1);
-      const newer = shipped.slice(-1);
-      expect(newer[0]!.name).toMatch(/_task_finished_by_errors$/);
-      const runLog = mkdtempSync(join(tmpdir(), "ptq-upgrade-"));
-      runLogs.push(runLog);
-      const result = await upgradeWithTasksInFlight(dialect, older, newer, runLog);
-      expect(result.applied).toEqual(shipped.map((migration) => migration.name));
-      const statuses = Object.fromEntries(Object.entries(result.final).map(([state, task]) => [state, task?.status]));
-      expect(statuses).toEqual({
-        pending: "succeeded",
-        delayed: "succeeded",
-        running: "succeeded",
-        orphaned: "succeeded",
-        dead: "dead",
-        succeeded: "succeeded",
-      });
-      expect(result.runs).toEqual({ pending: 1, delayed: 1, running: 1, orphaned: 1, dead: 0, succeeded: 0 });
-      // The new columns work on rows written before them: the finisher is recorded, the recovered lease joined the
-      // error history, and old rows read back with an empty history.
+/** What every upgrade keeps: no task lost by the migration, each one that can finish finished once. */
+function expectNothingLost(result: UpgradeResult): void {
+  expect(result.afterMigration).toEqual({ pending: "pending", delayed: "pending", running: "running", orphaned: "running", dead: "dead", succeeded: "succeeded" });
+  const statuses = Object.fromEntries(Object.entries(result.final).map(([state, task]) => [state, task?.status]));
+  expect(statuses).toEqual({ pending: "succeeded", delayed: "succeeded", running: "succeeded", orphaned: "succeeded", dead: "dead", succeeded: "succeeded" });
+  expect(result.runs).toEqual({ pending: 1, delayed: 1, running: 1, orphaned: 1, dead: 0, succeeded: 0 });
+}
+
+/** The schedule tables serve through today's store: a schedule synced, a slot fired with its task, the slot refused again. */
+async function schedulesServe(store: Store): Promise<void> {
+  const [state] = await store.syncSchedules([{ schedule: "run#nightly", taskName: "run", cron: "0 3 * * *", timeZone: "UTC" }]);
+  expect(state?.schedule).toBe("run#nightly");
+  const slot = new Date(state!.lastSlot.getTime() + 60_000);
+  const fired = await store.transaction(async (tx) => {
+    const won = await tx.claimScheduleSlot("run#nightly", slot, uuidv7());
+    if (won) await tx.advanceSchedule("run#nightly", slot);
+    return won;
+  });
+  expect(fired).toBe(true);
+  expect(await store.claimScheduleSlot("run#nightly", slot, uuidv7())).toBe(false);
+  expect((await store.listSchedules()).map((row) => [row.schedule, row.lastSlot.getTime()])).toEqual([["run#nightly", slot.getTime()]]);
+}
+
+/** Each schema change since the first migration, with what it checks of its own. */
+const CHANGES: Array<{ suffix: string; what: string; check(result: UpgradeResult): void; afterUpgrade?: (store: Store) => Promise<void> }> = [
+  {
+    suffix: "_task_finished_by_errors",
+    what: "finished_by and the error history work on rows written before them",
+    check(result) {
       expect(result.final.pending?.finishedBy).toMatch(/\S/);
       expect(result.final.orphaned?.errors.map((entry) => entry.error)).toEqual([expect.stringMatching(/^lease expired: worker dead-worker /)]);
       expect(result.final.orphaned?.lastError).toBeNull();
       expect(result.final.dead).toMatchObject({ lastError: "Error: before the upgrade", errors: [], finishedBy: null });
+    },
+  },
+  {
+    suffix: "_task_schedules",
+    what: "the schedule tables serve recurring tasks beside the tasks already there",
+    check(result) {
+      expect(result.final.dead).toMatchObject({ lastError: "Error: before the upgrade" });
+    },
+    afterUpgrade: schedulesServe,
+  },
+];
+
+for (const dialect of [postgresUpgrade, sqliteUpgrade, mysqlUpgrade]) {
+  describe(`upgrade on ${dialect.name}`, () => {
+    const shipped = migrationsIn(join(root, dialect.migrations));
+
+    it("ships one migration per schema change after the first, each tested below", () => {
+      expect(shipped.slice(1).map((migration) => migration.name.replace(/^\d{14}/, ""))).toEqual(CHANGES.map((change) => change.suffix));
     });
+
+    for (const change of CHANGES) {
+      it(
+        `applies ${change.suffix.slice(1)} over tasks in every state, loses none, and today's worker finishes them once; ${change.what}`,
+        { timeout: 60_000 },
+        async () => {
+          const at = shipped.findIndex((migration) => migration.name.endsWith(change.suffix));
+          expect(at).toBeGreaterThan(0);
+          const runLog = mkdtempSync(join(tmpdir(), "ptq-upgrade-"));
+          runLogs.push(runLog);
+          const result = await upgradeWithTasksInFlight(dialect, shipped.slice(0, at), shipped.slice(at), runLog, undefined, change.afterUpgrade);
+          expect(result.applied).toEqual(shipped.map((migration) => migration.name));
+          expectNothingLost(result);
+          change.check(result);
+        },
+      );
+    }
   });
 }

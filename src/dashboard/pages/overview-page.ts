@@ -32,7 +32,8 @@ export function overviewPage(data: OverviewData, view: OverviewView): Html {
       >
     </h1>
     ${attentionCards(data, view)} ${chartPanel(data)} ${countsPanel(rows, data, view)}
-    <div class="grid2">${workersPanel(data)} ${failuresPanel(data, view)}</div>`;
+    <div class="grid2">${workersPanel(data)} ${failuresPanel(data, view)}</div>
+    ${schedulesPanel(data)}`;
 }
 
 function attentionCards(data: OverviewData, view: OverviewView): Html {
@@ -233,6 +234,36 @@ function workersPanel(data: OverviewData): Html {
             </tbody>
           </table>`
     }
+  </section>`;
+}
+
+function schedulesPanel(data: OverviewData): Html | string {
+  if (data.schedules.length === 0) return "";
+  return html` <section class="panel flush">
+    <h2>Recurring schedules</h2>
+    <table>
+      <thead>
+        <tr>
+          <th>Schedule</th>
+          <th>Cron</th>
+          <th>Time zone</th>
+          <th>Last slot</th>
+          <th>Next slot</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${data.schedules.map(
+          (s) =>
+            html`<tr>
+              <td class="mono">${s.schedule}</td>
+              <td class="mono">${s.cron}</td>
+              <td>${s.timeZone}</td>
+              <td>${timeTag(s.lastSlot, data.now)}</td>
+              <td>${s.nextSlot ? timeTag(s.nextSlot, data.now) : html`<span class="muted">never</span>`}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
   </section>`;
 }
 

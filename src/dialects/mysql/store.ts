@@ -35,6 +35,7 @@ import { pruneTasks } from "./sql/prune-tasks.js";
 import { countTasks, now, pendingAges } from "./sql/queue-stats.js";
 import { abandonExpired, findExpiredLeases, holdExpiredLease, requeueExpired } from "./sql/recover-leases.js";
 import { releaseTasks } from "./sql/release-tasks.js";
+import { advanceSchedule, claimScheduleSlot, listSchedules, pruneScheduleSlots, syncSchedules } from "./sql/schedules.js";
 import type { MysqlTable } from "./table.js";
 
 /** Each unit operation's SQL unit. */
@@ -57,6 +58,11 @@ const UNITS: StoreUnits<CountingDb, MysqlTable> = {
   markPublished,
   markUnpublished,
   prune: pruneTasks,
+  syncSchedules,
+  claimScheduleSlot,
+  advanceSchedule,
+  listSchedules,
+  pruneScheduleSlots,
   retryTask,
   retryDeadTasks,
   cancelTask,

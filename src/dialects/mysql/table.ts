@@ -7,9 +7,13 @@ import type { TaskTable } from "../../store/task-table.js";
 export interface MysqlTable extends TaskTable {
   /** Quoted and qualified, ready to splice into SQL: `tasks` or `app`.`tasks`. */
   readonly sql: string;
+  /** The schedules of recurring tasks beside it: `tasks_schedules` or `app`.`tasks_schedules`. */
+  readonly schedules: string;
+  /** Their fired slots: `tasks_schedule_slots`. */
+  readonly scheduleSlots: string;
 }
 
 export function mysqlTable(table: TaskTable): MysqlTable {
-  const sql = table.schema ? `\`${table.schema}\`.\`${table.name}\`` : `\`${table.name}\``;
-  return { ...table, sql };
+  const quoted = (name: string) => (table.schema ? `\`${table.schema}\`.\`${name}\`` : `\`${name}\``);
+  return { ...table, sql: quoted(table.name), schedules: quoted(`${table.name}_schedules`), scheduleSlots: quoted(`${table.name}_schedule_slots`) };
 }

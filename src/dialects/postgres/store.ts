@@ -34,6 +34,7 @@ import { pruneTasks } from "./sql/prune-tasks.js";
 import { countTasks, now, pendingAges } from "./sql/queue-stats.js";
 import { abandonExpired, findExpiredLeases, holdExpiredLease, requeueExpired } from "./sql/recover-leases.js";
 import { releaseTasks } from "./sql/release-tasks.js";
+import { advanceSchedule, claimScheduleSlot, listSchedules, pruneScheduleSlots, syncSchedules } from "./sql/schedules.js";
 import { checkTable } from "./sql/check-table.js";
 import type { PgTable } from "./table.js";
 
@@ -57,6 +58,11 @@ const UNITS: StoreUnits<Db, PgTable> = {
   markPublished,
   markUnpublished,
   prune: pruneTasks,
+  syncSchedules,
+  claimScheduleSlot,
+  advanceSchedule,
+  listSchedules,
+  pruneScheduleSlots,
   retryTask,
   retryDeadTasks,
   cancelTask,

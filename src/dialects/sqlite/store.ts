@@ -23,6 +23,7 @@ import { leaseHolder } from "./sql/leader.js";
 import { cancelTask, pruneTasks, retryDeadTasks, retryTask, runTaskNow } from "./sql/operator-actions.js";
 import { completeTasks, extendLeases, failTasks, releaseTasks } from "./sql/outcomes.js";
 import { abandonExpired, findExpiredLeases, holdExpiredLease, requeueExpired } from "./sql/recover-leases.js";
+import { advanceSchedule, claimScheduleSlot, listSchedules, pruneScheduleSlots, syncSchedules } from "./sql/schedules.js";
 import { findStaleWakeups, findUnpublished, markPublished, markUnpublished, queuesWithStaleWakeups } from "./sql/wakeups.js";
 import type { SqliteTable } from "./table.js";
 
@@ -46,6 +47,11 @@ const UNITS: StoreUnits<Db, SqliteTable> = {
   markPublished,
   markUnpublished,
   prune: pruneTasks,
+  syncSchedules,
+  claimScheduleSlot,
+  advanceSchedule,
+  listSchedules,
+  pruneScheduleSlots,
   retryTask,
   retryDeadTasks,
   cancelTask,

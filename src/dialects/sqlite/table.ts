@@ -10,6 +10,10 @@ export interface SqliteTable extends TaskTable {
   readonly sql: string;
   /** The cleaners' leader lease table: `"tasks_leaders"`. */
   readonly leaders: string;
+  /** The schedules of recurring tasks: `"tasks_schedules"`. */
+  readonly schedules: string;
+  /** Their fired slots: `"tasks_schedule_slots"`. */
+  readonly scheduleSlots: string;
   /** The unquoted name, for index names: `tasks`. */
   readonly base: string;
 }
@@ -18,5 +22,12 @@ export function sqliteTable(table: TaskTable): SqliteTable {
   if (table.schema !== undefined) {
     throw new TaskQueueConfigError("schema", `SQLite has no schemas; leave schema out (got ${JSON.stringify(table.schema)}) and give the table name alone.`);
   }
-  return { ...table, sql: `"${table.name}"`, leaders: `"${table.name}_leaders"`, base: table.name };
+  return {
+    ...table,
+    sql: `"${table.name}"`,
+    leaders: `"${table.name}_leaders"`,
+    schedules: `"${table.name}_schedules"`,
+    scheduleSlots: `"${table.name}_schedule_slots"`,
+    base: table.name,
+  };
 }

@@ -22,7 +22,7 @@ export interface StorePrisma {
 export interface RawConnection {
   /** Runs a statement (set-up: emptying the table, creating or dropping the browse index). */
   exec(sql: string): Promise<void>;
-  /** Empties the task table. */
+  /** Empties the task table and the schedule tables beside it. */
   empty(): Promise<void>;
   /** Drops the index browseIndexAdvice() creates, when it exists. */
   dropBrowseIndex(): Promise<void>;
@@ -73,7 +73,7 @@ export const postgresStoreDialect: StoreDialect = {
     const exec = async (sql: string) => void (await pool.query(sql));
     return {
       exec,
-      empty: () => exec("DELETE FROM tasks"),
+      empty: () => exec("DELETE FROM tasks; DELETE FROM tasks_schedules; DELETE FROM tasks_schedule_slots"),
       dropBrowseIndex: () => exec('DROP INDEX IF EXISTS "tasks_browse_idx"'),
       async indexNames(table) {
         const { rows } = await pool.query<{ name: string }>("SELECT indexname AS name FROM pg_indexes WHERE tablename = $1 ORDER BY indexname", [table]);
@@ -116,7 +116,7 @@ export const sqliteStoreDialect: StoreDialect = {
     };
     return {
       exec,
-      empty: () => exec("DELETE FROM tasks"),
+      empty: () => exec("DELETE FROM tasks; DELETE FROM tasks_schedules; DELETE FROM tasks_schedule_slots"),
       dropBrowseIndex: () => exec('DROP INDEX IF EXISTS "tasks_browse_idx"'),
       async indexNames(table) {
         const rows = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name LIKE ? ORDER BY name").all(`${table}%`) as Array<{ name: string }>;
@@ -152,7 +152,9 @@ export const mysqlStoreDialect: StoreDialect = {
     const exec = (sql: string) => runMysqlScripts(url, parsed.pathname.slice(1), [sql]);
     return {
       exec,
-      empty: async () => void (await pool.query("DELETE FROM tasks")),
+      async empty() {
+        for (const table of ["tasks", "tasks_schedules", "tasks_schedule_slots"]) await pool.query(`DELETE FROM ${table}`);
+      },
       async indexNames(table) {
         const rows = (await pool.query(
           "SELECT DISTINCT INDEX_NAME AS name FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? ORDER BY INDEX_NAME",

@@ -9,8 +9,21 @@ import { operatorArea } from "./operator.js";
 import { outcomesArea } from "./outcomes.js";
 import { pruneArea } from "./prune.js";
 import { recoveryArea } from "./recovery.js";
+import { schedulesArea } from "./schedules.js";
 import { sessionArea } from "./session.js";
 import { viewsArea } from "./views.js";
 import { wakeupsArea } from "./wakeups.js";
 
-export const AREAS: readonly StoreArea[] = [insertArea, claimArea, outcomesArea, recoveryArea, wakeupsArea, pruneArea, operatorArea, viewsArea, leaderArea, sessionArea];
+export const AREAS: readonly StoreArea[] = [
+  insertArea,
+  claimArea,
+  outcomesArea,
+  recoveryArea,
+  wakeupsArea,
+  pruneArea,
+  schedulesArea,
+  operatorArea,
+  viewsArea,
+  leaderArea,
+  sessionArea,
+];

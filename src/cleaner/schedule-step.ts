@@ -1,0 +1,94 @@
+// Sweep step 0: fire the recurring tasks. Each due slot of each schedule becomes a task in one transaction with the
+// slot's own row, whose unique key refuses a second firing; the schedule's last slot then moves past it.
+
+import type { TaskRegistry } from "../define-tasks.js";
+import { DEFAULT_MAX_PAYLOAD_BYTES } from "../extension/options.js";
+import { prepareTask } from "../enqueue/prepare.js";
+import { planSlots } from "../schedules/missed-slots.js";
+import type { ResolvedSchedule } from "../schedules/task-schedule.js";
+import type { SweepContext } from "./sweep.js";
+
+/** A slot is on time while it is at most this old (or five cleaner intervals, when longer); older, it was missed. */
+export const ON_TIME_MS = 60_000;
+
+/** The schedules a cleaner fires, written to the database once per leadership term. */
+export class ScheduleFiring {
+  private synced = false;
+
+  constructor(
+    private readonly schedules: readonly ResolvedSchedule[],
+    private readonly tasks: TaskRegistry,
+  ) {}
+
+  /** Makes the next fire() write the declared schedules again: a new term, in which the code may have changed. */
+  resync(): void {
+    this.synced = false;
+  }
+
+  /** Fires every due slot; resolves how many tasks it enqueued. */
+  async fire(ctx: SweepContext): Promise<number> {
+    if (this.schedules.length === 0) return 0;
+    const { store, logger } = ctx;
+    const startedAt = performance.now();
+    if (!this.synced) {
+      await store.syncSchedules(this.schedules.map(({ id, taskName, cron, timeZone }) => ({ schedule: id, taskName, cron, timeZone })));
+      this.synced = true;
+    }
+    const states = new Map((await store.listSchedules()).map((state) => [state.schedule, state]));
+    const now = await store.now();
+    const onTimeMs = Math.max(ON_TIME_MS, 5 * ctx.options.intervalMs);
+    let fired = 0;
+    for (const schedule of this.schedules) {
+      const state = states.get(schedule.id);
+      if (!state) {
+        this.synced = false; // its row went away (deleted by hand): write it again at the next sweep
+        continue;
+      }
+      const plan = planSlots(schedule.slots, state.lastSlot, now, schedule.missed, onTimeMs);
+      for (const slot of plan.fire) {
+        if (!ctx.more(startedAt)) return fired;
+        if (await this.fireSlot(ctx, schedule, slot)) fired++;
+      }
+      if (plan.advanceTo) {
+        const passed = plan.advanceTo.getTime() > (plan.fire.at(-1)?.getTime() ?? 0);
+        await store.advanceSchedule(schedule.id, plan.advanceTo);
+        if (passed) logger.info("schedule skipped missed slots", { schedule: schedule.id, upTo: plan.advanceTo.toISOString(), missed: schedule.missed });
+      }
+    }
+    return fired;
+  }
+
+  /**
+   * Deletes the slot rows fired longer ago than the retention window (none after their schedule's last slot, so no
+   * slot can fire again). Nothing to do, and nothing read, when no schedule is declared.
+   */
+  async prune(ctx: SweepContext): Promise<number> {
+    if (this.schedules.length === 0) return 0;
+    const { store, options } = ctx;
+    const startedAt = performance.now();
+    const before = new Date((await store.now()).getTime() - options.retentionMs);
+    let pruned = 0;
+    for (;;) {
+      const count = await store.pruneScheduleSlots(before, options.batchSize);
+      pruned += count;
+      if (count < options.batchSize || !ctx.more(startedAt)) break;
+    }
+    if (pruned > 0) ctx.logger.debug("pruned fired schedule slots past retention", { count: pruned });
+    return pruned;
+  }
+
+  private async fireSlot(ctx: SweepContext, schedule: ResolvedSchedule, slot: Date): Promise<boolean> {
+    const task = prepareTask(this.tasks, schedule.taskName, schedule.payload, undefined, DEFAULT_MAX_PAYLOAD_BYTES);
+    const fired = await ctx.store.transaction(async (tx) => {
+      if (!(await tx.claimScheduleSlot(schedule.id, slot, task.id))) return false;
+      const insert = tx.insertTasks([task], false);
+      await insert.read(await insert.request);
+      await tx.advanceSchedule(schedule.id, slot);
+      return true;
+    });
+    if (!fired) return false;
+    ctx.logger.info("schedule fired", { schedule: schedule.id, slot: slot.toISOString(), taskId: task.id, taskName: task.name });
+    await ctx.sender.sendAndCount([{ id: task.id, queue: task.queue }]);
+    return true;
+  }
+}
