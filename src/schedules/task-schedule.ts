@@ -119,7 +119,7 @@ function checkedPayload(taskName: string, where: string, definition: TaskDefinit
   } catch (error) {
     throw new TaskDefinitionError(taskName, `${where}.payload is not serialisable as JSON (${(error as Error).message}).`);
   }
-  if (json === undefined) throw new TaskDefinitionError(taskName, `${where}.payload must be a JSON value, got ${String(payload)}.`);
+  if (json === undefined) throw new TaskDefinitionError(taskName, `${where}.payload must be a JSON value, got ${typeof payload}.`);
   let parsed: ReturnType<typeof parsePayloadNow>;
   try {
     parsed = parsePayloadNow(definition, JSON.parse(json));

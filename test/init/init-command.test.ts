@@ -11,7 +11,7 @@ import { prepared, sendInsert } from "../conformance/store/bed.js";
 import { mysqlStoreDialect, postgresStoreDialect, sqliteStoreDialect } from "../conformance/store/dialects.js";
 
 const BASE = `generator client {\n  provider = "prisma-client"\n  output   = "../generated"\n}\n\ndatasource db {\n  provider = "postgresql"\n}\n`;
-let dirs: string[] = [];
+const dirs: string[] = [];
 
 function project(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), "ptq-init-"));
@@ -161,7 +161,7 @@ describe("task-runner init", () => {
     const cwd = project({ "prisma/schema.prisma": `${BASE}\nmodel Task {\n  id Int @id\n  title String\n}\n` });
     const result = await run(cwd);
     expect(result.code).toBe(2);
-    expect(result.err).toMatch(/already has a model named Task\. Choose another name:\n  npx task-runner init --model QueueTask --table queue_tasks/);
+    expect(result.err).toMatch(/already has a model named Task\. Choose another name:\n {2}npx task-runner init --model QueueTask --table queue_tasks/);
     expect(result.err).toMatch(/taskQueue\(\{ tasks, model: "QueueTask", table: "queue_tasks" \}\)/);
   });
 
