@@ -3,15 +3,14 @@
 // using a PostgreSQL URL, an amqpUrl, the dashboard or a TypeScript config then fails naming the package to install.
 
 import { spawn } from "node:child_process";
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { build } from "esbuild";
+import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { installBuiltPackage, root } from "./installed-package.js";
 import { createSqliteDatabase, type SqliteTestDatabase } from "../support/sqlite.js";
 
-const root = fileURLToPath(new URL("../..", import.meta.url));
 /** Inside the worktree (gitignored), so that the packages the built files load resolve from its node_modules. */
 const scratch = join(root, ".scratch", `optional-peers-${process.pid}`);
 const installed = join(scratch, "node_modules", "prisma-task-queue");
@@ -28,21 +27,7 @@ const missing = (name: string, neededFor: string, fix = `npm install ${name}`) =
 let db: SqliteTestDatabase;
 
 beforeAll(async () => {
-  const sources = readdirSync(join(root, "src"), { recursive: true, encoding: "utf8" })
-    .filter((file) => file.endsWith(".ts") && !file.endsWith(".d.ts"))
-    .map((file) => join(root, "src", file));
-  mkdirSync(installed, { recursive: true });
-  cpSync(join(root, "package.json"), join(installed, "package.json"));
-  // Transpiled file by file as tsc emits them (tsconfig.build.json: rootDir ".", outDir "dist").
-  await build({
-    entryPoints: sources,
-    outdir: join(installed, "dist", "src"),
-    outbase: join(root, "src"),
-    format: "esm",
-    platform: "node",
-    target: "node20",
-    logLevel: "silent",
-  });
+  await installBuiltPackage(scratch);
   // The app's own package.json: without it, the worktree's would make "prisma-task-queue" a self-reference to ./dist.
   writeFileSync(join(scratch, "package.json"), JSON.stringify({ name: "sqlite-app", private: true, type: "module" }));
   writeFileSync(join(scratch, "app.ts"), APP.replace("GENERATED_CLIENT", pathToFileURL(join(root, "test", "generated-sqlite", "client.ts")).href));

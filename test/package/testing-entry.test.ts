@@ -3,15 +3,14 @@
 // "prisma-task-queue" and "prisma-task-queue/testing" from node_modules records and runs a task on SQLite.
 
 import { spawn } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { build } from "esbuild";
+import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { installBuiltPackage, root } from "./installed-package.js";
 import { createSqliteDatabase, type SqliteTestDatabase } from "../support/sqlite.js";
 
-const root = fileURLToPath(new URL("../..", import.meta.url));
 /** Inside the worktree (gitignored), so that the packages the built files import resolve from its node_modules. */
 const scratch = join(root, ".scratch", `package-testing-${process.pid}`);
 const installed = join(scratch, "node_modules", "prisma-task-queue");
@@ -19,21 +18,7 @@ const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as
 let db: SqliteTestDatabase;
 
 beforeAll(async () => {
-  const sources = readdirSync(join(root, "src"), { recursive: true, encoding: "utf8" })
-    .filter((file) => file.endsWith(".ts") && !file.endsWith(".d.ts"))
-    .map((file) => join(root, "src", file));
-  mkdirSync(installed, { recursive: true });
-  cpSync(join(root, "package.json"), join(installed, "package.json"));
-  // Transpiled file by file as tsc emits them (tsconfig.build.json: rootDir ".", outDir "dist").
-  await build({
-    entryPoints: sources,
-    outdir: join(installed, "dist", "src"),
-    outbase: join(root, "src"),
-    format: "esm",
-    platform: "node",
-    target: "node20",
-    logLevel: "silent",
-  });
+  await installBuiltPackage(scratch);
   db = await createSqliteDatabase();
 });
 
