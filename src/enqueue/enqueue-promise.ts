@@ -67,13 +67,13 @@ export function enqueuePromise(core: EnqueueCore, client: object, rows: Prepared
       return single ? tasks[0] : tasks;
     }));
   const promise = {
-    then: (onFulfilled?: (value: any) => unknown, onRejected?: (reason: unknown) => unknown) => start().then(onFulfilled, onRejected),
+    then: (onFulfilled?: (value: unknown) => unknown, onRejected?: (reason: unknown) => unknown) => start().then(onFulfilled, onRejected),
     catch: (onRejected?: (reason: unknown) => unknown) => start().catch(onRejected),
     finally: (onFinally?: () => void) => start().finally(onFinally),
     requestTransaction: (batch: unknown) => raw.requestTransaction!(batch),
     [Symbol.toStringTag]: "PrismaPromise",
   };
-  batchItems.set(promise, { single, rows, read: insert.read });
+  batchItems.set(promise, { single, rows, read: (result: unknown) => insert.read(result) });
   return promise;
 }
 

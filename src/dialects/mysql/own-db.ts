@@ -62,7 +62,7 @@ export function ownDb(url: string, options: OwnDbOptions = {}): MysqlOwnDb {
   };
   const run = async (runner: Runner, sql: string, values: readonly unknown[]) => {
     const { limit } = await open();
-    return runner.query(limit(sql), values as unknown[]);
+    return runner.query<unknown>(limit(sql), values);
   };
   const dbOf = (runner: () => Promise<Runner>): CountingDb => ({
     query: async <Row>(sql: string, values: readonly unknown[]) => rowsOf<Row>(await run(await runner(), sql, values)),
@@ -90,7 +90,7 @@ export function ownDb(url: string, options: OwnDbOptions = {}): MysqlOwnDb {
         });
         throw error;
       } finally {
-        if (broken) await connection.destroy();
+        if (broken) connection.destroy();
         else await connection.release();
       }
     },
@@ -112,7 +112,7 @@ async function openPool(mariadb: MariadbModule, url: string, options: OwnDbOptio
   let limit = (sql: string) => sql;
   try {
     if (options.statementTimeoutMs !== undefined) {
-      const rows = (await probe.query("SELECT VERSION() AS version")) as Array<{ version: string }>;
+      const rows = await probe.query<Array<{ version: string }>>("SELECT VERSION() AS version");
       limit = statementLimiter(rows[0]!.version, options.statementTimeoutMs);
     }
   } finally {

@@ -25,7 +25,7 @@ type InteractiveTransaction = (fn: (tx: PrismaRawClient) => Promise<unknown>, op
  */
 export function prismaDb(client: PrismaRawClient): CountingDb {
   const db: CountingDb = {
-    query: async <Row>(sql: string, values: readonly unknown[]) => (await client.$queryRawUnsafe<Row[]>(sql, ...values)) as Row[],
+    query: async <Row>(sql: string, values: readonly unknown[]) => client.$queryRawUnsafe<Row[]>(sql, ...values),
     write: async (sql: string, values: readonly unknown[]) => Number(await client.$executeRawUnsafe(sql, ...values)),
     request: (sql: string, values: readonly unknown[]) => client.$executeRawUnsafe(sql, ...values),
   };
