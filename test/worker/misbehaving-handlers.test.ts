@@ -41,6 +41,8 @@ const tasks = defineTasks<PrismaClient>()({
     payload: z.object({ kind: z.enum(["circular", "symbol", "undefined", "number"]) }),
     maxAttempts: 1,
     handler: async ({ kind }) => {
+      // What is thrown here is the point of the test: values that are not Errors.
+      // eslint-disable-next-line @typescript-eslint/only-throw-error
       throw kind === "circular" ? circular : kind === "symbol" ? Symbol("odd") : kind === "number" ? 42 : undefined;
     },
   },

@@ -18,7 +18,7 @@ const tasks = defineTasks({
 
 function configError(options: Record<string, unknown>): TaskQueueConfigError {
   try {
-    createWorker({ tasks, databaseUrl: "postgresql://localhost/x", ...options } as never);
+    createWorker({ tasks, databaseUrl: "postgresql://localhost/x", ...options });
   } catch (error) {
     expect(error).toBeInstanceOf(TaskQueueConfigError);
     return error as TaskQueueConfigError;
