@@ -81,6 +81,6 @@ describe.each(WORKER_DIALECTS)("handlers that break the rules ($name)", (dialect
     const enqueued = await Promise.all(kinds.map((kind) => fixture.prisma.task.enqueue("throws-odd", { kind })));
     for (const task of enqueued) await waitUntil(async () => (await fixture.bed.status(task.id)) === "dead", "the task to go dead");
     const errors = await Promise.all(enqueued.map(async (task) => (await fixture.bed.row(task.id)).last_error));
-    expect(errors).toEqual(["[object Object]", "Symbol(odd)", "undefined", "42"]);
+    expect(errors).toEqual(["<ref *1> { name: 'loop', self: [Circular *1] }", "Symbol(odd)", "undefined", "42"]);
   });
 });
