@@ -11,6 +11,7 @@ import { openTransport } from "../wakeups/open-transport.js";
 import type { WakeupTransport } from "../wakeups/transport.js";
 import { WakeupSender } from "../wakeups/wakeup-sender.js";
 import { sweep, type CleanerPass } from "./sweep.js";
+import { TaskQueueStoppedError } from "../errors.js";
 
 export type { CleanerOptions } from "./cleaner-options.js";
 export type { CleanerPass } from "./sweep.js";
@@ -80,7 +81,7 @@ class LeaderCleaner implements Cleaner {
   }
 
   runOnce(): Promise<CleanerPass> {
-    if (this.stopping) return Promise.reject(new Error("the cleaner is stopped"));
+    if (this.stopping) return Promise.reject(new TaskQueueStoppedError("The cleaner", "createCleaner()"));
     const previous = this.current;
     const next = (async () => {
       await previous?.catch(() => undefined);

@@ -10,6 +10,7 @@ import type { StoreProblem } from "./store-problem.js";
 import type { PrepareReport, Store } from "./store.js";
 import type { TaskTable } from "./task-table.js";
 import { UnitStore, type StoreUnits } from "./unit-store.js";
+import { NotAPrismaClientError } from "../errors.js";
 
 /** What a dialect writes for its store: its SQL units, and what it does its own way. */
 export interface StoreParts<D extends Db, T extends TaskTable, O extends OwnDb> {
@@ -84,7 +85,7 @@ export class DialectStore<D extends Db, T extends TaskTable, O extends OwnDb> ex
 
   through(prisma: unknown): Store {
     const db = this.parts.prismaDb(prisma);
-    if (!db) throw new TypeError("through() takes a Prisma client or transaction client");
+    if (!db) throw new NotAPrismaClientError("store.through()", prisma);
     return new DialectStore(this.parts, db, this.table);
   }
 

@@ -7,6 +7,8 @@ import { poolConfig, type MysqlPoolOptions } from "./connection-options.js";
 import type { CountingDb } from "../../store/db.js";
 import { mariadbDriver, type MariadbModule } from "./driver.js";
 import { statementLimiter } from "./server-version.js";
+import { TaskStoreClosedError } from "../../errors.js";
+import { redactUrl } from "../../redact-url.js";
 
 /** A pool wrapped as a CountingDb, plus close(). */
 export interface MysqlOwnDb extends CountingDb {
@@ -53,7 +55,7 @@ export function ownDb(url: string, options: OwnDbOptions = {}): MysqlOwnDb {
   let opening: Promise<Opened> | undefined;
   let closed = false;
   const open = (): Promise<Opened> => {
-    if (closed) return Promise.reject(new Error("this store is closed"));
+    if (closed) return Promise.reject(new TaskStoreClosedError(`the MySQL store on ${redactUrl(url)}`));
     opening ??= openPool(mariadb, url, options).catch((error: unknown) => {
       opening = undefined;
       throw error;

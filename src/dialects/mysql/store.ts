@@ -36,6 +36,7 @@ import { countTasks, now, pendingAges } from "./sql/queue-stats.js";
 import { abandonExpired, findExpiredLeases, holdExpiredLease, requeueExpired } from "./sql/recover-leases.js";
 import { releaseTasks } from "./sql/release-tasks.js";
 import type { MysqlTable } from "./table.js";
+import { LeaderLockStoreError } from "../../errors.js";
 
 /** Each unit operation's SQL unit. */
 const UNITS: StoreUnits<CountingDb, MysqlTable> = {
@@ -88,7 +89,7 @@ export const mysqlParts: StoreParts<CountingDb, MysqlTable, MysqlOwnDb> = {
   check: async (db, table) => serverVersionProblem(await checkTable(db, table)),
   classify: classifyMysqlError,
   leader(key, timing, _db, table, own) {
-    if (!own) throw new Error("the leader lock needs a store with a pool of its own (openStore), not one bound to a Prisma client");
+    if (!own) throw new LeaderLockStoreError();
     return namedLock(own.url, { key, database: table.schema }, timing);
   },
 };

@@ -6,6 +6,7 @@
 
 import type { Db } from "../../store/db.js";
 import { betterSqlite3, type DatabaseConstructor, type SqliteDatabase, type SqliteStatement } from "./driver.js";
+import { TaskStoreClosedError } from "../../errors.js";
 
 export interface SqliteFileOptions {
   /** How long a statement waits for the write lock in all, retrying, before SQLITE_BUSY reaches the caller. Default 5000. */
@@ -103,7 +104,7 @@ export class SqliteFileDb implements Db {
 
   private connection(): SqliteDatabase {
     if (this.database) return this.database;
-    if (this.closed) throw new Error(`the SQLite store on ${this.path} is closed`);
+    if (this.closed) throw new TaskStoreClosedError(`the SQLite store on ${this.path}`);
     const database = new this.Database(this.path, { fileMustExist: true, timeout: 0 });
     try {
       // WAL: readers never block the writer and a commit never waits for readers; a lasting setting of the file.
