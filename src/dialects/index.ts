@@ -14,7 +14,7 @@ import { sqliteDialect } from "./sqlite/index.js";
 export const DIALECTS: readonly Dialect[] = [postgresDialect, sqliteDialect, mysqlDialect];
 
 /** What is supported, for error messages: "PostgreSQL (postgresql://…)". */
-export function supportedDatabases(): string {
+function supportedDatabases(): string {
   return DIALECTS.map((dialect) => `${dialect.displayName} (${dialect.urlExample})`).join(", ");
 }
 

@@ -19,7 +19,7 @@ export interface TransactionContext {
 }
 
 /** The $transaction the extended client gets; `this` is the client (or transaction client) it is called on. */
-export type TransactionMethod = (this: object, arg: unknown, transactionOptions?: unknown) => Promise<unknown>;
+type TransactionMethod = (this: object, arg: unknown, transactionOptions?: unknown) => Promise<unknown>;
 
 /** The base $transaction of the client being extended, taken before the extension replaces it. */
 function baseTransactionOf(client: PrismaClientLike): PrismaClientLike["$transaction"] {

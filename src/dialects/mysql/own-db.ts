@@ -24,7 +24,7 @@ export interface MysqlOwnDb extends CountingDb {
  * statements for all its sessions together (max_prepared_stmt_count, 16,382 by default), which a few workers with
  * full per-connection caches would reach. Values are escaped into the text by the driver, as Oban's MySQL engine does.
  */
-export interface OwnDbOptions extends MysqlPoolOptions {
+interface OwnDbOptions extends MysqlPoolOptions {
   /**
    * Server-side limit on one statement, in ms. Default none. MariaDB applies it to every statement
    * (SET STATEMENT max_statement_time … FOR), MySQL to SELECTs only (the MAX_EXECUTION_TIME hint): a write is never cut.

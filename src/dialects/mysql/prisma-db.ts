@@ -4,7 +4,7 @@
 import type { CountingDb, DbRequest } from "../../store/db.js";
 
 /** The part of a Prisma client (or transaction client) the seam needs. */
-export interface PrismaRawClient {
+interface PrismaRawClient {
   $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): PromiseLike<T> & DbRequest;
   $executeRawUnsafe(query: string, ...values: unknown[]): PromiseLike<number> & DbRequest;
   $transaction?: unknown;

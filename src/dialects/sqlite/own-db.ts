@@ -8,7 +8,7 @@ import type { Db } from "../../store/db.js";
 import { betterSqlite3, type DatabaseConstructor, type SqliteDatabase, type SqliteStatement } from "./driver.js";
 import { TaskStoreClosedError } from "../../errors.js";
 
-export interface SqliteFileOptions {
+interface SqliteFileOptions {
   /** How long a statement waits for the write lock in all, retrying, before SQLITE_BUSY reaches the caller. Default 5000. */
   busyTimeoutMs?: number;
 }
@@ -18,7 +18,7 @@ const LONGEST_PAUSE_MS = 50;
 const CACHED_STATEMENTS = 200;
 
 /** True when `error` is SQLITE_BUSY (or one of its extended codes): another connection holds the write lock. */
-export function isBusy(error: unknown): boolean {
+function isBusy(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "string" && code.startsWith("SQLITE_BUSY");
 }
