@@ -35,6 +35,7 @@ export type TaskQueueErrorCode =
   | "TASK_STORE_CLOSED"
   | "TASK_STOPPED"
   | "TASK_KEY_VANISHED"
+  | "TASK_STORE_NO_TRANSACTION"
   | "TASK_INTERNAL";
 
 /** Base class: every error this package throws on purpose is a TaskQueueError with a stable `code`. */
@@ -264,6 +265,18 @@ export class NotAPrismaClientError extends TaskQueueError {
 export class TaskStoreClosedError extends TaskQueueError {
   constructor(readonly store: string) {
     super("TASK_STORE_CLOSED", `${store} is closed: its close() was called. Open a new store with openStore() for further work, or close it only after its last use.`);
+  }
+}
+
+/** transaction() on a store bound to a Prisma client that cannot open a transaction of its own there. */
+export class TaskStoreNoTransactionError extends TaskQueueError {
+  constructor() {
+    super(
+      "TASK_STORE_NO_TRANSACTION",
+      `transaction() cannot open a transaction on this store: it is bound to a Prisma transaction client (on PostgreSQL, to any ` +
+        `Prisma client), whose statements run in the app's own transactions. Call transaction() on a store from openStore(url), ` +
+        `or run the work in prisma.$transaction(async (tx) => ...) through store.through(tx).`,
+    );
   }
 }
 

@@ -35,6 +35,7 @@ export {
   TaskQueueInternalError,
   TaskQueueStoppedError,
   TaskStoreClosedError,
+  TaskStoreNoTransactionError,
   TaskTableUnreadableError,
   UnknownTaskError,
   UnrecoverableError,

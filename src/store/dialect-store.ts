@@ -10,7 +10,7 @@ import type { StoreProblem } from "./store-problem.js";
 import type { PrepareReport, Store } from "./store.js";
 import type { TaskTable } from "./task-table.js";
 import { UnitStore, type StoreUnits } from "./unit-store.js";
-import { NotAPrismaClientError } from "../errors.js";
+import { NotAPrismaClientError, TaskStoreNoTransactionError } from "../errors.js";
 
 /** What a dialect writes for its store: its SQL units, and what it does its own way. */
 export interface StoreParts<D extends Db, T extends TaskTable, O extends OwnDb> {
@@ -78,7 +78,7 @@ export class DialectStore<D extends Db, T extends TaskTable, O extends OwnDb> ex
 
   transaction<R>(fn: (tx: Store) => Promise<R>): Promise<R> {
     const { db } = this;
-    if (!db.transaction) return Promise.reject(new Error("this store is bound to a transaction already and cannot open another"));
+    if (!db.transaction) return Promise.reject(new TaskStoreNoTransactionError());
     // A Db's transaction hands its callback a Db of the same kind.
     return db.transaction((tx) => fn(new DialectStore(this.parts, tx as D, this.table)));
   }

@@ -3,7 +3,8 @@
 
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NotAPrismaClientError, openStore, TaskStoreClosedError } from "../../src/index.js";
+import { NotAPrismaClientError, openStore, TaskStoreClosedError, TaskStoreNoTransactionError } from "../../src/index.js";
+import { testPrisma } from "../support/prisma.js";
 import { createSqliteDatabase, type SqliteTestDatabase } from "../support/sqlite.js";
 
 describe("a value that is no Prisma client", () => {
@@ -24,6 +25,28 @@ describe("a value that is no Prisma client", () => {
           "Pass your PrismaClient (extended or not), or the tx that prisma.$transaction(async (tx) => ...) hands its callback.",
       });
     } finally {
+      await store.close();
+    }
+  });
+});
+
+describe("transaction() on a store bound to a Prisma client", () => {
+  it("PostgreSQL: rejects with TASK_STORE_NO_TRANSACTION, pointing at openStore()", async () => {
+    const url = "postgresql://postgres@127.0.0.1:5432/none";
+    const store = openStore(url);
+    const prisma = testPrisma(url);
+    try {
+      const failure = store.through(prisma).transaction(async () => "never");
+      await expect(failure).rejects.toBeInstanceOf(TaskStoreNoTransactionError);
+      await expect(failure).rejects.toMatchObject({
+        code: "TASK_STORE_NO_TRANSACTION",
+        message:
+          "transaction() cannot open a transaction on this store: it is bound to a Prisma transaction client (on PostgreSQL, to any " +
+          "Prisma client), whose statements run in the app's own transactions. Call transaction() on a store from openStore(url), " +
+          "or run the work in prisma.$transaction(async (tx) => ...) through store.through(tx).",
+      });
+    } finally {
+      await prisma.$disconnect();
       await store.close();
     }
   });
