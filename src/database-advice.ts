@@ -5,7 +5,7 @@ import type { StoreProblem } from "./store/store-problem.js";
 import type { TaskTable } from "./store/task-table.js";
 
 /** Where the advice points: the option or flag that holds the URL, the table, the database's name for people. */
-export interface AdviceContext {
+interface AdviceContext {
   option: string;
   table: TaskTable;
   displayName: string;

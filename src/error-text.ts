@@ -1,5 +1,5 @@
 // Turns whatever a handler threw into the text stored in last_error: message and stack for an Error,
-// a string for anything else, cleaned of what PostgreSQL text cannot hold, and bounded in size.
+// readable text for anything else, cleaned of what PostgreSQL text cannot hold, and bounded in size.
 
 import { valueText } from "./value-text.js";
 
@@ -16,25 +16,11 @@ export function errorText(thrown: unknown): string {
   } else if (typeof thrown === "string") {
     text = thrown;
   } else {
-    text = thrownText(thrown);
+    // JSON when JSON can hold it, else util.inspect's text (a cycle reads <ref *1> { … [Circular *1] }), never "[object Object]".
+    text = valueText(thrown);
   }
   text = text.replaceAll("\u0000", "\\u0000").replace(LONE_SURROGATE, "\uFFFD");
   return text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS)}… (truncated)` : text;
-}
-
-/**
- * A thrown value that is neither an Error nor a string: JSON when JSON can hold it, else the value's text. An object
- * JSON cannot hold (a cycle) keeps the text it has always had in last_error, "[object Object]".
- */
-function thrownText(thrown: unknown): string {
-  if (typeof thrown !== "object" || thrown === null) return valueText(thrown);
-  try {
-    const json = JSON.stringify(thrown);
-    if (json !== undefined) return json;
-  } catch {
-    // A cycle or a BigInt inside: the object's tag below.
-  }
-  return Object.prototype.toString.call(thrown);
 }
 
 /** A one-line message for logs. */

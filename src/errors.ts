@@ -1,6 +1,8 @@
 // Error classes of prisma-task-queue, each with a stable code.
 // Messages name the bad value and the fix, so a log line is enough to act on.
 
+import { valueText } from "./value-text.js";
+
 export type TaskQueueErrorCode =
   | "TASK_PAYLOAD_INVALID"
   | "TASK_PAYLOAD_TOO_LARGE"
@@ -28,7 +30,13 @@ export type TaskQueueErrorCode =
   | "MIGRATION_BASELINE_MISMATCH"
   | "MIGRATION_NOT_FAILED"
   | "MIGRATION_FAILED"
-  | "MIGRATION_LOCKED";
+  | "MIGRATION_LOCKED"
+  | "TASK_NOT_A_PRISMA_CLIENT"
+  | "TASK_STORE_CLOSED"
+  | "TASK_STOPPED"
+  | "TASK_KEY_VANISHED"
+  | "TASK_STORE_NO_TRANSACTION"
+  | "TASK_INTERNAL";
 
 /** Base class: every error this package throws on purpose is a TaskQueueError with a stable `code`. */
 export class TaskQueueError extends Error {
@@ -239,6 +247,81 @@ export class MigrationForeignTableError extends TaskQueueError {
   }
 }
 
+/** A value passed where a Prisma client or transaction client belongs (the `prisma` option, `store.through()`) is none. */
+export class NotAPrismaClientError extends TaskQueueError {
+  constructor(
+    readonly taker: string,
+    value: unknown,
+  ) {
+    super(
+      "TASK_NOT_A_PRISMA_CLIENT",
+      `${taker} takes a Prisma client or transaction client (one with $queryRawUnsafe and $executeRawUnsafe), but was given ${shortText(value)}. ` +
+        `Pass your PrismaClient (extended or not), or the tx that prisma.$transaction(async (tx) => ...) hands its callback.`,
+    );
+  }
+}
+
+/** A store opened with openStore() was used after its close(). */
+export class TaskStoreClosedError extends TaskQueueError {
+  constructor(readonly store: string) {
+    super("TASK_STORE_CLOSED", `${store} is closed: its close() was called. Open a new store with openStore() for further work, or close it only after its last use.`);
+  }
+}
+
+/** transaction() on a store bound to a Prisma client that cannot open a transaction of its own there. */
+export class TaskStoreNoTransactionError extends TaskQueueError {
+  constructor() {
+    super(
+      "TASK_STORE_NO_TRANSACTION",
+      `transaction() cannot open a transaction on this store: it is bound to a Prisma transaction client (on PostgreSQL, to any ` +
+        `Prisma client), whose statements run in the app's own transactions. Call transaction() on a store from openStore(url), ` +
+        `or run the work in prisma.$transaction(async (tx) => ...) through store.through(tx).`,
+    );
+  }
+}
+
+/** start() or runOnce() on a worker or cleaner after its stop(): neither starts again. */
+export class TaskQueueStoppedError extends TaskQueueError {
+  constructor(
+    readonly stopped: string,
+    create: string,
+  ) {
+    super("TASK_STOPPED", `${stopped} was stopped and does not start again; create a new one with ${create} to start again.`);
+  }
+}
+
+/**
+ * An enqueue with a key met a task holding that key that it could not read back: the other task was deleted (or its
+ * key released) between the insert and the read. Nothing was enqueued for that key.
+ */
+export class TaskKeyVanishedError extends TaskQueueError {
+  constructor(readonly key: string) {
+    super(
+      "TASK_KEY_VANISHED",
+      `Task with key ${JSON.stringify(key)} vanished while enqueueing: the insert met a task holding that key, which was ` +
+        `gone when it was read back, so nothing was enqueued for it. Retry the enqueue (or its transaction).`,
+    );
+  }
+}
+
+/** A cleaner given a store bound to a Prisma client: its leader lock needs a connection of its own. */
+export class LeaderLockStoreError extends TaskQueueConfigError {
+  constructor() {
+    super(
+      "store",
+      `the cleaner's leader lock needs a store with a pool of its own, and this one is bound to a Prisma client. ` +
+        `Pass openStore(databaseUrl) as the cleaner's store, or leave store out and give databaseUrl.`,
+    );
+  }
+}
+
+/** A state that only a bug in prisma-task-queue can lead to. */
+export class TaskQueueInternalError extends TaskQueueError {
+  constructor(problem: string) {
+    super("TASK_INTERNAL", `prisma-task-queue internal error: ${problem}. This is a bug in prisma-task-queue; please report it with this message.`);
+  }
+}
+
 /** `--baseline` found no migration whose columns the existing table has. */
 export class MigrationBaselineError extends TaskQueueError {
   constructor(readonly differences: ReadonlyArray<{ table: string; migration: string; missing: readonly string[]; extra: readonly string[]; absent: boolean }>) {
@@ -299,6 +382,12 @@ export class MigrationLockedError extends TaskQueueError {
   constructor(detail: string) {
     super("MIGRATION_LOCKED", `${detail}: another \`task-runner migrate\` or \`prisma migrate\` is running on this database. Wait for it to end and run again.`);
   }
+}
+
+/** A value as a message shows it: its text, cut to 120 characters. */
+function shortText(value: unknown): string {
+  const text = valueText(value);
+  return text.length > 120 ? `${text.slice(0, 120)}…` : text;
 }
 
 function oneLine(text: string): string {

@@ -19,7 +19,7 @@ const OPTIONAL_PACKAGES = {
 } as const;
 
 /** The name of an optional peer dependency. */
-export type OptionalPackage = keyof typeof OPTIONAL_PACKAGES;
+type OptionalPackage = keyof typeof OPTIONAL_PACKAGES;
 
 /** The optional peers, for checks that the manifest declares each of them. */
 export const OPTIONAL_PACKAGE_NAMES = Object.keys(OPTIONAL_PACKAGES) as OptionalPackage[];

@@ -19,6 +19,8 @@ export type { TaskQueueHandle } from "./extension/transport-wiring.js";
 
 /** The type of the extension taskQueue() returns, for `$extends`. */
 export type TaskQueueExtension<Tasks extends TaskRegistry, Model extends string> = ReturnType<
+  // Prisma's defineExtension defaults its result, query and client parameters to {}; the same {} keeps this type the one $extends infers.
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
   typeof Prisma.defineExtension<{}, { [Key in Uncapitalize<Model>]: TaskModelMethods<Tasks> }, {}, { $taskQueue: TaskQueueHandle }>
 >;
 

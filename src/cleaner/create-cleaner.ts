@@ -13,6 +13,7 @@ import { WakeupSender } from "../wakeups/wakeup-sender.js";
 import { sweep, type CleanerPass } from "./sweep.js";
 import { ScheduleFiring } from "./schedule-step.js";
 import { registrySchedules } from "../schedules/task-schedule.js";
+import { TaskQueueStoppedError } from "../errors.js";
 
 export type { CleanerOptions } from "./cleaner-options.js";
 export type { CleanerPass } from "./sweep.js";
@@ -85,7 +86,7 @@ class LeaderCleaner implements Cleaner {
   }
 
   runOnce(): Promise<CleanerPass> {
-    if (this.stopping) return Promise.reject(new Error("the cleaner is stopped"));
+    if (this.stopping) return Promise.reject(new TaskQueueStoppedError("The cleaner", "createCleaner()"));
     const previous = this.current;
     const next = (async () => {
       await previous?.catch(() => undefined);

@@ -8,7 +8,7 @@ import type { TaskRecord } from "../store/task-record.js";
 import type { RecoveredTask } from "../store/task-writes.js";
 import type { SweepContext } from "./sweep.js";
 
-export interface RecoveryCounts {
+interface RecoveryCounts {
   retried: number;
   dead: number;
   /** Wake-ups confirmed for the tasks put back to pending. */

@@ -12,7 +12,7 @@ import { appPrefix } from "./app-prefix.js";
 import { locateSchema, migrationsBeside } from "./schema-location.js";
 import { findWakeups, nextSteps } from "./init-next-steps.js";
 
-export interface CommandIo {
+interface CommandIo {
   cwd: string;
   out: (text: string) => void;
   err: (text: string) => void;
@@ -237,5 +237,3 @@ function snakeCase(name: string): string {
 function timestamp(): string {
   return new Date().toISOString().replace(/[-:T]/g, "").slice(0, 14);
 }
-
-export const initHelp = HELP;

@@ -9,10 +9,10 @@ import { DEFAULT_POLL_INTERVAL_MS } from "../worker/worker-options.js";
 import type { AppPrefix } from "./app-prefix.js";
 
 /** How the app's workers will be woken. */
-export type InitWakeups = "rabbitmq" | "notify" | "polling" | "in-process";
+type InitWakeups = "rabbitmq" | "notify" | "polling" | "in-process";
 
 /** The transport init writes the steps for, and why. */
-export interface WakeupsFound {
+interface WakeupsFound {
   wakeups: InitWakeups;
   /** Why this one, for the closing note: "AMQP_URL is set in the environment", "--wakeups polling", … */
   reason: string;
@@ -52,7 +52,7 @@ function dotEnvHasAmqpUrl(cwd: string): boolean {
   return existsSync(file) && /^\s*(?:export\s+)?AMQP_URL\s*=\s*["']?[^\s"'#]/m.test(readFileSync(file, "utf8"));
 }
 
-export interface NextStepsInput {
+interface NextStepsInput {
   found: WakeupsFound;
   /** The prefix init derived (or --prefix gave), and whether it was given. */
   prefix: AppPrefix & { given: boolean };

@@ -12,7 +12,7 @@ import { checkDatabase } from "./database-session.js";
 import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "./exit-codes.js";
 import { listenForSignals } from "./signals.js";
 
-export type Role = "worker" | "cleaner" | "start";
+type Role = "worker" | "cleaner" | "start";
 
 const WORKER_OPTIONS = `Worker options (override the config's worker: {...}):
       --concurrency <n>    handlers running at once (default 10)

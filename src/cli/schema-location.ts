@@ -5,7 +5,7 @@ import { existsSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 
 /** A schema file, or a folder of .prisma files. */
-export type SchemaLocation = { kind: "file" | "folder"; path: string };
+type SchemaLocation = { kind: "file" | "folder"; path: string };
 
 /** The schema at `given` (relative to `cwd`), or the first of the usual places that exists; undefined when none does. */
 export function locateSchema(cwd: string, given: string | undefined): SchemaLocation | undefined {

@@ -3,7 +3,7 @@
 
 import type { Logger } from "../logger.js";
 
-export interface SignalHandlers {
+interface SignalHandlers {
   logger: Logger;
   /** Graceful stop; the returned promise settles when everything is closed. */
   first(signal: NodeJS.Signals): Promise<void>;

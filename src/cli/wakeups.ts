@@ -11,7 +11,7 @@ import { WakeupSender } from "../wakeups/wakeup-sender.js";
 import { DEFAULT_POLL_INTERVAL_MS } from "../worker/worker-options.js";
 
 /** What became of the wake-ups of the tasks a command changed. */
-export interface WakeResult {
+interface WakeResult {
   /** Tasks changed. */
   changed: number;
   /** Wake-ups the transport confirmed. */

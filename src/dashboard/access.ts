@@ -9,7 +9,7 @@ import { generateCookie, getCookie } from "./hono.js";
 
 const TOKEN_COOKIE = "ptq_dashboard_session";
 
-export type AccessDecision = { allowed: true; setCookie?: string; redirectTo?: string } | { allowed: false; status: 401 | 403; reason: string };
+type AccessDecision = { allowed: true; setCookie?: string; redirectTo?: string } | { allowed: false; status: 401 | 403; reason: string };
 
 /** True for 127.0.0.0/8, ::1 and their IPv4-mapped IPv6 forms. */
 export function isLoopbackAddress(address: string | undefined): boolean {

@@ -7,7 +7,7 @@ import type { DashboardContext } from "./dashboard-context.js";
 
 export type ActionName = "retry" | "cancel" | "run-now" | "retry-dead";
 
-export interface ActionResult {
+interface ActionResult {
   action: ActionName;
   changed: WakeupTarget[];
   /** Wake-ups the broker confirmed. */

@@ -7,7 +7,7 @@ import { urlRefusal } from "../cli/database-errors.js";
 import { TaskQueueConfigError } from "../errors.js";
 import { startDashboardServer } from "./server.js";
 
-export const DASHBOARD_HELP = `Usage: task-runner dashboard [options]
+const DASHBOARD_HELP = `Usage: task-runner dashboard [options]
 
 Serves the web dashboard: queue overview, task list and detail, retry/cancel/run-now actions. Reads the config file
 when there is one (not required: --database-url or DATABASE_URL is enough).

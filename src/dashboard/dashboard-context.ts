@@ -16,7 +16,7 @@ const RECHECK_MS = 60_000;
 export const BROWSE_INDEX_ADVICE_ROWS = 100_000;
 
 /** What the dashboard knows about the browse index. */
-export interface BrowseIndexState {
+interface BrowseIndexState {
   /** The index exists: lists and counts walk it. */
   present: boolean;
   /** It is missing on a table of at least BROWSE_INDEX_ADVICE_ROWS tasks: the overview says so and the log warned. */

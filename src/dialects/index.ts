@@ -14,7 +14,7 @@ import { sqliteDialect } from "./sqlite/index.js";
 export const DIALECTS: readonly Dialect[] = [postgresDialect, sqliteDialect, mysqlDialect];
 
 /** What is supported, for error messages: "PostgreSQL (postgresql://…)". */
-export function supportedDatabases(): string {
+function supportedDatabases(): string {
   return DIALECTS.map((dialect) => `${dialect.displayName} (${dialect.urlExample})`).join(", ");
 }
 
@@ -83,7 +83,7 @@ export function openStore(url: string, options: OpenStoreOptions, option = "data
 
 /** A store whose operations run through the app's Prisma client. */
 export function prismaStore(client: unknown, table: TaskTable, option = "prisma"): Store {
-  return dialectForPrisma(client, option).prismaStore(client, table);
+  return dialectForPrisma(client, option).prismaStore(client, table, option);
 }
 
 /** The datasource provider of a Prisma client ("postgresql", "sqlite", …), or undefined when it does not tell. */

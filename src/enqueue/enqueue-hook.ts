@@ -38,7 +38,7 @@ export function enqueueHook(options: {
   store: Store;
   ready: Promise<void>;
   report: Promise<PrepareReport>;
-  listen(listener: CommitListener): () => void;
+  listen: (listener: CommitListener) => () => void;
 }): EnqueueHook {
   const { tasks, table, store, ready, report } = options;
   return {

@@ -3,7 +3,7 @@
 // $transaction publishes after the commit.
 
 import type { InsertRequest, InsertedTask, PreparedTask } from "../store/enqueue-rows.js";
-import { TaskEnqueueWouldWaitError } from "../errors.js";
+import { TaskEnqueueWouldWaitError, TaskKeyVanishedError } from "../errors.js";
 import type { Store } from "../store/store.js";
 import type { EnqueueBatch } from "./committed-enqueues.js";
 import { toEnqueuedTask, wakeupsOf } from "./enqueued-task.js";
@@ -67,13 +67,13 @@ export function enqueuePromise(core: EnqueueCore, client: object, rows: Prepared
       return single ? tasks[0] : tasks;
     }));
   const promise = {
-    then: (onFulfilled?: (value: any) => unknown, onRejected?: (reason: unknown) => unknown) => start().then(onFulfilled, onRejected),
+    then: (onFulfilled?: (value: unknown) => unknown, onRejected?: (reason: unknown) => unknown) => start().then(onFulfilled, onRejected),
     catch: (onRejected?: (reason: unknown) => unknown) => start().catch(onRejected),
     finally: (onFinally?: () => void) => start().finally(onFinally),
     requestTransaction: (batch: unknown) => raw.requestTransaction!(batch),
     [Symbol.toStringTag]: "PrismaPromise",
   };
-  batchItems.set(promise, { single, rows, read: insert.read });
+  batchItems.set(promise, { single, rows, read: (result: unknown) => insert.read(result) });
   return promise;
 }
 
@@ -103,7 +103,7 @@ async function completeRows(store: Store, rows: InsertedTask[]): Promise<Inserte
   return rows.map((row) => {
     if (row.id !== null) return row;
     const existing = found.get(row.key);
-    if (!existing) throw new Error(`Task with key ${JSON.stringify(row.key)} vanished while enqueueing; retry the transaction.`);
+    if (!existing) throw new TaskKeyVanishedError(row.key!);
     return { ...existing, i: row.i };
   });
 }

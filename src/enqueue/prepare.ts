@@ -31,7 +31,7 @@ const RUN_AT_PAST_TOLERANCE_MS = 60_000;
 const KEY_MAX_LENGTH = 512;
 
 export const DEFAULT_QUEUE = "default";
-export const DEFAULT_MAX_ATTEMPTS = 5;
+const DEFAULT_MAX_ATTEMPTS = 5;
 
 /** Checks a call against the registry and returns the row to insert. Throws TaskQueueError subclasses. */
 export function prepareTask(tasks: TaskRegistry, name: string, payload: unknown, options: EnqueueOptions | undefined, maxPayloadBytes: number): PreparedTask {

@@ -38,7 +38,7 @@ interface ScopeContext {
 }
 
 /** Where an enqueue runs: outside any transaction, in a transaction we track, or in one we cannot see the end of. */
-export type Placement = { kind: "autocommit" } | { kind: "transaction"; scope: TransactionScope } | { kind: "untracked" };
+type Placement = { kind: "autocommit" } | { kind: "transaction"; scope: TransactionScope } | { kind: "untracked" };
 
 export class TransactionScopes {
   private readonly byId = new Map<string, TransactionScope>();

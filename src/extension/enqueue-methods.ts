@@ -33,7 +33,7 @@ interface UncheckedItem {
 }
 
 /** The untyped methods behind TaskModelMethods; `this` is the model of the client (or transaction client) called. */
-export interface EnqueueMethods {
+interface EnqueueMethods {
   enqueue(this: unknown, name: string, payload: unknown, options?: EnqueueOptions): ReturnType<typeof enqueuePromise>;
   enqueueMany(this: unknown, items: ReadonlyArray<UncheckedItem>): ReturnType<typeof enqueuePromise>;
 }

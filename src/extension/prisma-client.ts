@@ -11,7 +11,7 @@ export interface ExtensionDefinition {
 /** A Prisma client (or transaction client) as the extension sees it. */
 export interface PrismaClientLike {
   /** Prisma's own $transaction: a callback with options, or an array of queries with options. */
-  $transaction(this: unknown, ...args: unknown[]): Promise<unknown>;
+  $transaction: (this: unknown, ...args: unknown[]) => Promise<unknown>;
   $extends(extension: ExtensionDefinition): unknown;
   /** The models of the schema, with the table each maps to (Prisma 6 and 7 keep it here). */
   readonly _runtimeDataModel?: { readonly models?: Readonly<Record<string, { readonly dbName: string | null }>> };

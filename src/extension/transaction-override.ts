@@ -15,11 +15,11 @@ export interface TransactionContext {
   /** One connection (SQLite): transactions one at a time, a failed one ended before the next; see TransactionGate. */
   gate: TransactionGate | undefined;
   /** Ends what a failed transaction left open on the shared connection. */
-  endFailed(): Promise<void>;
+  endFailed: () => Promise<void>;
 }
 
 /** The $transaction the extended client gets; `this` is the client (or transaction client) it is called on. */
-export type TransactionMethod = (this: object, arg: unknown, transactionOptions?: unknown) => Promise<unknown>;
+type TransactionMethod = (this: object, arg: unknown, transactionOptions?: unknown) => Promise<unknown>;
 
 /** The base $transaction of the client being extended, taken before the extension replaces it. */
 function baseTransactionOf(client: PrismaClientLike): PrismaClientLike["$transaction"] {
@@ -45,8 +45,7 @@ export function ownTransaction({ client, gate, endFailed }: TransactionContext):
 export function transactionOverride(core: EnqueueCore, { client, gate, endFailed }: TransactionContext): TransactionMethod {
   const baseTransaction = baseTransactionOf(client);
   return async function transaction(this: object, arg: unknown, transactionOptions?: unknown) {
-    const self = this;
-    const outer = core.scopes.placement(self);
+    const outer = core.scopes.placement(this);
     const settle = (committed: TransactionScope) => {
       if (outer.kind === "transaction") outer.scope.absorb(committed);
       else if (outer.kind === "autocommit") core.commit(committed.wakeups, committed.enqueued);
@@ -61,7 +60,7 @@ export function transactionOverride(core: EnqueueCore, { client, gate, endFailed
       const result = await atGate(async () => {
         try {
           return await baseTransaction.call(
-            self,
+            this,
             async (tx: object) => {
               const value = await core.scopes.within(tx, scope, () => (arg as (tx: object) => Promise<unknown>)(tx));
               callbackDone = true;
@@ -80,11 +79,11 @@ export function transactionOverride(core: EnqueueCore, { client, gate, endFailed
     }
     if (Array.isArray(arg)) {
       await core.ready;
-      const results = (await atGate(() => baseTransaction.call(self, arg, transactionOptions))) as unknown[];
+      const results = (await atGate(() => baseTransaction.call(this, arg, transactionOptions))) as unknown[];
       settle(await settleBatch(core, client, arg, results));
       return results;
     }
-    return baseTransaction.call(self, arg, transactionOptions);
+    return baseTransaction.call(this, arg, transactionOptions);
   };
 }
 

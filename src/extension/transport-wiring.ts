@@ -32,7 +32,7 @@ export interface TaskQueueHandle {
 }
 
 /** The wake-up side of one extended client. */
-export interface TransportWiring {
+interface TransportWiring {
   readonly transport: WakeupTransport;
   /** Settles once the client is readied (store.prepare()); rejects when it cannot serve the queue. */
   readonly ready: Promise<void>;

@@ -10,7 +10,7 @@ import type { MigrationFolder } from "./migrations-folder.js";
 import { isTaskQueueMigration, scriptEffect, type TableShapes } from "./table-shape.js";
 
 /** The columns each table has in the database; undefined for a table that does not exist. */
-export type ExistingTables = ReadonlyMap<string, readonly string[] | undefined>;
+type ExistingTables = ReadonlyMap<string, readonly string[] | undefined>;
 
 type Readable = MigrationFolder & { script: string };
 

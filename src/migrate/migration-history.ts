@@ -10,7 +10,7 @@ import type { MigrationRecord } from "./migration-ledger.js";
 import type { MigrationFolder, MigrationsFolder } from "./migrations-folder.js";
 
 /** The folders split by the records: applied (recorded, finished, not rolled back) and pending. */
-export interface MigrationHistory {
+interface MigrationHistory {
   applied: MigrationFolder[];
   pending: Array<MigrationFolder & { script: string }>;
 }

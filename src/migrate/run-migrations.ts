@@ -17,7 +17,7 @@ export interface MigrationStep {
 }
 
 /** Options of runMigrations(). */
-export interface RunMigrationsOptions {
+interface RunMigrationsOptions {
   /** The app's migrations folder (each sub-folder a migration with its migration.sql). Required. */
   dir: string;
   /** Check and list what would be recorded and applied, without taking the lock or changing anything. Default false. */
@@ -32,7 +32,7 @@ export interface RunMigrationsOptions {
 }
 
 /** What a run found and did. */
-export interface RunMigrationsResult {
+interface RunMigrationsResult {
   /** Migrations recorded before this run (finished, not rolled back) that have a folder. */
   alreadyApplied: number;
   /** Migrations in the folder. */

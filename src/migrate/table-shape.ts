@@ -8,7 +8,7 @@
 export type TableShapes = Map<string, string[]>;
 
 /** What one script does to the shapes: the tables it creates, and the shapes after it. */
-export interface ScriptEffect {
+interface ScriptEffect {
   creates: string[];
   after: TableShapes;
 }

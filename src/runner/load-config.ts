@@ -47,7 +47,7 @@ export interface LoadedConfig extends RunnerConfig<TaskRegistry> {
   sources: ValueSources;
 }
 
-export interface LoadConfigOptions {
+interface LoadConfigOptions {
   /** Directory the path (or the default names) are resolved against. Default process.cwd(). */
   cwd?: string;
   /** Environment to read DATABASE_URL and AMQP_URL from. Default process.env. */

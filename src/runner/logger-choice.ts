@@ -24,7 +24,7 @@ function prettyLogger(level: LogLevel = "info", write: (line: string) => void = 
   return { debug: log("debug"), info: log("info"), warn: log("warn"), error: log("error") };
 }
 
-export interface LoggerChoice {
+interface LoggerChoice {
   format: LogFormat;
   level: LogLevel;
   /** Whether the destination is a terminal; decides "auto". */

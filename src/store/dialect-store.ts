@@ -11,6 +11,7 @@ import { missingScheduleTable, StoreProblemError, type StoreProblem } from "./st
 import type { PrepareReport, Store } from "./store.js";
 import type { TaskTable } from "./task-table.js";
 import { UnitStore, type StoreUnits } from "./unit-store.js";
+import { NotAPrismaClientError, TaskStoreNoTransactionError } from "../errors.js";
 
 /** What a dialect writes for its store: its SQL units, and what it does its own way. */
 export interface StoreParts<D extends Db, T extends TaskTable, O extends OwnDb> {
@@ -78,14 +79,14 @@ export class DialectStore<D extends Db, T extends TaskTable, O extends OwnDb> ex
 
   transaction<R>(fn: (tx: Store) => Promise<R>): Promise<R> {
     const { db } = this;
-    if (!db.transaction) return Promise.reject(new Error("this store is bound to a transaction already and cannot open another"));
+    if (!db.transaction) return Promise.reject(new TaskStoreNoTransactionError());
     // A Db's transaction hands its callback a Db of the same kind.
     return db.transaction((tx) => fn(new DialectStore(this.parts, tx as D, this.table)));
   }
 
   through(prisma: unknown): Store {
     const db = this.parts.prismaDb(prisma);
-    if (!db) throw new TypeError("through() takes a Prisma client or transaction client");
+    if (!db) throw new NotAPrismaClientError("store.through()", prisma);
     return new DialectStore(this.parts, db, this.table);
   }
 

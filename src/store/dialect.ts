@@ -57,8 +57,8 @@ export interface Dialect {
   matchesUrl(url: string): boolean;
   /** A store on connections of its own; nothing connects before the first operation. */
   openStore(url: string, options: OpenStoreOptions): Store;
-  /** A store whose operations run through `client`, a Prisma client or transaction client of this dialect. */
-  prismaStore(client: unknown, table: TaskTable): Store;
+  /** A store whose operations run through `client`, a Prisma client or transaction client of this dialect; `option` names where it came from, for the error. */
+  prismaStore(client: unknown, table: TaskTable, option: string): Store;
   /** Prisma Migrate's `_prisma_migrations` and the running of migration scripts on `url`, for `task-runner migrate`. */
   openMigrationLedger(url: string, options?: MigrationLedgerOptions): MigrationLedger;
   /** Why the app's Prisma driver adapter (by its adapterName) cannot serve the queue, or undefined when it can. */

@@ -122,7 +122,8 @@ export class LeaderElector implements LeaderLock {
   }
 
   private async connect(): Promise<LeaderSession> {
-    let opened: LeaderSession | undefined;
+    // Read by the callback, which can fire before open() has returned: undefined until then, never a TDZ error.
+    let opened: LeaderSession | undefined = undefined;
     opened = await this.calls.open((error) => {
       if (opened !== undefined && this.session === opened) void this.drop(WORDS[this.calls.kind].failed, error);
     });

@@ -13,7 +13,7 @@ import type { ClaimByIdResult, ClaimFilter, Completion, FailedTask, Failure, Hel
 import type { GroupCount, PageRequest, PendingAge, RecentWorker, StatusCount, StuckGroup, TaskDetail, TaskFilter, TaskGroup, TaskListPage, Throughput } from "./views.js";
 
 /** Enqueue's side, always run through the app's Prisma client (or transaction client) the store is bound to. */
-export interface EnqueueStore {
+interface EnqueueStore {
   /**
    * The insert of `rows` as an unsent Prisma request. `publishes`: mark due tasks published now (see markUnpublished).
    * `notifyChannel` (only where `notifications` exist): the same statement sends the due tasks' wake-ups on that
@@ -41,7 +41,7 @@ export interface WorkerStore {
 }
 
 /** The cleaner's writes and scans, each bounded by `limit`. */
-export interface CleanerStore {
+interface CleanerStore {
   /** Running tasks whose lease expired, longest expired first. Reads only. */
   findExpiredLeases(limit: number): Promise<TaskRecord[]>;
   /**
@@ -69,7 +69,7 @@ export interface CleanerStore {
 }
 
 /** What an operator does by hand (CLI and dashboard). Each returns the tasks it changed, to wake them. */
-export interface OperatorStore {
+interface OperatorStore {
   /** A dead or cancelled task back to pending with its attempts reset. Empty when it is missing or in another status. */
   retryTask(id: string): Promise<WakeupTarget[]>;
   /** Every dead task (of `name`, when given) back to pending, at most `limit` per call. */
@@ -81,7 +81,7 @@ export interface OperatorStore {
 }
 
 /** What `task-runner status` and the dashboard read. */
-export interface ViewStore {
+interface ViewStore {
   /** The database's clock. */
   now(): Promise<Date>;
   countTasks(): Promise<StatusCount[]>;
@@ -137,7 +137,7 @@ export interface ScheduleStore {
 }
 
 /** Leadership among cleaners. */
-export interface LeaderStore {
+interface LeaderStore {
   /** The lock key cleaners of this table compete for when none is configured. */
   defaultLockKey(): number;
   /** A contender for the lock `key`, on a session of its own. */

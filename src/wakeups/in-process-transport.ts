@@ -6,6 +6,7 @@
 import type { DeadTaskNotification } from "./dead-task-notification.js";
 import type { BrokerState, ListenOptions, PublishHooks, WakeupListener, WakeupPublisher, WakeupTransport } from "./transport.js";
 import { DeadTaskNotAnnouncedError } from "./wakeup-errors.js";
+import { TaskQueueInternalError } from "../errors.js";
 
 type Deliver = ListenOptions["deliver"];
 
@@ -77,7 +78,7 @@ export class InProcessTransport implements WakeupTransport {
 
   listen(options: ListenOptions): WakeupListener {
     const identity = this.identity;
-    if (identity === undefined) throw new Error("an in-process listener needs the database's identity");
+    if (identity === undefined) throw new TaskQueueInternalError("an in-process listener was opened without the database's identity");
     const deliver: Deliver = (ids, queue) => options.deliver(ids, queue);
     let listening = false;
     const stop = async () => {

@@ -16,7 +16,7 @@ import type { WakeupTransport } from "./transport.js";
 
 const CHOICES: readonly WakeupsChoice[] = ["rabbitmq", "notify", "polling"];
 
-export interface TransportOptions extends Pick<NamingOptions, "amqpPrefix" | "quorumQueues" | "wakeups"> {
+interface TransportOptions extends Pick<NamingOptions, "amqpPrefix" | "quorumQueues" | "wakeups"> {
   /** RabbitMQ URL; without it (or empty, as an unset environment variable often is), no RabbitMQ. */
   amqpUrl?: string;
   logger: Logger;

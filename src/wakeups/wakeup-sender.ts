@@ -9,7 +9,7 @@ import { traceChannels, traceWakeups } from "../trace/channels.js";
 import { PublishedMarker, type PublicationMark } from "./published-marker.js";
 import type { WakeupPublisher, WakeupTransport } from "./transport.js";
 
-export interface WakeupSenderOptions {
+interface WakeupSenderOptions {
   transport: WakeupTransport;
   logger: Logger;
   /**

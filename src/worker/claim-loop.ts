@@ -15,7 +15,7 @@ import type { StopSignal } from "./stop-signal.js";
 /** Longest pause between attempts of a claim statement that failed (database unreachable). */
 const CLAIM_FAILURE_MAX_PAUSE_MS = 2000;
 
-export interface ClaimLoopParts {
+interface ClaimLoopParts {
   store: Store;
   claimer: Claimer;
   filter: ClaimFilter;

@@ -6,7 +6,7 @@ import type { WorkerStore } from "../store/store.js";
 import { errorMessage } from "../error-text.js";
 import type { TaskRun } from "./task-run.js";
 
-export interface LeaseKeeperOptions {
+interface LeaseKeeperOptions {
   store: WorkerStore;
   owner: string;
   leaseMs: number;

@@ -16,7 +16,7 @@ interface DeadLetterSink {
   notifyDead(notification: DeadTaskNotification): Promise<void>;
 }
 
-export interface OutcomeWriterOptions {
+interface OutcomeWriterOptions {
   store: WorkerStore;
   owner: string;
   leaseMs: number;

@@ -4,7 +4,7 @@
 import type { Logger } from "../logger.js";
 import { errorMessage } from "../error-text.js";
 
-export interface PollerOptions {
+interface PollerOptions {
   intervalMs: number;
   logger: Logger;
   /** Whether periodic polls should run now (false while wake-ups flow). */

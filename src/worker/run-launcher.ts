@@ -13,7 +13,7 @@ import type { StopSignal } from "./stop-signal.js";
 import { TaskRun, type RunHooks } from "./task-run.js";
 import type { ResolvedWorkerOptions } from "./worker-options.js";
 
-export interface RunLauncherParts {
+interface RunLauncherParts {
   options: ResolvedWorkerOptions;
   store: Store;
   outcomes: OutcomeWriter;

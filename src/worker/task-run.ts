@@ -22,7 +22,7 @@ const DEFAULT_TIMEOUT_MS = 60_000;
  * running → finishing (writing success or failure) | committing (transactional: marking succeeded inside the
  * handler's transaction) | lost (heartbeat found the lease gone) | released (shutdown gives it back) → done.
  */
-export type RunState = "running" | "finishing" | "committing" | "lost" | "released" | "done";
+type RunState = "running" | "finishing" | "committing" | "lost" | "released" | "done";
 
 /** The ctx the worker builds; each handler sees it through the client types its registry names. */
 type RunContext = TaskContext<unknown, unknown>;

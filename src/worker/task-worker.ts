@@ -23,6 +23,7 @@ import { WakeupSender } from "../wakeups/wakeup-sender.js";
 import { traceChannels, traceWakeups } from "../trace/channels.js";
 import type { ResolvedWorkerOptions } from "./worker-options.js";
 import { wakeupSummary } from "./wakeup-summary.js";
+import { TaskQueueStoppedError } from "../errors.js";
 
 /** The pool of the store a worker opens for itself (without `store`). */
 export const WORKER_POOL = { max: 6, applicationName: "task-runner worker" } as const;
@@ -65,7 +66,7 @@ export class TaskWorker {
   }
 
   start(): Promise<void> {
-    if (this.stopping) return Promise.reject(new Error(`Worker ${this.id} was stopped; create a new worker to start again.`));
+    if (this.stopping) return Promise.reject(new TaskQueueStoppedError(`Worker ${this.id}`, "createWorker()"));
     this.starting ??= this.boot();
     return this.starting;
   }

@@ -23,7 +23,7 @@ const HAND_BACK_AFTER_MS = 200;
 
 type IdOutcome = "claimed" | "dropped" | "abandoned";
 
-export interface WakeupDeliveryParts {
+interface WakeupDeliveryParts {
   transport: WakeupTransport;
   /** The listener of the transport, once it is made (it is made with this delivery). */
   listener: () => WakeupListener;

@@ -91,9 +91,9 @@ describe("a worker killed with SIGKILL mid-task", () => {
     );
     // Heartbeats keep the leases while the worker lives: once the database clock is past the leases first taken, and a
     // sweep has run since, nothing was recovered.
-    const firstExpiry = (await sql.query("SELECT max(lease_expires_at) AS at FROM tasks WHERE id = ANY($1::uuid[])", [ids])).rows[0].at as Date;
+    const firstExpiry = (await sql.query<{ at: Date }>("SELECT max(lease_expires_at) AS at FROM tasks WHERE id = ANY($1::uuid[])", [ids])).rows[0]!.at;
     await waitUntil(
-      async () => (await sql.query("SELECT now() > $1::timestamptz AS past", [firstExpiry])).rows[0].past === true,
+      async () => (await sql.query<{ past: boolean }>("SELECT now() > $1::timestamptz AS past", [firstExpiry])).rows[0]!.past,
       "the first leases to be past due",
       20_000,
     );

@@ -59,7 +59,7 @@ describe.each(STORE_DIALECTS)("a lost lock ($name)", (dialect) => {
 
   it("a leader whose lock the database takes away stops leading at once, warns, and leads again once it can", async () => {
     const lines: Array<{ level: string; message: string }> = [];
-    const logger = jsonLogger("info", (line) => lines.push(JSON.parse(line)));
+    const logger = jsonLogger("info", (line) => lines.push(JSON.parse(line) as { level: string; message: string }));
     const cleaner = createCleaner({ tasks: cleanerTasks, databaseUrl: database.url, intervalMs: 100, logger });
     const probe = openStore(database.url, { max: 1 });
     const raw = await dialect.raw(database.url);

@@ -5,8 +5,9 @@ import { describe, expect, it } from "vitest";
 import { MAX_INTERVAL_MS, resolveCleanerOptions } from "../../src/cleaner/cleaner-options.js";
 import { createCleaner } from "../../src/cleaner/create-cleaner.js";
 import { electionTiming } from "../../src/cleaner/election-timing.js";
-import { silentLogger, TaskQueueConfigError, type CleanerOptions } from "../../src/index.js";
+import { openStore, silentLogger, TaskQueueConfigError, TaskQueueStoppedError, type CleanerOptions } from "../../src/index.js";
 import { cleanerTasks } from "../fixtures/cleaner-tasks.js";
+import { testPrisma } from "../support/prisma.js";
 
 const base: CleanerOptions = { tasks: cleanerTasks, databaseUrl: "postgresql://postgres@127.0.0.1:5432/none", logger: silentLogger };
 const INT32_MAX = 2 ** 31 - 1;
@@ -63,5 +64,34 @@ describe("amqpUrl", () => {
     const message = configError({ amqpUrl: "http://guest:s3cret@rabbit:5672" }).message;
     expect(message).toContain('got "http://guest:***@rabbit:5672/".');
     expect(message).not.toContain("s3cret");
+  });
+});
+
+describe("store", () => {
+  it("refuses a store bound to a Prisma client: the leader lock needs a pool of its own", async () => {
+    const store = openStore(base.databaseUrl!);
+    const prisma = testPrisma(base.databaseUrl!);
+    try {
+      expect(configError({ databaseUrl: undefined, store: store.through(prisma) }).message).toBe(
+        'Invalid option "store": the cleaner\'s leader lock needs a store with a pool of its own, and this one is bound to a Prisma client. ' +
+          "Pass openStore(databaseUrl) as the cleaner's store, or leave store out and give databaseUrl.",
+      );
+    } finally {
+      await prisma.$disconnect();
+      await store.close();
+    }
+  });
+});
+
+describe("after stop()", () => {
+  it("runOnce() rejects with TASK_STOPPED: a stopped cleaner does not start again", async () => {
+    const cleaner = createCleaner(base);
+    await cleaner.stop();
+    const failure = cleaner.runOnce();
+    await expect(failure).rejects.toBeInstanceOf(TaskQueueStoppedError);
+    await expect(failure).rejects.toMatchObject({
+      code: "TASK_STOPPED",
+      message: "The cleaner was stopped and does not start again; create a new one with createCleaner() to start again.",
+    });
   });
 });

@@ -204,7 +204,7 @@ export function brokenStore(store: Store, kind: BrokenKind): Store {
       if (typeof property === "string" && property in overrides) return overrides[property as keyof Store];
       if (property === "through") return (prisma: unknown) => brokenStore(target.through(prisma), kind);
       const value = Reflect.get(target, property, receiver) as unknown;
-      return typeof value === "function" ? value.bind(target) : value;
+      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
   });
 }

@@ -83,7 +83,7 @@ export class ConformanceBed {
   static async open(dialect: DialectHarness, broken?: BrokenKind): Promise<ConformanceBed> {
     const database = await dialect.createDatabase();
     const real = openStore(database.url, { max: 4 });
-    const bed = new ConformanceBed(dialect, database.url, broken ? brokenStore(real, broken) : real, real, broken, database.drop);
+    const bed = new ConformanceBed(dialect, database.url, broken ? brokenStore(real, broken) : real, real, broken, () => database.drop());
     bed.closers.push(() => real.close());
     return bed;
   }

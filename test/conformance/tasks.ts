@@ -8,12 +8,18 @@ import { logRun } from "./run-log.js";
 const runLog = () => process.env.CONFORMANCE_RUN_LOG ?? "";
 const workerName = () => process.env.CONFORMANCE_WORKER ?? `in-process-${process.pid}`;
 
+/** The signal's reason as an Error (the worker aborts with one; anything else is wrapped). */
+function abortReason(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason : new Error(`aborted: ${String(reason)}`, { cause: reason });
+}
+
 /** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
+    if (signal.aborted) return reject(abortReason(signal));
     const timer = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+    signal.addEventListener("abort", () => (clearTimeout(timer), reject(abortReason(signal))), { once: true });
   });
 }
 

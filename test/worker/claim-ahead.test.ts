@@ -71,7 +71,7 @@ describe.each(WORKER_DIALECTS)("claiming ahead ($name)", (dialect) => {
           };
         }
         const value = Reflect.get(target, property) as unknown;
-        return typeof value === "function" ? value.bind(target) : value;
+        return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
       },
     });
   }
@@ -81,7 +81,7 @@ describe.each(WORKER_DIALECTS)("claiming ahead ($name)", (dialect) => {
     const worker = createWorker({ tasks, store: counting, amqpUrl: bed.amqpUrl, amqpPrefix: bed.prefix, queues: ["default"], concurrency: 5, logger: recordingLogger() });
     await worker.start();
     try {
-      const created = await prisma.task.enqueueMany(Array.from({ length: 3000 }, (_, n) => ({ name: "noop" as const, payload: { n } })));
+      await prisma.task.enqueueMany(Array.from({ length: 3000 }, (_, n) => ({ name: "noop" as const, payload: { n } })));
       await waitUntil(async () => (await bed.countStatus("succeeded", "noop")) === 3000, "3,000 tasks to succeed", 60_000);
     } finally {
       await worker.stop();
@@ -95,7 +95,7 @@ describe.each(WORKER_DIALECTS)("claiming ahead ($name)", (dialect) => {
 
   it("does not hoard slow tasks: it holds about its run slots' worth, the rest stays pending for other workers", async () => {
     await bed.startWorker({ tasks, queues: ["slow"], concurrency: 2, logger: recordingLogger() });
-    const created = await prisma.task.enqueueMany(Array.from({ length: 20 }, (_, n) => ({ name: "slow" as const, payload: { n } })));
+    await prisma.task.enqueueMany(Array.from({ length: 20 }, (_, n) => ({ name: "slow" as const, payload: { n } })));
     let mostRunning = 0;
     let succeeded = 0;
     while (succeeded < 20) {
@@ -110,7 +110,7 @@ describe.each(WORKER_DIALECTS)("claiming ahead ($name)", (dialect) => {
   });
 
   it("claims a backlog of fast tasks in large batches when it polls (no broker)", async () => {
-    const created = await prisma.task.enqueueMany(Array.from({ length: 3000 }, (_, n) => ({ name: "polled" as const, payload: { n } })));
+    await prisma.task.enqueueMany(Array.from({ length: 3000 }, (_, n) => ({ name: "polled" as const, payload: { n } })));
     const polls: number[] = [];
     const worker = createWorker({ tasks, store: countingClaims(polls), wakeups: "polling", queues: ["polled"], concurrency: 5, logger: recordingLogger() });
     await worker.start();
@@ -126,7 +126,7 @@ describe.each(WORKER_DIALECTS)("claiming ahead ($name)", (dialect) => {
   });
 
   it("does not hoard slow tasks when it polls: about its run slots' worth is running, the rest stays pending", async () => {
-    const created = await prisma.task.enqueueMany(Array.from({ length: 20 }, (_, n) => ({ name: "polledSlow" as const, payload: { n } })));
+    await prisma.task.enqueueMany(Array.from({ length: 20 }, (_, n) => ({ name: "polledSlow" as const, payload: { n } })));
     const worker = createWorker({ tasks, store: pool, wakeups: "polling", queues: ["polled-slow"], concurrency: 2, pollIntervalMs: 50, logger: recordingLogger() });
     await worker.start();
     let mostRunning = 0;

@@ -112,7 +112,7 @@ export class WorkerTestBed {
   }
 
   /** The task's row as the store reads it, under the table's column names; fails when there is none. */
-  async row(id: string): Promise<Record<string, any>> {
+  async row(id: string) {
     const task = await this.store.findTask(id);
     if (!task) throw new Error(`no task ${id}`);
     return {
@@ -194,7 +194,7 @@ export class WorkerTestBed {
 /** A bed, the app's client and a started worker, made before a describe's tests and closed after them. */
 export interface WorkerFixture<Tasks extends TaskRegistry> {
   bed: WorkerTestBed;
-  prisma: ReturnType<WorkerTestBed["prisma"]>;
+  prisma: ReturnType<typeof WorkerTestBed.prototype.prisma<Tasks>>;
   worker: Worker;
   logger: ReturnType<typeof recordingLogger>;
 }
@@ -231,6 +231,7 @@ export const WORKER_DIALECTS: readonly StoreDialect[] = STORE_DIALECTS;
 export class DuePublisher {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
+  private failure: Error | undefined;
 
   private constructor(
     private readonly bed: WorkerTestBed,
@@ -243,7 +244,13 @@ export class DuePublisher {
     const channel = await model.createConfirmChannel();
     await declareExchanges(channel, topology(bed.prefix));
     const publisher = new DuePublisher(bed, model, channel);
-    publisher.timer = setInterval(() => (publisher.running ??= publisher.tick().finally(() => (publisher.running = undefined))), 50);
+    publisher.timer = setInterval(() => {
+      // A failed round is kept for stop() to throw, so a broken publisher fails the test that used it.
+      publisher.running ??= publisher
+        .tick()
+        .catch((error: unknown) => void (publisher.failure ??= new Error("a round of the due publisher failed", { cause: error })))
+        .finally(() => (publisher.running = undefined));
+    }, 50);
     return publisher;
   }
 
@@ -260,5 +267,6 @@ export class DuePublisher {
     clearInterval(this.timer);
     await this.running;
     await this.model.close();
+    if (this.failure !== undefined) throw this.failure;
   }
 }

@@ -18,7 +18,7 @@ const tasks = defineTasks({
 
 function configError(options: Record<string, unknown>): TaskQueueConfigError {
   try {
-    createWorker({ tasks, databaseUrl: "postgresql://localhost/x", ...options } as never);
+    createWorker({ tasks, databaseUrl: "postgresql://localhost/x", ...options });
   } catch (error) {
     expect(error).toBeInstanceOf(TaskQueueConfigError);
     return error as TaskQueueConfigError;
@@ -88,7 +88,10 @@ describe.each(WORKER_DIALECTS)("a worker's queues and a given store ($name)", (d
     await Promise.all([worker.stop(), worker.stop()]);
     await worker.stop();
     expect(await store.check()).toBeUndefined();
-    await expect(worker.start()).rejects.toThrow(`Worker ${worker.id} was stopped; create a new worker to start again.`);
+    await expect(worker.start()).rejects.toMatchObject({
+      code: "TASK_STOPPED",
+      message: `Worker ${worker.id} was stopped and does not start again; create a new one with createWorker() to start again.`,
+    });
   });
 });
 
@@ -108,7 +111,10 @@ describe("a worker never started (postgresql)", () => {
     const logger = recordingLogger();
     const worker = createWorker({ tasks, databaseUrl: bed.url, logger });
     await expect(worker.stop()).resolves.toBeUndefined();
-    await expect(worker.start()).rejects.toThrow(`Worker ${worker.id} was stopped; create a new worker to start again.`);
+    await expect(worker.start()).rejects.toMatchObject({
+      code: "TASK_STOPPED",
+      message: `Worker ${worker.id} was stopped and does not start again; create a new one with createWorker() to start again.`,
+    });
     const { rows } = await bed.sql.query<{ n: number }>(
       "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'task-runner worker'",
     );

@@ -55,7 +55,7 @@ describe.each(WORKER_DIALECTS)("failures ($name)", (dialect) => {
     const channel = await deadModel.createChannel();
     await channel.consume(topology(fixture.bed.prefix).deadLetterQueue, (message) => {
       if (!message) return;
-      dead.push(JSON.parse(message.content.toString()));
+      dead.push(JSON.parse(message.content.toString()) as DeadTaskNotification);
       channel.ack(message);
     });
   });

@@ -165,8 +165,8 @@ describe("a worker process (postgresql)", () => {
     await worker.kill();
     const row = await bed.row(id);
     expect(row).toMatchObject({ status: "running", attempts: 1, lease_owner: "killed" });
-    const { rows } = await bed.sql.query("SELECT extract(epoch FROM lease_expires_at - now())::float8 AS left_s FROM tasks WHERE id = $1", [id]);
-    expect(rows[0].left_s).toBeGreaterThan(0);
-    expect(rows[0].left_s).toBeLessThanOrEqual(30);
+    const { rows } = await bed.sql.query<{ left_s: number }>("SELECT extract(epoch FROM lease_expires_at - now())::float8 AS left_s FROM tasks WHERE id = $1", [id]);
+    expect(rows[0]!.left_s).toBeGreaterThan(0);
+    expect(rows[0]!.left_s).toBeLessThanOrEqual(30);
   });
 });

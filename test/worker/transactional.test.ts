@@ -75,7 +75,7 @@ describe.each(WORKER_DIALECTS)("transactional handlers ($name)", (dialect) => {
     expect(await reportExists(reportId)).toBe(true);
     // finished_at is when the task really finished, not when its transaction began (about when the report was written).
     const report = await fixture.prisma.report.findUniqueOrThrow({ where: { id: reportId } });
-    expect((await fixture.bed.row(task.id)).finished_at.getTime() - report.createdAt.getTime()).toBeGreaterThanOrEqual(240);
+    expect((await fixture.bed.row(task.id)).finished_at!.getTime() - report.createdAt.getTime()).toBeGreaterThanOrEqual(240);
     const { followUp } = (await fixture.bed.row(task.id)).result as { followUp: string };
     await waitUntil(async () => (await fixture.bed.status(followUp)) === "succeeded", "the follow-up to run");
     expect((await fixture.bed.row(followUp)).result).toEqual({ saw: reportId });

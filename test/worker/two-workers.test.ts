@@ -127,7 +127,8 @@ describe("two worker processes (postgresql)", () => {
     const ids = await enqueueSpread(prisma, 100, 20);
     await bed.wake(ids);
     await waitUntil(
-      async () => (await bed.sql.query("SELECT count(*)::int AS n FROM tasks WHERE id = ANY($1) AND status = 'succeeded'", [ids])).rows[0].n === ids.length,
+      async () =>
+        (await bed.sql.query<{ n: number }>("SELECT count(*)::int AS n FROM tasks WHERE id = ANY($1) AND status = 'succeeded'", [ids])).rows[0]!.n === ids.length,
       `all ${ids.length} tasks to succeed`,
       60_000,
     );

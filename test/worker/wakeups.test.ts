@@ -26,7 +26,7 @@ function notingClaims(inner: Store, asked: Set<string>, unclaimed: Map<string, s
         };
       }
       const value = Reflect.get(target, property, receiver) as unknown;
-      return typeof value === "function" ? value.bind(target) : value;
+      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
   });
 }

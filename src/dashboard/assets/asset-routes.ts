@@ -7,7 +7,7 @@ import { createRequire } from "node:module";
 import { CLIENT_SCRIPT } from "./client-script.js";
 import { STYLES } from "./styles.js";
 
-export interface Asset {
+interface Asset {
   body: string;
   type: string;
   etag: string;

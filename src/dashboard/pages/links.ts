@@ -1,6 +1,6 @@
 // Links into the task list with filters, built in one place so every page links the same way.
 
-export interface ListLink {
+interface ListLink {
   status?: string;
   queue?: string;
   name?: string;

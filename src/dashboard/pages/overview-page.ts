@@ -7,7 +7,7 @@ import { formatCount, formatDuration, relative, shortId, timeTag } from "./forma
 import { html, jsonScript, type Html } from "./html.js";
 import { tasksHref } from "./links.js";
 
-export interface OverviewView {
+interface OverviewView {
   basePath: string;
   readOnly: boolean;
   csrf: string;

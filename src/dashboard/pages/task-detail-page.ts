@@ -6,7 +6,7 @@ import { formatCount, formatDuration, formatUtc, prettyJson, relative, toDate } 
 import { html, type Html } from "./html.js";
 import { tasksHref } from "./links.js";
 
-export interface TaskDetailView {
+interface TaskDetailView {
   basePath: string;
   readOnly: boolean;
   csrf: string;

@@ -8,7 +8,7 @@ import { formatCount, relative, shortId, timeTag, toDate } from "./format.js";
 import { html, type Html } from "./html.js";
 import { tasksHref } from "./links.js";
 
-export interface TaskListView {
+interface TaskListView {
   basePath: string;
   readOnly: boolean;
   csrf: string;

@@ -36,7 +36,7 @@ export function poolConfig(url: string, options: MysqlPoolOptions): PoolConfig {
     minimumIdle: 1,
     idleTimeout: 60,
     acquireTimeout: connection.connectTimeout,
-  } as PoolConfig;
+  };
 }
 
 /** The settings of one connection to `url` (the pool's, without the pool's own). */
@@ -62,7 +62,7 @@ export function connectionConfig(url: string, options: Omit<MysqlPoolOptions, "m
     socketTimeout: options.queryTimeoutMs ?? 60_000,
     keepAliveDelay: 10_000,
     connectAttributes: { program_name: options.applicationName ?? "prisma-task-queue" },
-  } as ConnectionConfig;
+  };
 }
 
 /** The URL's query parameters as driver options: "true"/"false" and integers typed, JSON objects parsed. */

@@ -11,6 +11,7 @@ import { ownDb } from "./own-db.js";
 import { isPrismaRawClient, prismaDb } from "./prisma-db.js";
 import { mysqlParts } from "./store.js";
 import { mysqlTable } from "./table.js";
+import { NotAPrismaClientError } from "../../errors.js";
 
 export const mysqlDialect: Dialect = {
   name: "mysql",
@@ -32,8 +33,8 @@ export const mysqlDialect: Dialect = {
     return new DialectStore(mysqlParts, pool, mysqlTable(options.table), pool);
   },
   openMigrationLedger: mysqlMigrationLedger,
-  prismaStore(client: unknown, table: TaskTable): Store {
-    if (!isPrismaRawClient(client)) throw new TypeError("prismaStore() takes a Prisma client or transaction client");
+  prismaStore(client: unknown, table: TaskTable, option: string): Store {
+    if (!isPrismaRawClient(client)) throw new NotAPrismaClientError(`the ${option} option`, client);
     return new DialectStore(mysqlParts, prismaDb(client), mysqlTable(table));
   },
 };

@@ -48,7 +48,7 @@ export function namedLock(url: string, lock: NamedLock, timing: ElectionTiming):
 /** The session as a Db whose every statement must answer within `timeoutMs`. */
 function sessionDb(connection: Connection, timeoutMs: number): Db {
   const query = async <Row>(sql: string, values: readonly unknown[]) =>
-    (await answerWithin(connection.query(sql, values as unknown[]), timeoutMs, `the lock connection did not answer within ${timeoutMs} ms`)) as Row[];
+    answerWithin(connection.query<Row[]>(sql, values as unknown[]), timeoutMs, `the lock connection did not answer within ${timeoutMs} ms`);
   return { query, request: query };
 }
 

@@ -83,5 +83,7 @@ export function mysqlMigrationLedger(url: string, options: MigrationLedgerOption
 function scriptError(error: unknown): string {
   const e = error as { sqlMessage?: unknown; message?: unknown; errno?: unknown; code?: unknown };
   const message = typeof e.sqlMessage === "string" ? e.sqlMessage : String(e.message ?? error);
-  return `${message}${e.errno ? ` (error ${String(e.errno)}${e.code ? ` ${String(e.code)}` : ""})` : ""}`;
+  const errno = typeof e.errno === "number" ? e.errno : undefined;
+  const code = typeof e.code === "string" ? e.code : undefined;
+  return `${message}${errno ? ` (error ${errno}${code ? ` ${code}` : ""})` : ""}`;
 }

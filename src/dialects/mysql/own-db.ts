@@ -7,6 +7,8 @@ import { poolConfig, type MysqlPoolOptions } from "./connection-options.js";
 import type { CountingDb } from "../../store/db.js";
 import { mariadbDriver, type MariadbModule } from "./driver.js";
 import { statementLimiter } from "./server-version.js";
+import { TaskStoreClosedError } from "../../errors.js";
+import { redactUrl } from "../../redact-url.js";
 
 /** A pool wrapped as a CountingDb, plus close(). */
 export interface MysqlOwnDb extends CountingDb {
@@ -22,7 +24,7 @@ export interface MysqlOwnDb extends CountingDb {
  * statements for all its sessions together (max_prepared_stmt_count, 16,382 by default), which a few workers with
  * full per-connection caches would reach. Values are escaped into the text by the driver, as Oban's MySQL engine does.
  */
-export interface OwnDbOptions extends MysqlPoolOptions {
+interface OwnDbOptions extends MysqlPoolOptions {
   /**
    * Server-side limit on one statement, in ms. Default none. MariaDB applies it to every statement
    * (SET STATEMENT max_statement_time … FOR), MySQL to SELECTs only (the MAX_EXECUTION_TIME hint): a write is never cut.
@@ -53,7 +55,7 @@ export function ownDb(url: string, options: OwnDbOptions = {}): MysqlOwnDb {
   let opening: Promise<Opened> | undefined;
   let closed = false;
   const open = (): Promise<Opened> => {
-    if (closed) return Promise.reject(new Error("this store is closed"));
+    if (closed) return Promise.reject(new TaskStoreClosedError(`the MySQL store on ${redactUrl(url)}`));
     opening ??= openPool(mariadb, url, options).catch((error: unknown) => {
       opening = undefined;
       throw error;
@@ -62,7 +64,7 @@ export function ownDb(url: string, options: OwnDbOptions = {}): MysqlOwnDb {
   };
   const run = async (runner: Runner, sql: string, values: readonly unknown[]) => {
     const { limit } = await open();
-    return runner.query(limit(sql), values as unknown[]);
+    return runner.query<unknown>(limit(sql), values);
   };
   const dbOf = (runner: () => Promise<Runner>): CountingDb => ({
     query: async <Row>(sql: string, values: readonly unknown[]) => rowsOf<Row>(await run(await runner(), sql, values)),
@@ -90,7 +92,7 @@ export function ownDb(url: string, options: OwnDbOptions = {}): MysqlOwnDb {
         });
         throw error;
       } finally {
-        if (broken) await connection.destroy();
+        if (broken) connection.destroy();
         else await connection.release();
       }
     },
@@ -112,7 +114,7 @@ async function openPool(mariadb: MariadbModule, url: string, options: OwnDbOptio
   let limit = (sql: string) => sql;
   try {
     if (options.statementTimeoutMs !== undefined) {
-      const rows = (await probe.query("SELECT VERSION() AS version")) as Array<{ version: string }>;
+      const rows = await probe.query<Array<{ version: string }>>("SELECT VERSION() AS version");
       limit = statementLimiter(rows[0]!.version, options.statementTimeoutMs);
     }
   } finally {

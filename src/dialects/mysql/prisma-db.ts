@@ -4,7 +4,7 @@
 import type { CountingDb, DbRequest } from "../../store/db.js";
 
 /** The part of a Prisma client (or transaction client) the seam needs. */
-export interface PrismaRawClient {
+interface PrismaRawClient {
   $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): PromiseLike<T> & DbRequest;
   $executeRawUnsafe(query: string, ...values: unknown[]): PromiseLike<number> & DbRequest;
   $transaction?: unknown;
@@ -25,7 +25,7 @@ type InteractiveTransaction = (fn: (tx: PrismaRawClient) => Promise<unknown>, op
  */
 export function prismaDb(client: PrismaRawClient): CountingDb {
   const db: CountingDb = {
-    query: async <Row>(sql: string, values: readonly unknown[]) => (await client.$queryRawUnsafe<Row[]>(sql, ...values)) as Row[],
+    query: async <Row>(sql: string, values: readonly unknown[]) => client.$queryRawUnsafe<Row[]>(sql, ...values),
     write: async (sql: string, values: readonly unknown[]) => Number(await client.$executeRawUnsafe(sql, ...values)),
     request: (sql: string, values: readonly unknown[]) => client.$executeRawUnsafe(sql, ...values),
   };

@@ -4,7 +4,7 @@
 import type { StoreProblem } from "../../store/store-problem.js";
 
 /** A server as VERSION() describes it: "8.0.36", "5.7.44-log", "10.11.19-MariaDB-0+deb12u1". */
-export interface ServerVersion {
+interface ServerVersion {
   flavor: "mysql" | "mariadb";
   major: number;
   minor: number;
@@ -17,7 +17,7 @@ export interface ServerVersion {
  * The oldest release of each flavor this dialect runs on: MySQL 8.0.4 (SKIP LOCKED came in 8.0.1, JSON_TABLE in
  * 8.0.4; both were development releases before 8.0.11, the first GA), MariaDB 10.6.0 (SKIP LOCKED and JSON_TABLE).
  */
-export const MIN_VERSION = {
+const MIN_VERSION = {
   mysql: { major: 8, minor: 0, patch: 4, name: "MySQL 8.0.4" },
   mariadb: { major: 10, minor: 6, patch: 0, name: "MariaDB 10.6" },
 } as const;

@@ -37,6 +37,7 @@ import { abandonExpired, findExpiredLeases, holdExpiredLease, requeueExpired } f
 import { releaseTasks } from "./sql/release-tasks.js";
 import { advanceSchedule, claimScheduleSlot, listSchedules, pruneScheduleSlots, syncSchedules } from "./sql/schedules.js";
 import type { MysqlTable } from "./table.js";
+import { LeaderLockStoreError } from "../../errors.js";
 
 /** Each unit operation's SQL unit. */
 const UNITS: StoreUnits<CountingDb, MysqlTable> = {
@@ -94,7 +95,7 @@ export const mysqlParts: StoreParts<CountingDb, MysqlTable, MysqlOwnDb> = {
   check: async (db, table) => serverVersionProblem(await checkTable(db, table)),
   classify: classifyMysqlError,
   leader(key, timing, _db, table, own) {
-    if (!own) throw new Error("the leader lock needs a store with a pool of its own (openStore), not one bound to a Prisma client");
+    if (!own) throw new LeaderLockStoreError();
     return namedLock(own.url, { key, database: table.schema }, timing);
   },
 };

@@ -5,7 +5,7 @@ import type pg from "pg";
 import { optionalPackage } from "../../optional-package.js";
 
 /** The driver module, as this dialect uses it. */
-export type PgModule = typeof pg;
+type PgModule = typeof pg;
 
 /** The pg module; throws MissingPackageError when the package is not installed. */
 export function pgDriver(): PgModule {

@@ -4,7 +4,7 @@
 import type { StoreProblem, StoreProblemKind } from "../../store/store-problem.js";
 
 /** The oldest PostgreSQL this dialect is tested and documented for. */
-export const MIN_SERVER_VERSION_NUM = 130000;
+const MIN_SERVER_VERSION_NUM = 130000;
 
 const LASTING: Record<string, StoreProblemKind> = {
   "28P01": "credentials", // invalid_password

@@ -10,6 +10,7 @@ import { ownDb } from "./own-db.js";
 import { isPrismaRawClient, prismaDb } from "./prisma-db.js";
 import { postgresParts } from "./store.js";
 import { pgTable } from "./table.js";
+import { NotAPrismaClientError } from "../../errors.js";
 
 export const postgresDialect: Dialect = {
   name: "postgresql",
@@ -31,8 +32,8 @@ export const postgresDialect: Dialect = {
     return new DialectStore(postgresParts, pool, pgTable(options.table), pool);
   },
   openMigrationLedger: pgMigrationLedger,
-  prismaStore(client: unknown, table: TaskTable): Store {
-    if (!isPrismaRawClient(client)) throw new TypeError("prismaStore() takes a Prisma client or transaction client");
+  prismaStore(client: unknown, table: TaskTable, option: string): Store {
+    if (!isPrismaRawClient(client)) throw new NotAPrismaClientError(`the ${option} option`, client);
     return new DialectStore(postgresParts, prismaDb(client), pgTable(table));
   },
 };

@@ -13,6 +13,7 @@ import {
 } from "./sql/insert-keyless-tasks.js";
 import { insertTasksParam, insertTasksSql } from "./sql/insert-tasks.js";
 import type { PgTable } from "./table.js";
+import { TaskQueueInternalError } from "../../errors.js";
 
 /**
  * The request that inserts `rows`; `publishes` is the extension's flag (see insertTasksSql). With `notifyChannel`, the
@@ -43,7 +44,7 @@ function keylessRows(rows: readonly PreparedTask[], result: readonly KeylessInse
   }
   return rows.map((task, i) => {
     const at = timed.get(task.id) ?? now;
-    if (!at) throw new Error(`the keyless insert returned no row for task ${task.id}`);
+    if (!at) throw new TaskQueueInternalError(`the keyless insert returned no row for task ${task.id}`);
     return {
       i,
       id: task.id,

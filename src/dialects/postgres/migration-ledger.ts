@@ -91,5 +91,6 @@ function scriptError(error: unknown, script: string): string {
   const message = typeof e.message === "string" ? e.message : String(error);
   const position = Number(e.position);
   const line = Number.isInteger(position) && position > 0 ? script.slice(0, position - 1).split("\n").length : undefined;
-  return `${message}${e.code ? ` (SQLSTATE ${String(e.code)})` : ""}${line ? ` at line ${line} of migration.sql` : ""}`;
+  const code = typeof e.code === "string" ? e.code : undefined;
+  return `${message}${code ? ` (SQLSTATE ${code})` : ""}${line ? ` at line ${line} of migration.sql` : ""}`;
 }

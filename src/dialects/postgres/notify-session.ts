@@ -15,7 +15,7 @@ const FIRST_RECONNECT_DELAY_MS = 100;
 const PING_EVERY_MS = 15_000;
 const ANSWER_TIMEOUT_MS = 5_000;
 
-export interface PgNotifySessionOptions {
+interface PgNotifySessionOptions {
   url: string;
   channel: string;
   handlers: NotificationHandlers;

@@ -17,7 +17,7 @@ export interface PgOwnDb extends Db {
 }
 
 /** Options of ownDb(). */
-export interface OwnDbOptions {
+interface OwnDbOptions {
   /** Most connections the pool opens. Default 10. */
   max?: number;
   /** Shown in pg_stat_activity. Default "prisma-task-queue". */

@@ -4,7 +4,7 @@
 import type { Db } from "../../store/db.js";
 
 /** The part of a Prisma client (or transaction client) the seam needs. */
-export interface PrismaRawClient {
+interface PrismaRawClient {
   $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): PromiseLike<T> & { requestTransaction?(batch: unknown): PromiseLike<unknown> };
   $transaction?: unknown;
 }

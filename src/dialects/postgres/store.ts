@@ -37,6 +37,7 @@ import { releaseTasks } from "./sql/release-tasks.js";
 import { advanceSchedule, claimScheduleSlot, listSchedules, pruneScheduleSlots, syncSchedules } from "./sql/schedules.js";
 import { checkTable } from "./sql/check-table.js";
 import type { PgTable } from "./table.js";
+import { LeaderLockStoreError } from "../../errors.js";
 
 /** Each unit operation's SQL unit. */
 const UNITS: StoreUnits<Db, PgTable> = {
@@ -96,7 +97,7 @@ export const postgresParts: StoreParts<Db, PgTable, PgOwnDb> = {
   },
   classify: classifyPgError,
   leader(key, timing, _db, _table, own) {
-    if (!own) throw new Error("the leader lock needs a store with a pool of its own (openStore), not one bound to a Prisma client");
+    if (!own) throw new LeaderLockStoreError();
     return advisoryLock(own.url, key, timing);
   },
   notifications: (db, own) => pgNotifications(db, own?.url),

@@ -59,8 +59,8 @@ function digits(text: string, at: number, count: number): number {
 
 /** pg's `types` option: timestamptz through parseTimestamptz, every other type as pg reads it. */
 export const fastTypes = {
-  getTypeParser(oid: number, format?: "text" | "binary") {
+  getTypeParser(oid: number, format?: "text" | "binary"): (value: string) => unknown {
     if (oid === TIMESTAMPTZ_OID && format !== "binary") return parseTimestamptz;
-    return pgDriver().types.getTypeParser(oid, format ?? "text");
+    return pgDriver().types.getTypeParser(oid, format ?? "text") as (value: string) => unknown;
   },
 };

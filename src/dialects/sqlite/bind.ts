@@ -1,3 +1,4 @@
+import { TaskQueueInternalError } from "../../errors.js";
 // Named parameters for the SQLite SQL units. Both drivers bind `?` by position only (the Prisma adapter binds an
 // array, so `?1` cannot be reused), so a unit writes `{name}` and bind() turns each occurrence into a `?` with its
 // value, compiling each text once.
@@ -17,7 +18,7 @@ export function bind(text: string, values: Record<string, unknown>): [string, un
     if (compiled.size < 1000) compiled.set(text, entry);
   }
   const ordered = entry.names.map((name) => {
-    if (!(name in values)) throw new Error(`SQL parameter {${name}} has no value`);
+    if (!(name in values)) throw new TaskQueueInternalError(`SQL parameter {${name}} has no value`);
     return values[name];
   });
   return [entry.sql, ordered];

@@ -11,6 +11,7 @@ import { SqliteFileDb } from "./own-db.js";
 import { isPrismaRawClient, prismaDb } from "./prisma-db.js";
 import { sqliteParts } from "./store.js";
 import { sqliteTable } from "./table.js";
+import { NotAPrismaClientError } from "../../errors.js";
 
 export const sqliteDialect: Dialect = {
   name: "sqlite",
@@ -37,8 +38,8 @@ export const sqliteDialect: Dialect = {
     );
   },
   openMigrationLedger: sqliteMigrationLedger,
-  prismaStore(client: unknown, table: TaskTable): Store {
-    if (!isPrismaRawClient(client)) throw new TypeError("prismaStore() takes a Prisma client or transaction client");
+  prismaStore(client: unknown, table: TaskTable, option: string): Store {
+    if (!isPrismaRawClient(client)) throw new NotAPrismaClientError(`the ${option} option`, client);
     return new DialectStore(sqliteParts, prismaDb(client), sqliteTable(table));
   },
 };

@@ -6,6 +6,7 @@
 
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
+import { errorMessage } from "../../error-text.js";
 import { MigrationFailedError, MigrationLockedError } from "../../errors.js";
 import type { LedgerMigration, MigrationLedger, MigrationLedgerOptions } from "../../migrate/migration-ledger.js";
 import { betterSqlite3, type SqliteDatabase } from "./driver.js";
@@ -52,7 +53,8 @@ export function sqliteMigrationLedger(url: string, _options: MigrationLedgerOpti
           file.exec(migration.script);
         } catch (error) {
           const { message, code } = error as { message?: unknown; code?: unknown };
-          throw new MigrationFailedError(migration.name, `${String(message ?? error)}${code ? ` (${String(code)})` : ""}`, false);
+          const text = typeof message === "string" ? message : errorMessage(error);
+          throw new MigrationFailedError(migration.name, `${text}${typeof code === "string" && code ? ` (${code})` : ""}`, false);
         }
         sql.finishRecord(file, id, new Date());
         file.prepare("COMMIT").run();

@@ -6,8 +6,9 @@
 
 import type { Db } from "../../store/db.js";
 import { betterSqlite3, type DatabaseConstructor, type SqliteDatabase, type SqliteStatement } from "./driver.js";
+import { TaskStoreClosedError } from "../../errors.js";
 
-export interface SqliteFileOptions {
+interface SqliteFileOptions {
   /** How long a statement waits for the write lock in all, retrying, before SQLITE_BUSY reaches the caller. Default 5000. */
   busyTimeoutMs?: number;
 }
@@ -17,7 +18,7 @@ const LONGEST_PAUSE_MS = 50;
 const CACHED_STATEMENTS = 200;
 
 /** True when `error` is SQLITE_BUSY (or one of its extended codes): another connection holds the write lock. */
-export function isBusy(error: unknown): boolean {
+function isBusy(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "string" && code.startsWith("SQLITE_BUSY");
 }
@@ -103,7 +104,7 @@ export class SqliteFileDb implements Db {
 
   private connection(): SqliteDatabase {
     if (this.database) return this.database;
-    if (this.closed) throw new Error(`the SQLite store on ${this.path} is closed`);
+    if (this.closed) throw new TaskStoreClosedError(`the SQLite store on ${this.path}`);
     const database = new this.Database(this.path, { fileMustExist: true, timeout: 0 });
     try {
       // WAL: readers never block the writer and a commit never waits for readers; a lasting setting of the file.

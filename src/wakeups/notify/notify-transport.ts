@@ -8,7 +8,7 @@ import type { DeadTaskNotification } from "../dead-task-notification.js";
 import type { BrokerState, ListenOptions, PublishHooks, WakeupListener, WakeupPublisher, WakeupTransport } from "../transport.js";
 import { DeadTaskNotAnnouncedError } from "../wakeup-errors.js";
 
-export interface NotifyTransportOptions {
+interface NotifyTransportOptions {
   notifications: WakeupNotifications;
   channel: string;
   logger: Logger;

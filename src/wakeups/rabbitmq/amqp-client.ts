@@ -5,7 +5,7 @@ import type amqp from "amqplib";
 import { optionalPackage } from "../../optional-package.js";
 
 /** The client module, as the transport uses it. */
-export type AmqpClient = typeof amqp;
+type AmqpClient = typeof amqp;
 
 /** The amqplib module; throws MissingPackageError when the package is not installed. */
 export function amqpClient(): AmqpClient {

@@ -4,7 +4,7 @@
 import { redactUrl } from "../../redact-url.js";
 
 /** What a failed connection attempt means for whoever configured the broker URL. */
-export interface BrokerFailure {
+interface BrokerFailure {
   /**
    * True when retrying is unlikely to help until someone changes the URL or the broker's users/vhosts: logged once as
    * an error with `fix` (refusals are retried slowly). False for a broker that is down or restarting.

@@ -10,7 +10,7 @@ import { WakeupBrokerError } from "../wakeup-errors.js";
 import { amqpClient } from "./amqp-client.js";
 import { classifyBrokerError } from "./broker-errors.js";
 
-export interface BrokerConnectionOptions {
+interface BrokerConnectionOptions {
   logger: Logger;
   /** First reconnect delay. Default 100 ms. */
   minDelayMs?: number;

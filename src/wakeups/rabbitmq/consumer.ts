@@ -11,7 +11,7 @@ import { declareExchanges, declareQueue, type Topology } from "./topology.js";
 import { decodeWakeup } from "./wakeup-message.js";
 import { queueCounts } from "./queue-counts.js";
 
-export interface WakeupConsumerOptions extends ListenOptions {
+interface WakeupConsumerOptions extends ListenOptions {
   connection: BrokerConnection;
   topology: Topology;
   logger: Logger;

@@ -12,7 +12,7 @@ import type { BrokerConnection } from "./connection.js";
 import { declareExchanges, declareQueue, type Topology } from "./topology.js";
 import { encodeWakeup, MAX_IDS_PER_MESSAGE } from "./wakeup-message.js";
 
-export interface PublisherOptions extends PublishHooks {
+interface PublisherOptions extends PublishHooks {
   connection: BrokerConnection;
   topology: Topology;
   logger: Logger;

@@ -11,7 +11,7 @@ import { Publisher } from "./publisher.js";
 import { queueCounts } from "./queue-counts.js";
 import type { Topology } from "./topology.js";
 
-export interface RabbitMqTransportOptions {
+interface RabbitMqTransportOptions {
   url: string;
   topology: Topology;
   logger: Logger;

@@ -97,7 +97,7 @@ export class StoreBed {
     const database = await dialect.createDatabase();
     const raw = await dialect.raw(database.url);
     const real = openStore(database.url, { max: 4 });
-    const bed = new StoreBed(dialect, database.url, raw, options.record ?? new MemberRecord(), real, database.drop);
+    const bed = new StoreBed(dialect, database.url, raw, options.record ?? new MemberRecord(), real, () => database.drop());
     bed.closers.push(() => real.close());
     return bed;
   }

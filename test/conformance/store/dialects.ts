@@ -66,7 +66,7 @@ export interface StoreDialect {
 export const postgresStoreDialect: StoreDialect = {
   name: "postgresql",
   createDatabase: createTestDatabase,
-  prismaClient: (url) => testPrisma(url) as unknown as StorePrisma,
+  prismaClient: (url) => testPrisma(url),
   async raw(url) {
     const pool = new pg.Pool({ connectionString: url, max: 1 });
     pool.on("error", () => {});
@@ -98,7 +98,7 @@ export const postgresStoreDialect: StoreDialect = {
 export const sqliteStoreDialect: StoreDialect = {
   name: "sqlite",
   createDatabase: createSqliteDatabase,
-  prismaClient: (url) => sqlitePrisma(url) as unknown as StorePrisma,
+  prismaClient: (url) => sqlitePrisma(url),
   async raw(url) {
     // Busy timeout 0: a statement that meets the write lock fails at once, and exec() retries it without blocking the
     // event loop (the store under test may be the one holding the lock, in this process).
@@ -143,7 +143,7 @@ export const sqliteStoreDialect: StoreDialect = {
 export const mysqlStoreDialect: StoreDialect = {
   name: "mysql",
   createDatabase: () => createMysqlTestDatabase(),
-  prismaClient: (url) => testMysqlPrisma(url) as unknown as StorePrisma,
+  prismaClient: (url) => testMysqlPrisma(url),
   async raw(url) {
     const parsed = new URL(url);
     const pool = mysqlTestPool({ serverUrl: url, name: parsed.pathname.slice(1) }, 1);
@@ -156,16 +156,16 @@ export const mysqlStoreDialect: StoreDialect = {
         for (const table of ["tasks", "tasks_schedules", "tasks_schedule_slots"]) await pool.query(`DELETE FROM ${table}`);
       },
       async indexNames(table) {
-        const rows = (await pool.query(
+        const rows = await pool.query<Array<{ name: string }>>(
           "SELECT DISTINCT INDEX_NAME AS name FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? ORDER BY INDEX_NAME",
           [table],
-        )) as Array<{ name: string }>;
+        );
         return rows.map((row) => row.name);
       },
       async dropBrowseIndex() {
-        const rows = (await pool.query(
+        const rows = await pool.query<unknown[]>(
           "SELECT 1 FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'tasks' AND INDEX_NAME = 'tasks_queue_name_status_id_idx'",
-        )) as unknown[];
+        );
         if (rows.length > 0) await pool.query("DROP INDEX `tasks_queue_name_status_id_idx` ON tasks");
       },
       async writerBlocked() {
@@ -174,10 +174,10 @@ export const mysqlStoreDialect: StoreDialect = {
         const idle = lastRead + 110 - Date.now();
         if (idle > 0) await new Promise((resolve) => setTimeout(resolve, idle));
         lastRead = Date.now();
-        const rows = (await pool.query(
+        const rows = await pool.query<Array<{ n: number | bigint }>>(
           `SELECT COUNT(*) AS n FROM information_schema.INNODB_TRX t JOIN information_schema.PROCESSLIST p ON p.ID = t.trx_mysql_thread_id
            WHERE t.trx_state = 'LOCK WAIT' AND p.DB = DATABASE()`,
-        )) as Array<{ n: number | bigint }>;
+        );
         return Number(rows[0]!.n) > 0;
       },
       close: () => pool.end(),

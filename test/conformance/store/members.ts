@@ -91,16 +91,15 @@ export class MemberRecord {
    * are wrapped too.
    */
   wrap(store: Store): Store {
-    const record = this;
     return new Proxy(store, {
-      get(target, property, receiver) {
+      get: (target, property, receiver) => {
         const value = Reflect.get(target, property, receiver) as unknown;
         if (typeof property !== "string" || !Object.hasOwn(STORE_MEMBERS, property)) return value;
         const member = property as StoreMember;
-        record.note(member);
+        this.note(member);
         if (typeof value !== "function") return value;
-        if (member === "through") return (prisma: unknown) => record.wrap(target.through(prisma));
-        if (member === "transaction") return <T>(fn: (tx: Store) => Promise<T>) => target.transaction((tx) => fn(record.wrap(tx)));
+        if (member === "through") return (prisma: unknown) => this.wrap(target.through(prisma));
+        if (member === "transaction") return <T>(fn: (tx: Store) => Promise<T>) => target.transaction((tx) => fn(this.wrap(tx)));
         return (value as (...args: unknown[]) => unknown).bind(target);
       },
     });

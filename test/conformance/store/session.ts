@@ -3,7 +3,7 @@
 
 import { randomBytes } from "node:crypto";
 import { expect } from "vitest";
-import { openStore, silentLogger } from "../../../src/index.js";
+import { NotAPrismaClientError, openStore, silentLogger } from "../../../src/index.js";
 import type { InsertedTask } from "../../../src/store/enqueue-rows.js";
 import type { Store } from "../../../src/store/store.js";
 import { notifyChannel } from "../../../src/wakeups/notify/notify-channel.js";
@@ -158,8 +158,10 @@ export const sessionArea = area("session", {
     },
 
     "refuses what is not a Prisma client": async (bed) => {
-      expect(() => bed.store.through({})).toThrow(TypeError);
-      expect(() => bed.store.through(null)).toThrow(TypeError);
+      expect(() => bed.store.through({})).toThrow(NotAPrismaClientError);
+      expect(() => bed.store.through(null)).toThrow(
+        "store.through() takes a Prisma client or transaction client (one with $queryRawUnsafe and $executeRawUnsafe), but was given null.",
+      );
     },
   },
 

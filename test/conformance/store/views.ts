@@ -41,7 +41,7 @@ async function listFixture(bed: StoreBed): Promise<Listed[]> {
     const id = idAt(now - (63 - i) * 60_000);
     const key = i % 10 === 0 ? `k-${i}` : null;
     specs.push({ id, name, queue, key, delayMs: kind === "delayed" ? HOUR : 0, payload: { i } });
-    listed.push({ id, name: name!, queue: queue!, key, kind, status: kind === "due" || kind === "delayed" ? "pending" : kind === "expired" ? "running" : kind });
+    listed.push({ id, name, queue, key, kind, status: kind === "due" || kind === "delayed" ? "pending" : kind === "expired" ? "running" : kind });
   }
   await bed.insert(specs);
   const of = (kind: Listed["kind"]) => listed.filter((task) => task.kind === kind).map((task) => task.id);

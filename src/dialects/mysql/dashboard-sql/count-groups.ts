@@ -11,7 +11,7 @@ import { num } from "../sql/values.js";
 /** Pairs per statement: 20 pairs of 5 statuses make 100 capped counts in one UNION ALL. */
 const PAIRS_PER_STATEMENT = 20;
 
-export interface CountGroupsOptions {
+interface CountGroupsOptions {
   /** The pairs from listTaskGroups (browse index present), or undefined to count everything exactly with one scan. */
   groups: readonly TaskGroup[] | undefined;
   /** Groups up to this size are counted exactly; larger ones are estimated. */

@@ -2,7 +2,7 @@
 // UPDATE … FROM (VALUES …); a CASE keeps one statement for a whole batch whatever each row gets.
 
 /** One row's value: SQL for it (with its own placeholders) and those placeholders' values. */
-export interface RowValue {
+interface RowValue {
   id: string;
   sql: string;
   values?: readonly unknown[];

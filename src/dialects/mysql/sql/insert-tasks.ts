@@ -6,6 +6,7 @@ import type { InsertedTask, PreparedTask } from "../../../store/enqueue-rows.js"
 import type { CountingDb } from "../../../store/db.js";
 import type { MysqlTable } from "../table.js";
 import { flag, fromTimeText, NOW, placeholders, timeText, toTimeText } from "./values.js";
+import { TaskQueueInternalError } from "../../../errors.js";
 
 /** Ids (or keys) per read-back statement: well under the 65,535 placeholders of a prepared statement. */
 const READ_CHUNK = 5000;
@@ -95,7 +96,7 @@ export async function readInserted(db: CountingDb, table: MysqlTable, rows: read
         due: flag(row.due),
       };
     }
-    if (task.key === null) throw new Error(`the insert wrote no row for task ${task.id} (${task.name}); nothing was enqueued for it`);
+    if (task.key === null) throw new TaskQueueInternalError(`the insert wrote no row for task ${task.id} (${task.name}), which has no key`);
     return { i, id: null, name: null, queue: null, status: null, key: task.key, runAtMs: null, created: false, due: false };
   });
 }

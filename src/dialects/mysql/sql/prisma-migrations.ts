@@ -8,19 +8,18 @@
 
 import type { Connection } from "mariadb";
 import type { MigrationRecord } from "../../../migrate/migration-ledger.js";
+import { valueText } from "../../../value-text.js";
 
 type Runner = Pick<Connection, "query">;
 
 /** Takes Prisma Migrate's named lock, waiting at most `timeoutSeconds`; false when it stayed taken. */
 export async function takeMigrateLock(db: Runner, timeoutSeconds: number): Promise<boolean> {
-  const rows = (await db.query(`SELECT GET_LOCK('prisma_migrate', ?) AS got`, [timeoutSeconds])) as Array<{ got: unknown }>;
+  const rows = await db.query<Array<{ got: unknown }>>(`SELECT GET_LOCK('prisma_migrate', ?) AS got`, [timeoutSeconds]);
   return Number(rows[0]?.got) === 1;
 }
 
 export async function hasTable(db: Runner, table: string): Promise<boolean> {
-  const rows = (await db.query(`SELECT COUNT(*) AS n FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?`, [table])) as Array<{
-    n: unknown;
-  }>;
+  const rows = await db.query<Array<{ n: unknown }>>(`SELECT COUNT(*) AS n FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?`, [table]);
   return Number(rows[0]?.n) > 0;
 }
 
@@ -40,10 +39,10 @@ export async function createRecordTable(db: Runner): Promise<void> {
 
 /** Every row, oldest first. The connection returns DATETIME as text (dateStrings), which is UTC here. */
 export async function selectRecords(db: Runner): Promise<MigrationRecord[]> {
-  const rows = (await db.query(
+  const rows = await db.query<Array<Record<string, unknown>>>(
     `SELECT id, checksum, finished_at, migration_name, logs, rolled_back_at, started_at, applied_steps_count
      FROM _prisma_migrations ORDER BY started_at`,
-  )) as Array<Record<string, unknown>>;
+  );
   return rows.map((row) => ({
     id: String(row.id),
     checksum: String(row.checksum),
@@ -51,7 +50,7 @@ export async function selectRecords(db: Runner): Promise<MigrationRecord[]> {
     startedAt: utcText(row.started_at)!,
     finishedAt: utcText(row.finished_at),
     rolledBackAt: utcText(row.rolled_back_at),
-    logs: row.logs === null ? null : String(row.logs),
+    logs: row.logs === null ? null : typeof row.logs === "string" ? row.logs : valueText(row.logs),
     appliedStepsCount: Number(row.applied_steps_count),
   }));
 }
@@ -84,20 +83,20 @@ export async function insertApplied(db: Runner, id: string, checksum: string, na
 
 /** Marks the unfinished rows of `name` rolled back; returns how many. */
 export async function markRolledBack(db: Runner, name: string, at: Date): Promise<number> {
-  const result = (await db.query(`UPDATE _prisma_migrations SET rolled_back_at = ? WHERE migration_name = ? AND finished_at IS NULL AND rolled_back_at IS NULL`, [
-    datetime(at),
-    name,
-  ])) as { affectedRows?: unknown };
+  const result = await db.query<{ affectedRows?: unknown }>(
+    `UPDATE _prisma_migrations SET rolled_back_at = ? WHERE migration_name = ? AND finished_at IS NULL AND rolled_back_at IS NULL`,
+    [datetime(at), name],
+  );
   return Number(result.affectedRows ?? 0);
 }
 
 /** The columns of `table` in the URL's database, in order; empty when there is no such table. */
 export async function tableColumns(db: Runner, table: string): Promise<string[]> {
-  const rows = (await db.query(
+  const rows = await db.query<Array<{ name: string }>>(
     `SELECT column_name AS name FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = ? ORDER BY ordinal_position`,
     [table],
-  )) as Array<{ name: string }>;
-  return rows.map((row) => String(row.name));
+  );
+  return rows.map((row) => row.name);
 }
 
 /** A UTC DATETIME(3) literal: "2026-12-02 09:30:00.123". */
@@ -107,5 +106,6 @@ function datetime(date: Date): string {
 
 function utcText(value: unknown): string | null {
   if (value === null || value === undefined) return null;
-  return `${String(value).replace(" ", "T")}Z`;
+  if (value instanceof Date) return value.toISOString();
+  return `${(typeof value === "string" ? value : valueText(value)).replace(" ", "T")}Z`;
 }

@@ -1,3 +1,4 @@
+import { TaskQueueInternalError } from "../../../errors.js";
 // How values cross the MySQL drivers, the same way through the mariadb pool and through Prisma: times travel as UTC
 // text (never as Date objects, which a driver would shift by its time zone), numbers are coerced from whatever integer
 // or decimal type a driver chose, and id lists become one placeholder per id.
@@ -32,7 +33,7 @@ export function toTimeText(date: Date): string {
 export function fromTimeText(value: string | Date): Date {
   if (value instanceof Date) return value;
   const match = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?/.exec(value);
-  if (!match) throw new Error(`not a DATETIME text: ${JSON.stringify(value)}`);
+  if (!match) throw new TaskQueueInternalError(`the database returned ${JSON.stringify(value)} where a DATETIME text belongs`);
   const [, y, mo, d, h, mi, s, fraction = "0"] = match;
   const ms = Math.floor(Number(fraction.padEnd(6, "0")) / 1000);
   return new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s), ms));

@@ -11,7 +11,7 @@ import { groupsValues } from "./task-groups.js";
 /** Pairs per statement: keeps each statement's plan cost well under PostgreSQL's default jit_above_cost. */
 const PAIRS_PER_STATEMENT = 20;
 
-export interface CountGroupsOptions {
+interface CountGroupsOptions {
   /** The pairs from listTaskGroups (browse index present), or undefined to count everything exactly with one full scan. */
   groups: readonly TaskGroup[] | undefined;
   /** Groups up to this size are counted exactly; larger ones are estimated. */

@@ -7,7 +7,7 @@ import type { Db } from "../../../store/db.js";
  * Ids per notification. A payload is `<queue>:<id>,<id>,…`: with a queue name of at most 100 bytes and 37 bytes per id,
  * 200 ids take at most 7,500 bytes, under NOTIFY's limit of 8,000.
  */
-export const NOTIFY_CHUNK_IDS = 200;
+const NOTIFY_CHUNK_IDS = 200;
 
 /**
  * A CTE named `notified` that sends one notification per queue and chunk of ids on channel `channelParam` (a `$n`

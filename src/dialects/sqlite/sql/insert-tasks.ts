@@ -6,6 +6,7 @@ import { NOW, nowPlus, storedTime, toDate } from "../clock.js";
 import type { Db } from "../../../store/db.js";
 import { bind } from "../bind.js";
 import type { SqliteTable } from "../table.js";
+import { TaskQueueInternalError } from "../../../errors.js";
 
 /** What the insert statements return: the rows they wrote (a row skipped for its key is absent). */
 export interface WrittenRow {
@@ -83,7 +84,7 @@ export function insertedTasks(rows: readonly PreparedTask[], written: readonly W
   return rows.map((task, i): InsertedTask => {
     const row = byId.get(task.id);
     if (!row) {
-      if (task.key === null) throw new Error(`the insert wrote no row for task ${task.id}, which has no key`);
+      if (task.key === null) throw new TaskQueueInternalError(`the insert wrote no row for task ${task.id} (${task.name}), which has no key`);
       return { i, id: null, name: null, queue: null, status: null, key: task.key, runAtMs: null, created: false, due: false };
     }
     return {

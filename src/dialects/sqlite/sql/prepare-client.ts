@@ -5,7 +5,7 @@
 import type { StoreProblem } from "../../../store/store-problem.js";
 import type { Db } from "../../../store/db.js";
 
-export interface ClientReport {
+interface ClientReport {
   /** The absolute path of the client's main database file. */
   file: string | undefined;
   problem?: StoreProblem;

@@ -8,6 +8,7 @@
 // (quaint/src/connector/sqlite/native/conversion.rs), which is also what it reads back from a DATETIME column.
 
 import type { MigrationRecord } from "../../../migrate/migration-ledger.js";
+import { valueText } from "../../../value-text.js";
 import type { SqliteDatabase } from "../driver.js";
 
 export function hasTable(db: SqliteDatabase, table: string): boolean {
@@ -44,7 +45,7 @@ export function selectRecords(db: SqliteDatabase): MigrationRecord[] {
     startedAt: timeText(row.started_at)!,
     finishedAt: timeText(row.finished_at),
     rolledBackAt: timeText(row.rolled_back_at),
-    logs: row.logs === null ? null : String(row.logs),
+    logs: row.logs === null ? null : typeof row.logs === "string" ? row.logs : valueText(row.logs),
     appliedStepsCount: Number(row.applied_steps_count),
   }));
 }
@@ -90,5 +91,5 @@ export function tableColumns(db: SqliteDatabase, table: string): string[] {
 /** A DATETIME as Prisma may have left it: epoch milliseconds, or text. */
 function timeText(value: unknown): string | null {
   if (value === null || value === undefined) return null;
-  return typeof value === "number" || typeof value === "bigint" ? new Date(Number(value)).toISOString() : String(value);
+  return typeof value === "number" || typeof value === "bigint" ? new Date(Number(value)).toISOString() : typeof value === "string" ? value : valueText(value);
 }

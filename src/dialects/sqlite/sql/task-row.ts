@@ -59,7 +59,7 @@ export interface SqliteTaskRow {
 }
 
 /** JSON text as its value (SQL NULL stays null). */
-export function parseJson(text: string | null): unknown {
+function parseJson(text: string | null): unknown {
   return text === null ? null : JSON.parse(text);
 }
 
