@@ -14,9 +14,10 @@ export interface PreparedTask {
 }
 
 /**
- * The task that now stands for one input: new, or the existing one with the same key. `id` is null when the key
- * collided with a task that committed after the insert's snapshot was taken: the store cannot see it from that
- * statement; EnqueueStore.tasksByKeys finds it.
+ * The task that now stands for one input: new, or the existing one with the same key. `id` is null when the key is
+ * held by an existing task the insert statement does not return: on PostgreSQL, one that committed after the
+ * statement's snapshot was taken; on MySQL/MariaDB and SQLite, every existing one (their inserts return only the rows
+ * they wrote). EnqueueStore.tasksByKeys finds it.
  */
 export interface InsertedTask {
   /** Position of the input it answers. */
