@@ -19,7 +19,7 @@ let sql: pg.Pool;
 let prisma: SoakPrisma;
 let dir: string;
 let load: LoadRecord;
-const NONE: SoakMinimums = { committedTasks: 0, retries: 0, killsMidTask: 0, rerunsAfterKill: 0, recoveries: 0, earlyWakeups: 0, faultsPerKind: 0 };
+const NONE: SoakMinimums = { committedTasks: 0, retries: 0, killsMidTask: 0, rerunsAfterKill: 0, recoveries: 0, earlyWakeups: 0, faultsPerKind: 0, scheduleSlots: 0 };
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -29,7 +29,7 @@ beforeAll(async () => {
 });
 
 beforeEach(async () => {
-  await sql.query("TRUNCATE tasks, reports, soak_effects");
+  await sql.query("TRUNCATE tasks, reports, soak_effects, tasks_schedules, tasks_schedule_slots");
   dir = mkdtempSync(join(tmpdir(), "ptq-soak-check-"));
   load = emptyLoadRecord();
   return () => rmSync(dir, { recursive: true, force: true });
@@ -143,10 +143,78 @@ it("reports double runs, overlaps, double effects, ghosts, stuck and lost tasks,
     `transactional task ${twice} applied its writes 2 times (attempts 1, 2)`,
     `task ${stuck} is still running`,
     "2 wake-ups left in the broker's queue",
-    "6 task rows for 7 committed tasks",
+    "6 task rows for 7 committed tasks and 0 fired slots",
     "coverage: committed tasks 7, fewer than the 1000 required",
     "coverage: worker kills with a task in flight 0, fewer than the 1 required",
   ];
   expect([...findings.violations].sort()).toEqual([...expected].sort());
   expect(findings.suspects).toEqual(expect.arrayContaining([again, early, overlap, twice, stuck, lost, ghost, staleResult]));
+});
+
+const EVERY_SECOND = "soak-scheduled#every-second";
+
+/** The recurring task's schedule row: a slot every second, the last at `lastSlot`. */
+async function schedule(lastSlot: Date): Promise<void> {
+  await sql.query(
+    "INSERT INTO tasks_schedules (schedule, task_name, cron, time_zone, last_slot, updated_at) VALUES ($1, 'soak-scheduled', '* * * * * *', 'UTC', $2, now())",
+    [EVERY_SECOND, lastSlot],
+  );
+}
+
+/** A slot row; without `taskId`, of a new task that ran (unless `ran` is false). Resolves the task's id. */
+async function slot(at: Date, options: { taskId?: string; ran?: boolean } = {}): Promise<string> {
+  const id = options.taskId ?? (await scheduledTask());
+  await sql.query("INSERT INTO tasks_schedule_slots (schedule, slot, task_id) VALUES ($1, $2, $3)", [EVERY_SECOND, at, id]);
+  if (!options.taskId && options.ran !== false) runs({ e: "start", id, attempt: 1, pid: 1, t: at.getTime() }, { e: "ok", id, attempt: 1, pid: 1, t: at.getTime() + 20 });
+  return id;
+}
+
+/** A succeeded task of the recurring task (the load did not commit it). */
+async function scheduledTask(): Promise<string> {
+  const id = crypto.randomUUID();
+  await sql.query("INSERT INTO tasks (id, name, payload, status, attempts, max_attempts, finished_at) VALUES ($1, 'soak-scheduled', '{}', 'succeeded', 1, 12, now())", [
+    id,
+  ]);
+  return id;
+}
+
+const second = (n: number) => new Date(Date.UTC(2026, 0, 1, 12, 0, n));
+
+it("accepts a schedule whose every slot fired one task that ran, and counts the slots", async () => {
+  await schedule(second(3));
+  for (const n of [0, 1, 2, 3]) await slot(second(n));
+  const findings = await checkSoak({ prisma }, observations(), { ...NONE, scheduleSlots: 4 });
+  expect(findings.violations).toEqual([]);
+  expect(findings.summary).toContainEqual(["schedule slots fired", "4"]);
+});
+
+it("reports a slot with two tasks, a task no slot created, a slot task that never ran, and missed slots", async () => {
+  await schedule(second(6));
+  const first = await slot(second(0));
+  await slot(second(1), { taskId: first });
+  const idle = await slot(second(2), { ran: false });
+  // A second task for slot 2: its slot row was refused, yet the task exists and ran.
+  const second2 = await scheduledTask();
+  runs({ e: "start", id: second2, attempt: 1, pid: 2, t: 5000 }, { e: "ok", id: second2, attempt: 1, pid: 2, t: 5020 });
+  // Slots 3 and 4 missing; 5 fired; 6 is the schedule's last slot but has no row.
+  await slot(second(5));
+  const stranger = crypto.randomUUID();
+  runs({ e: "start", id: stranger, attempt: 1, pid: 3, t: 100 });
+  const findings = await checkSoak({ prisma }, observations(), NONE);
+  const expected = [
+    `task ${first} is the task of slot ${second(1).toISOString()} of ${EVERY_SECOND} and of slot ${second(0).toISOString()} of ${EVERY_SECOND}`,
+    `task ${idle} of slot ${second(2).toISOString()} of ${EVERY_SECOND} never ran`,
+    `task ${second2} (soak-scheduled) has no slot row: a second task for a slot, or one no firing created`,
+    `${EVERY_SECOND} missed 3 slots between its first and last (${[3, 4, 6].map((n) => second(n).toISOString()).join(", ")})`,
+    `task ${stranger} ran, but neither the load nor a schedule's slot created it`,
+    "4 task rows for 0 committed tasks and 3 fired slots",
+  ];
+  expect([...findings.violations].sort()).toEqual([...expected].sort());
+  expect(findings.suspects).toEqual(expect.arrayContaining([first, idle, second2, stranger]));
+});
+
+it("fails a soak in which no slot fired", async () => {
+  const findings = await checkSoak({ prisma }, observations(), { ...NONE, scheduleSlots: 1 });
+  expect(findings.violations).toEqual(["coverage: schedule slots fired 0, fewer than the 1 required"]);
+  expect(findings.summary).toContainEqual(["schedule slots fired", "0"]);
 });

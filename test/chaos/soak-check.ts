@@ -4,6 +4,7 @@
 import type { SoakDatabase } from "./soak-database.js";
 import type { FaultCounts } from "./soak-faults.js";
 import type { LoadRecord } from "./soak-load.js";
+import { checkSchedules } from "./soak-check-schedules.js";
 import { readRunLog, type Run } from "./soak-runlog.js";
 
 export interface SoakFindings {
@@ -43,6 +44,8 @@ export interface SoakMinimums {
   recoveries: number;
   earlyWakeups: number;
   faultsPerKind: number;
+  /** Slot rows of the recurring schedules. */
+  scheduleSlots: number;
 }
 
 export async function checkSoak(db: Pick<SoakDatabase, "prisma">, seen: SoakObservations, minimums: SoakMinimums): Promise<SoakFindings> {
@@ -83,12 +86,20 @@ export async function checkSoak(db: Pick<SoakDatabase, "prisma">, seen: SoakObse
   for (const id of [...load.rolledBack, ...seen.phantomIds]) if (allIds.has(id)) flag(id, `rolled-back or phantom task ${id} has a row`);
   for (const id of [...load.rolledBack, ...seen.phantomIds]) if (runs.has(id)) flag(id, `rolled-back or phantom task ${id} ran`);
 
+  // 2b. Recurring tasks: one task per slot, each run, no slot missed (soak-check-schedules.ts). Every task that ran was
+  //     committed by the load or created by a slot.
+  const scheduled = await checkSchedules(db, allIds, runs, flag, (text) => violations.push(text));
+  const nameOf = (id: string) => load.committed.get(id)?.name ?? scheduled.slotTasks.get(id);
+  const excused = new Set([...load.rolledBack, ...seen.phantomIds]);
+  const unslotted = (id: string) => scheduled.scheduledNames.has(allIds.get(id)?.name ?? ""); // reported above
+  for (const id of runs.keys()) if (!nameOf(id) && !excused.has(id) && !unslotted(id)) flag(id, `task ${id} ran, but neither the load nor a schedule's slot created it`);
+
   // 3. A task runs again only after a recorded failure, a commit that did not happen, or its worker's SIGKILL; never
   //    while another run of it is still going; attempts only grow.
   let commitsFailed = 0;
   for (const [id, list] of runs) {
-    if (!load.committed.has(id)) continue;
-    const name = load.committed.get(id)!.name;
+    const name = nameOf(id);
+    if (!name) continue;
     for (let i = 1; i < list.length; i++) {
       const before = list[i - 1]!;
       const after = list[i]!;
@@ -131,7 +142,8 @@ export async function checkSoak(db: Pick<SoakDatabase, "prisma">, seen: SoakObse
   for (const row of all) if (row.status === "pending" || row.status === "running") flag(row.id, `task ${row.id} is still ${row.status}`);
   if (seen.queueDepth > 0) violations.push(`${seen.queueDepth} wake-ups left in the broker's queue`);
   const reports = await db.prisma.report.count();
-  if (all.length !== load.committed.size) violations.push(`${all.length} task rows for ${load.committed.size} committed tasks`);
+  const expectedRows = load.committed.size + scheduled.slotTasks.size;
+  if (all.length !== expectedRows) violations.push(`${all.length} task rows for ${load.committed.size} committed tasks and ${scheduled.slotTasks.size} fired slots`);
   if (reports !== load.committedTransactions) violations.push(`${reports} business rows for ${load.committedTransactions} committed transactions`);
 
   // 6. Coverage: the soak really did what it claims.
@@ -144,6 +156,7 @@ export async function checkSoak(db: Pick<SoakDatabase, "prisma">, seen: SoakObse
     ["lease recoveries by the cleaner", seen.recoveries, minimums.recoveries],
     ["wake-ups before commit", load.earlyWakeups, minimums.earlyWakeups],
     ["commits failed on purpose", load.failedCommits, minimums.faultsPerKind],
+    ["schedule slots fired", scheduled.slotsFired, minimums.scheduleSlots],
     ...Object.entries(seen.faults).map(([kind, n]): [string, number, number] => [`fault ${kind}`, n, minimums.faultsPerKind]),
   ];
   for (const [what, got, least] of coverage) if (got < least) violations.push(`coverage: ${what} ${got}, fewer than the ${least} required`);
@@ -164,6 +177,7 @@ export async function checkSoak(db: Pick<SoakDatabase, "prisma">, seen: SoakObse
     ["commits failed on purpose (a deferred key; MySQL: the connection killed), each with an enqueue beside it", String(load.failedCommits)],
     ...Object.entries(seen.faults).map(([kind, n]) => [`fault: ${kind}`, String(n)] as [string, string]),
     ["worker kills with a task in flight", String(seen.killsMidTask)],
+    ["schedule slots fired", String(scheduled.slotsFired)],
     ["handler runs", String([...runs.values()].reduce((sum, list) => sum + list.length, 0))],
     ["retries (attempts beyond the first)", String(retries)],
     ["transactional commits that failed (recorded as failures)", String(commitsFailed)],

@@ -73,12 +73,14 @@ export class SoakChildren {
     return this.all.filter((entry) => entry.role === role).flatMap((entry) => entry.process.lines.map((line) => ({ ...line, pid: entry.process.child.pid! })));
   }
 
-  /** SIGTERM every live process, SIGKILL what has not exited within 8 s. */
-  async stop(): Promise<void> {
+  /** SIGTERM every live process (of `role` only, when given), SIGKILL what has not exited within 8 s. */
+  async stop(role?: Role): Promise<void> {
     await this.settled().catch(() => {});
-    for (const { process } of this.all) this.ending.add(process);
+    const stopping = this.all.filter((entry) => role === undefined || entry.role === role);
+    for (const { process } of stopping) this.ending.add(process);
+    if (role) this.live[role] = [];
     await Promise.all(
-      this.all.map(async ({ process }) => {
+      stopping.map(async ({ process }) => {
         process.signal("SIGTERM");
         let timer: NodeJS.Timeout | undefined;
         await Promise.race([process.exited, new Promise((resolve) => (timer = setTimeout(resolve, 8000)))]);

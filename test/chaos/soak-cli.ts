@@ -80,6 +80,7 @@ const result = await runSoak({
     recoveries: least,
     earlyWakeups: least,
     faultsPerKind: least,
+    scheduleSlots: 10 * least,
   },
   print: (line) => {
     lines.push(line);

@@ -87,6 +87,22 @@ export const soakTasks = defineTasks({
       return undefined;
     }),
   },
+  // The recurring task: a slot every second and one every 2 seconds, missed policy the default ("skip"). Its run is
+  // logged like every other; which slot it belongs to is in the slot table.
+  "soak-scheduled": {
+    payload: z.object({}),
+    maxAttempts: 12,
+    timeoutMs: 20_000,
+    backoff: { baseMs: 100, factor: 2, maxMs: 2000 },
+    schedules: [
+      { key: "every-second", cron: "* * * * * *" },
+      { key: "every-2-seconds", cron: "*/2 * * * * *" },
+    ],
+    handler: traced(async (_payload, ctx) => {
+      await sleep(20, ctx.signal);
+      return undefined;
+    }),
+  },
   "soak-doomed": {
     payload: z.object({ reason: z.string() }),
     maxAttempts: 3,

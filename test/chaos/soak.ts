@@ -175,10 +175,19 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     print(`soak: faults stopped after ${load.transactions} transactions; settling`);
     await children.settled();
     const settleStarted = Date.now();
+    // The recurring task keeps firing while the soak settles: first every task reaches its final state (with the
+    // cleaners' recoveries; a recurring task runs in moments, so none is left between two slots), then the cleaners
+    // stop, so no slot fires any more, and the tasks of the last slots finish.
     await waitUntil(
       async () => (await db.prisma.task.count({ where: { status: { in: ["pending", "running"] } } })) === 0,
       "every task to reach a final state",
       SETTLE_MS,
+    ).catch((error: Error) => print(`soak: ${error.message}`));
+    await children.stop("cleaner");
+    await waitUntil(
+      async () => (await db.prisma.task.count({ where: { status: { in: ["pending", "running"] } } })) === 0,
+      "the last recurring tasks to finish",
+      30_000,
     ).catch((error: Error) => print(`soak: ${error.message}`));
     print(`soak: settled in ${Date.now() - settleStarted} ms`);
     let depth = 0;

@@ -66,6 +66,10 @@ export function ownDb(connectionString: string, options: OwnDbOptions = {}): PgO
     async transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
       const client = await pool.connect();
       let broken: Error | undefined;
+      // A checked-out client whose connection breaks between two statements emits 'error' with no listener of the
+      // pool's: without this one that kills the process. The next statement fails, and the client is discarded.
+      const onError = (error: Error) => void (broken = error);
+      client.on("error", onError);
       try {
         await client.query("BEGIN");
         const txQuery = async <Row>(text: string, values: readonly unknown[], name?: string) => (await client.query(config(text, values, name))).rows as Row[];
@@ -78,6 +82,7 @@ export function ownDb(connectionString: string, options: OwnDbOptions = {}): PgO
         });
         throw error;
       } finally {
+        client.off("error", onError);
         client.release(broken);
       }
     },
