@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createCleaner, defineTasks, openStore, silentLogger, type Cleaner, type Store, type TaskRegistry } from "../../src/index.js";
 import { STORE_DIALECTS } from "../conformance/store/dialects.js";
+import { waitUntil } from "../support/wait.js";
 
 const tick = (cron: string, missed?: "skip" | "latest") =>
   defineTasks({ tick: { payload: z.object({ n: z.number() }), schedules: [{ cron, payload: { n: 7 }, ...(missed ? { missed } : {}) }] } });
@@ -53,7 +54,9 @@ for (const dialect of STORE_DIALECTS) {
         for (const pass of passes) expect(pass.errors).toEqual([]);
         const last = await lastSlot(store);
         if (last.getTime() >= from.getTime() + seconds * 1000) return last;
-        await new Promise((resolve) => setTimeout(resolve, 100)); // the next slot comes with the database's clock
+        // The next slot comes with the database's clock: sweep again once it has passed the next whole second.
+        const next = Math.floor(last.getTime() / 1000) * 1000 + 1000;
+        await waitUntil(async () => (await store.now()).getTime() >= next, "the database clock to reach the next slot");
       }
     }
 
