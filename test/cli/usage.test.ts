@@ -23,7 +23,8 @@ describe("--help", () => {
     expect(none.stderr).toContain("Usage: task-runner <command>");
   });
 
-  it("works on every command, without a config or a database", async () => {
+  // Ten CLI processes at once, each compiling the CLI with tsx: minutes on a loaded two-core machine, seconds on a quiet one.
+  it("works on every command, without a config or a database", { timeout: 120_000 }, async () => {
     const commands = ["start", "worker", "cleaner", "status", "show", "retry", "cancel", "run", "init", "migrate"];
     const results = await Promise.all(commands.map((command) => runCli([command, "--help"], { cwd: empty })));
     results.forEach((result, index) => {

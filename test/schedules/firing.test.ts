@@ -66,10 +66,12 @@ for (const dialect of STORE_DIALECTS) {
       const store = stores[0]!;
       await Promise.all(pair.map((one) => one.runOnce()));
       const declaredAt = await lastSlot(store);
+      // A slow first pass can already fire a slot (the second began after the declaration): those are at or before declaredAt.
+      const firedFirst = (await tickTasks(store)).length;
       const last = await sweepUntil(pair, store, declaredAt, 3);
       const slots = Math.floor(last.getTime() / 1000) - Math.floor(declaredAt.getTime() / 1000);
       const fired = await tickTasks(store);
-      expect(fired).toHaveLength(slots);
+      expect(fired).toHaveLength(firedFirst + slots);
       expect(fired.every((task) => JSON.stringify(task.payload) === '{"n":7}' && task.status === "pending")).toBe(true);
     });
 
@@ -91,6 +93,7 @@ for (const dialect of STORE_DIALECTS) {
       const store = stores[0]!;
       await before.runOnce();
       const declaredAt = await lastSlot(store);
+      const firedFirst = (await tickTasks(store)).length;
       await sweepUntil([before], store, declaredAt, 2);
       await before.stop();
       // The same slots, written another way: a restart with a changed expression goes on from the stored last slot.
@@ -98,7 +101,7 @@ for (const dialect of STORE_DIALECTS) {
       const last = await sweepUntil([after], stores[1]!, declaredAt, 4);
       expect((await store.listSchedules())[0]).toMatchObject({ cron: "*/1 * * * * *" });
       const slots = Math.floor(last.getTime() / 1000) - Math.floor(declaredAt.getTime() / 1000);
-      expect(await tickTasks(store)).toHaveLength(slots);
+      expect(await tickTasks(store)).toHaveLength(firedFirst + slots);
     });
   });
 }
