@@ -1,4 +1,4 @@
-// Sends the wake-ups of tasks an operator command made runnable (RabbitMQ or NOTIFY), so they run at once, and says
+// Sends the wake-ups of tasks an operator command made runnable (RabbitMQ, NOTIFY, or SQLite's local sockets), so they run at once, and says
 // what will happen to them: woken now, found by the workers' next poll (no transport sends anything), or woken by the
 // cleaner's next sweep (the transport did not confirm).
 
@@ -24,12 +24,12 @@ interface WakeResult {
   pollIntervalMs: number;
 }
 
-const TRANSPORT_NAMES: Record<string, string> = { rabbitmq: "RabbitMQ", notify: "PostgreSQL NOTIFY" };
+const TRANSPORT_NAMES: Record<string, string> = { rabbitmq: "RabbitMQ", notify: "PostgreSQL NOTIFY", "in-process": "the local wake-up socket" };
 
 /** Sends wake-ups for `tasks` and says what the transport did with them. Never throws. */
 export async function wakeTasks(config: CommandConfig, store: Store, tasks: readonly WakeupTarget[], logger: Logger): Promise<WakeResult> {
   const pollIntervalMs = config.worker?.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
-  const transport = openTransport({ ...config, logger, store, maxReconnectDelayMs: 1000 });
+  const transport = openTransport({ ...config, logger, store, maxReconnectDelayMs: 1000, inProcess: store.wakeupIdentity });
   const result = { changed: tasks.length, woken: 0, sends: transport.publishes, transport: TRANSPORT_NAMES[transport.name] ?? transport.name, pollIntervalMs };
   if (tasks.length === 0 || !transport.publishes) {
     await transport.close();

@@ -1,12 +1,16 @@
-// Wake-ups inside one Node.js process, with no broker: when a worker runs in the app's own process, a committed
-// task's id reaches it right after the commit. Listeners register under the database's identity (its file and table)
-// in a registry on globalThis, so two copies of the package in one process still meet. Tasks enqueued elsewhere
-// (another process, the CLI, the cleaner's delayed tasks) are found by polling: an in-process listener never stops it.
+// Wake-ups with no broker, for a database every process reaches through one file (SQLite): when a worker runs in the
+// app's own process, a committed task's id reaches it right after the commit. Listeners register under the database's
+// identity (its file and table) in a registry on globalThis, so two copies of the package in one process still meet.
+// Workers of other processes on the same host listen on Unix sockets in a folder named after that identity, and every
+// wake-up is written to each of them too (local/). Polling stays on as the backstop: a wake-up is only a hint.
 
 import type { DeadTaskNotification } from "./dead-task-notification.js";
 import type { BrokerState, ListenOptions, PublishHooks, WakeupListener, WakeupPublisher, WakeupTransport } from "./transport.js";
 import { DeadTaskNotAnnouncedError } from "./wakeup-errors.js";
 import { TaskQueueInternalError } from "../errors.js";
+import { SOCKETS_AVAILABLE, socketDirectory } from "./local/socket-directory.js";
+import { SocketFanout } from "./local/socket-fanout.js";
+import { SocketServer } from "./local/socket-server.js";
 
 type Deliver = ListenOptions["deliver"];
 
@@ -37,14 +41,37 @@ export class InProcessTransport implements WakeupTransport {
     return undefined;
   }
   private turn = 0;
+  private known: string | undefined;
+  private fanout: SocketFanout | undefined;
 
   /** `identity`: the database the wake-ups belong to; undefined until known (the app's client learns it at its first query). */
-  constructor(public identity?: string) {}
+  constructor(identity?: string) {
+    this.identity = identity;
+  }
 
-  /** True while a worker of this process listens to this database: only then is a wake-up worth sending. */
+  get identity(): string | undefined {
+    return this.known;
+  }
+
+  set identity(identity: string | undefined) {
+    if (identity === this.known) return;
+    this.fanout?.close();
+    this.known = identity;
+    this.fanout = identity !== undefined && SOCKETS_AVAILABLE ? new SocketFanout(socketDirectory(identity)) : undefined;
+  }
+
+  /** True while a worker listens to this database, in this process or another: only then is a wake-up worth sending. */
   get publishes(): boolean {
     const queues = this.identity === undefined ? undefined : registry().get(this.identity);
-    return queues !== undefined && [...queues.values()].some((listeners) => listeners.length > 0);
+    return (queues !== undefined && [...queues.values()].some((listeners) => listeners.length > 0)) || (this.fanout?.hasPeers ?? false);
+  }
+
+  /**
+   * While workers of other processes listen, each gets every wake-up: a busy worker lets the ids go (another may be
+   * idle) and polls as its slots free.
+   */
+  get fansOut(): boolean {
+    return this.fanout?.hasPeers ?? false;
   }
 
   start(): void {}
@@ -56,23 +83,48 @@ export class InProcessTransport implements WakeupTransport {
   async checkAccess(): Promise<void> {}
 
   publisher(hooks: PublishHooks = {}): WakeupPublisher {
+    const pending = new Set<Promise<void>>();
     return {
       publish: (queue, ids) => {
         if (ids.length === 0 || this.identity === undefined) return;
-        const listeners = listenersOf(this.identity, queue);
-        if (listeners.length === 0) return; // no worker here: one elsewhere polls for it
-        const deliver = listeners[this.turn++ % listeners.length]!;
         const batch = [...ids];
+        let settled = false;
+        const confirm = () => {
+          if (settled) return;
+          settled = true;
+          hooks.onConfirmed?.(batch);
+        };
+        const fail = (error: Error) => {
+          if (settled) return;
+          settled = true;
+          hooks.onFailed?.(batch, error);
+        };
+        const listeners = listenersOf(this.identity, queue);
+        const written = this.fanout?.send(queue, batch);
+        if (written) {
+          const write = written.then((ok) => {
+            if (ok) confirm();
+            else if (listeners.length === 0) fail(new Error("no worker socket of another process took the wake-up"));
+          });
+          pending.add(write);
+          void write.then(() => pending.delete(write));
+        }
+        if (listeners.length === 0) return; // no worker here: those of other processes have it, or poll for it
+        const deliver = listeners[this.turn++ % listeners.length]!;
         queueMicrotask(() => {
-          deliver(batch, queue).then(
-            () => hooks.onConfirmed?.(batch),
-            (error: unknown) => hooks.onFailed?.(batch, error instanceof Error ? error : new Error(String(error))),
-          );
+          deliver(batch, queue).then(confirm, (error: unknown) => {
+            if (!written) fail(error instanceof Error ? error : new Error(String(error)));
+          });
         });
       },
       notifyDead: (notification: DeadTaskNotification) => Promise.reject(new DeadTaskNotAnnouncedError(notification.id, "no broker is configured")),
-      flush: async () => {},
-      close: async () => {},
+      // Waits for the socket writes handed over so far (local writes: quick, or failed at once).
+      flush: async () => {
+        while (pending.size > 0) await Promise.all([...pending]);
+      },
+      close: async () => {
+        while (pending.size > 0) await Promise.all([...pending]);
+      },
     };
   }
 
@@ -80,10 +132,19 @@ export class InProcessTransport implements WakeupTransport {
     const identity = this.identity;
     if (identity === undefined) throw new TaskQueueInternalError("an in-process listener was opened without the database's identity");
     const deliver: Deliver = (ids, queue) => options.deliver(ids, queue);
+    // Wake-ups from other processes: for the queues this worker serves; the row decides, so nothing is acknowledged.
+    const server = SOCKETS_AVAILABLE
+      ? new SocketServer(socketDirectory(identity), (ids, queue) => {
+          if (options.queues.includes(queue)) void options.deliver(ids, queue).catch(() => {});
+        })
+      : undefined;
     let listening = false;
+    let serving: Promise<unknown> = Promise.resolve();
     const stop = async () => {
       if (!listening) return;
       listening = false;
+      await serving;
+      await server?.close();
       const queues = registry().get(identity);
       for (const queue of options.queues) {
         const listeners = queues?.get(queue);
@@ -99,6 +160,7 @@ export class InProcessTransport implements WakeupTransport {
         const queues = registry().get(identity) ?? new Map<string, Deliver[]>();
         registry().set(identity, queues);
         for (const queue of options.queues) queues.set(queue, [...(queues.get(queue) ?? []), deliver]);
+        serving = server?.start() ?? serving;
       },
       waitConsuming: async () => false,
       cancel: stop,
@@ -111,5 +173,8 @@ export class InProcessTransport implements WakeupTransport {
     return [];
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    this.fanout?.close();
+    this.fanout = undefined;
+  }
 }

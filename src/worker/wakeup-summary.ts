@@ -12,7 +12,7 @@ export function wakeupSummary(transport: Pick<WakeupTransport, "name">, consumin
     case "notify":
       return consuming ? "woken by PostgreSQL NOTIFY" : `${polls} until its LISTEN connection is up, then woken by NOTIFY`;
     case "in-process":
-      return `${polls}; tasks enqueued in this process are woken in-process at once`;
+      return `${polls}; woken at once for tasks enqueued on this host (in this process directly, from other processes through a local socket)`;
     default:
       return polls;
   }

@@ -71,7 +71,7 @@ describe("PostgreSQL without a broker (NOTIFY)", () => {
   });
 });
 
-describe("SQLite without a broker (a worker in another process polls)", () => {
+describe("SQLite without a broker (a worker in another process, woken through its local socket)", () => {
   let db: SqliteTestDatabase;
   let store: Store;
   let prisma: ReturnType<typeof enqueuer>;
@@ -88,10 +88,12 @@ describe("SQLite without a broker (a worker in another process polls)", () => {
     await db?.drop();
   });
 
-  it("the worker says it polls; retries run without a cleaner, and status says so; a dead task warns of nothing", async () => {
+  it("the worker says how it is woken; retries run without a cleaner, and status says so; a dead task warns of nothing", async () => {
     const worker = launch(["worker"], db.url);
     await waitUntil(() => logged(worker, "worker started").length === 1, "the worker to start", 30_000);
-    expect(logged(worker, "worker started")[0]).toMatchObject({ wakeups: "polls every 1000 ms; tasks enqueued in this process are woken in-process at once" });
+    expect(logged(worker, "worker started")[0]).toMatchObject({
+      wakeups: "polls every 1000 ms; woken at once for tasks enqueued on this host (in this process directly, from other processes through a local socket)",
+    });
     expect(logged(worker, "worker started")[0]).not.toHaveProperty("transport");
 
     const retried = await prisma.task.enqueue("fails-once", {});
@@ -109,13 +111,9 @@ describe("SQLite without a broker (a worker in another process polls)", () => {
         "(expired leases) wait until one runs (task-runner cleaner), and finished tasks are not pruned.\n",
     );
 
-    // Retried by hand, the dead task is picked up by the polling worker (no cleaner runs), as the command says.
+    // Retried by hand, the dead task is woken through the worker's local socket (no cleaner runs), as the command says.
     const retry = await runCli(["retry", dead.id], { cwd: app, env: { DATABASE_URL: db.url } });
-    expect(retry).toEqual({
-      code: 0,
-      stdout: `Retried task ${dead.id}: pending again, no wake-up to send (the workers poll): a running worker picks it up at its next poll, within 1000 ms (pollIntervalMs).\n`,
-      stderr: "",
-    });
+    expect(retry).toEqual({ code: 0, stdout: `Retried task ${dead.id}: pending again, woken now.\n`, stderr: "" });
     await waitUntil(async () => (await store.findTask(dead.id))?.errors.length === 2, "the retried task to run again", 20_000);
 
     await stop(worker);

@@ -1,7 +1,7 @@
 // Child-process entry of the conformance suite: one worker on a store of its own (broken as the bed asks), logging
 // JSON lines to stdout; SIGTERM stops it gracefully. Run with `node --import tsx`.
 // Env: CONFORMANCE_DATABASE_URL, CONFORMANCE_AMQP_URL, CONFORMANCE_PREFIX, CONFORMANCE_BROKEN, CONFORMANCE_RUN_LOG,
-// CONFORMANCE_WORKER, CONFORMANCE_LEASE_MS, CONFORMANCE_CONCURRENCY, CONFORMANCE_WAKEUPS.
+// CONFORMANCE_WORKER, CONFORMANCE_LEASE_MS, CONFORMANCE_CONCURRENCY, CONFORMANCE_WAKEUPS, CONFORMANCE_POLL_MS.
 
 import { createWorker, jsonLogger, openStore } from "../../src/index.js";
 import type { WakeupsChoice } from "../../src/naming-options.js";
@@ -20,7 +20,7 @@ const worker = createWorker({
   workerId: env.CONFORMANCE_WORKER,
   concurrency: Number(env.CONFORMANCE_CONCURRENCY ?? 5),
   leaseMs: Number(env.CONFORMANCE_LEASE_MS ?? 30_000),
-  pollIntervalMs: 100,
+  pollIntervalMs: Number(env.CONFORMANCE_POLL_MS ?? 100),
   logger: jsonLogger("info", (line) => process.stdout.write(line)),
 });
 
