@@ -1,6 +1,6 @@
 // What enqueue returns for each task, built from the insert statement's rows.
 
-import type { InsertedTask } from "../store/enqueue-rows.js";
+import type { InsertedTask, PreparedTask } from "../store/enqueue-rows.js";
 import type { TaskStatus } from "../store/task-status.js";
 import type { Wakeup } from "./transaction-scopes.js";
 
@@ -29,7 +29,35 @@ export function toEnqueuedTask(row: InsertedTask): EnqueuedTask {
   };
 }
 
-/** The wake-ups these rows need: new tasks that are already due. Delayed ones wait for the cleaner. */
-export function wakeupsOf(rows: readonly InsertedTask[]): Wakeup[] {
-  return rows.filter((row) => row.due).map((row) => ({ id: row.id!, queue: row.queue! }));
+/** When an enqueue's statement was sent, on this process's monotonic clock and on its wall clock. */
+export interface SentAt {
+  /** performance.now() */
+  at: number;
+  /** Date.now() */
+  wallMs: number;
+}
+
+export function sentNow(): SentAt {
+  return { at: performance.now(), wallMs: Date.now() };
+}
+
+/**
+ * The wake-ups these rows need: new tasks that are due now, and new tasks due later, with when (`dueAt`, on this
+ * process's monotonic clock): the delay the call asked for, counted from when its statement was `sent`, or its runAt
+ * as this host's clock sees it. `prepared` are the inputs the rows answer, by position.
+ */
+export function wakeupsOf(rows: readonly InsertedTask[], prepared: readonly PreparedTask[], sent: SentAt): Wakeup[] {
+  const wakeups: Wakeup[] = [];
+  for (const row of rows) {
+    if (row.due) {
+      wakeups.push({ id: row.id!, queue: row.queue! });
+      continue;
+    }
+    if (!row.created) continue;
+    const call = prepared[row.i];
+    if (!call) continue;
+    const inMs = call.runAt ? call.runAt.getTime() - sent.wallMs : call.delayMs;
+    wakeups.push({ id: row.id!, queue: row.queue!, dueAt: sent.at + inMs });
+  }
+  return wakeups;
 }

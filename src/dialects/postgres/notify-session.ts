@@ -67,7 +67,14 @@ export class PgNotifySession implements NotificationSession {
     client.on("error", () => {}); // 'end' follows
     client.on("notification", (message) => {
       const wakeup = message.channel === channel && message.payload ? parseWakeupPayload(message.payload) : undefined;
-      if (wakeup) handlers.wakeup(wakeup.queue, wakeup.ids);
+      if (!wakeup) return;
+      const { queue, ids, dueInMs } = wakeup;
+      if (dueInMs)
+        handlers.later?.(
+          queue,
+          ids.map((id, i) => ({ id, dueInMs: dueInMs[i]! })),
+        );
+      else handlers.wakeup(queue, ids);
     });
     client.on("end", () => this.lost(client, new Error("the listening connection ended")));
     try {

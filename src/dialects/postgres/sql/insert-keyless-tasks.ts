@@ -20,7 +20,8 @@ export interface KeylessInsertRow {
  * due tasks published now), `$3`–`$6` are the name, queue, priority and max_attempts of the batch's first task, which
  * stand for every task whose JSON leaves them out. Same rows, run_at and published_at as insertTasksSql writes
  * (a JSON null payload too, which jsonb_to_recordset turns into SQL NULL). With `notify`, `$7` is the NOTIFY channel
- * that the due tasks' wake-ups are sent on, inside the enqueuing transaction (see notify-wakeups.ts).
+ * that the new tasks' wake-ups (due now, or due later) are sent on, inside the enqueuing transaction (see
+ * notify-wakeups.ts).
  */
 export function insertKeylessTasksSql(table: PgTable, notify = false): string {
   return `WITH inserted AS (
@@ -68,7 +69,8 @@ export function insertKeylessTasksParams(rows: readonly PreparedTask[], publishe
  * The statement for exactly one task without a key, with one parameter per column: about half the database time of
  * insertKeylessTasksSql for one row (0.14 against 0.27 ms), and one task is what an enqueue inside a business
  * transaction sends. Same row, run_at and published_at; it returns one KeylessInsertRow (id null: the one task).
- * With `notify`, `$10` is the NOTIFY channel its wake-up is sent on when it is due, inside the enqueuing transaction.
+ * With `notify`, `$10` is the NOTIFY channel its wake-up (due now, or due later) is sent on, inside the enqueuing
+ * transaction.
  */
 export function insertOneKeylessTaskSql(table: PgTable, notify = false): string {
   const dueAt = `COALESCE($6::timestamptz, now() + $7::bigint * interval '1 millisecond')`;

@@ -15,7 +15,8 @@ import { NOTIFIED_GUARD, notifiedCte } from "./notify-wakeups.js";
  * input rows) hashed the whole table instead, a sequential scan on every enqueue.
  * A payload of JSON null comes out of jsonb_to_recordset as SQL NULL (every payload is present in $1), so it is put
  * back as the JSON value null. Batches without keys take the statements of insert-keyless-tasks.ts instead.
- * With `notify`, `$3` is the NOTIFY channel the new due tasks' wake-ups are sent on, inside the enqueuing transaction.
+ * With `notify`, `$3` is the NOTIFY channel the new tasks' wake-ups (due now, or due later) are sent on, inside the
+ * enqueuing transaction.
  */
 export function insertTasksSql(table: PgTable, notify = false): string {
   const t = table.sql;
