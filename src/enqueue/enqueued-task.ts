@@ -43,10 +43,11 @@ export function sentNow(): SentAt {
 
 /**
  * The wake-ups these rows need: new tasks that are due now, and new tasks due later, with when (`dueAt`, on this
- * process's monotonic clock): the delay the call asked for, counted from when its statement was `sent`, or its runAt
- * as this host's clock sees it. `prepared` are the inputs the rows answer, by position.
+ * process's monotonic clock): the time left that the insert read on the database's clock, counted from when its answer
+ * `arrived`, where the dialect tells it; else the delay the call asked for, counted from when its statement was
+ * `sent`, or its runAt as this host's clock sees it. `prepared` are the inputs the rows answer, by position.
  */
-export function wakeupsOf(rows: readonly InsertedTask[], prepared: readonly PreparedTask[], sent: SentAt): Wakeup[] {
+export function wakeupsOf(rows: readonly InsertedTask[], prepared: readonly PreparedTask[], sent: SentAt, arrived: number): Wakeup[] {
   const wakeups: Wakeup[] = [];
   for (const row of rows) {
     if (row.due) {
@@ -54,6 +55,10 @@ export function wakeupsOf(rows: readonly InsertedTask[], prepared: readonly Prep
       continue;
     }
     if (!row.created) continue;
+    if (typeof row.dueInMs === "number") {
+      wakeups.push({ id: row.id!, queue: row.queue!, dueAt: arrived + row.dueInMs });
+      continue;
+    }
     const call = prepared[row.i];
     if (!call) continue;
     const inMs = call.runAt ? call.runAt.getTime() - sent.wallMs : call.delayMs;

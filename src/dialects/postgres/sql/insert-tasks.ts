@@ -49,7 +49,8 @@ export function insertTasksSql(table: PgTable, notify = false): string {
 )${notify ? `, ${notifiedCte("$3", "inserted")}` : ""}
 SELECT i, id::text AS id, name, queue, status, key,
        (extract(epoch FROM run_at) * 1000)::float8 AS "runAtMs",
-       created, (created AND run_at <= now()) AS due
+       created, (created AND run_at <= now()) AS due,
+       CASE WHEN created AND run_at > now() THEN GREATEST(0, extract(epoch FROM run_at - clock_timestamp()) * 1000)::float8 END AS "dueInMs"
 FROM found${notify ? ` WHERE ${NOTIFIED_GUARD}` : ""} ORDER BY i`;
 }
 
@@ -69,7 +70,7 @@ export function insertTasksParam(rows: readonly PreparedTask[]): string {
 export async function selectTasksByKeys(db: Db, table: PgTable, keys: readonly string[]): Promise<InsertedTask[]> {
   return db.query<InsertedTask>(
     `SELECT 0 AS i, id::text AS id, name, queue, status, key,
-            (extract(epoch FROM run_at) * 1000)::float8 AS "runAtMs", false AS created, false AS due
+            (extract(epoch FROM run_at) * 1000)::float8 AS "runAtMs", false AS created, false AS due, NULL::float8 AS "dueInMs"
      FROM ${table.sql} WHERE key = ANY($1::text[])`,
     [keys],
   );
