@@ -10,8 +10,8 @@ import type { Db } from "../../../store/db.js";
  */
 const NOTIFY_CHUNK_IDS = 200;
 /**
- * Ids per notification of tasks due later, whose payload is `@<queue>:<id>/<ms>,<id>/<ms>,…` (`ms`: how long after the
- * insert each task is due): at most 101 + 150 × 49 = 7,451 bytes. The leading "@" is never part of a queue name, so a
+ * Ids per notification of tasks due later, whose payload is `@<queue>:<id>/<run_at>,…` (`run_at` in Unix ms, database
+ * clock, at most 13 digits): at most 101 + 150 × 51 = 7,751 bytes. The leading "@" is never part of a queue name, so a
  * listener that does not know this form reads an unknown queue and ignores it.
  */
 const NOTIFY_LATER_CHUNK_IDS = 150;
@@ -19,19 +19,18 @@ const NOTIFY_LATER_CHUNK_IDS = 150;
 /**
  * A CTE named `notified` that sends, on channel `channelParam` (a `$n` parameter; NULL sends nothing), for the rows of
  * CTE `source` (columns id, queue, run_at): one notification per queue and chunk of the ids due now, and one per queue
- * and chunk of those due later, each with the milliseconds until it is due by the database's clock as the insert runs
- * (clock_timestamp(), not the transaction's start). Both leave with the COMMIT; a rollback sends none.
+ * and chunk of those due later, each with its run_at (Unix ms, database clock: the listener, which reads that clock
+ * itself, counts the time left when the notification arrives). Both leave with the COMMIT; a rollback sends none.
  * A statement that uses it must read it, with NOTIFIED_GUARD: PostgreSQL skips a CTE that nothing reads.
  */
 export function notifiedCte(channelParam: string, source: string): string {
   return `notified AS (
   SELECT pg_notify(${channelParam}::text, CASE WHEN later
-           THEN '@' || queue || ':' || string_agg(id::text || '/' || due_in_ms, ',')
+           THEN '@' || queue || ':' || string_agg(id::text || '/' || run_at_ms, ',')
            ELSE queue || ':' || string_agg(id::text, ',') END)
-  FROM (SELECT id, queue, later, due_in_ms,
+  FROM (SELECT id, queue, later, run_at_ms,
                (row_number() OVER (PARTITION BY queue, later) - 1) / CASE WHEN later THEN ${NOTIFY_LATER_CHUNK_IDS} ELSE ${NOTIFY_CHUNK_IDS} END AS chunk
-        FROM (SELECT id, queue, run_at > now() AS later,
-                     GREATEST(0, ceil(extract(epoch FROM run_at - clock_timestamp()) * 1000))::bigint AS due_in_ms
+        FROM (SELECT id, queue, run_at > now() AS later, ceil(extract(epoch FROM run_at) * 1000)::bigint AS run_at_ms
               FROM ${source} WHERE ${channelParam}::text IS NOT NULL) AS timed) AS chunked
   GROUP BY queue, later, chunk
 )`;
@@ -59,11 +58,11 @@ export function listenSql(channel: string): string {
   return `LISTEN "${channel.replaceAll('"', '""')}"`;
 }
 
-/** A payload sent by these statements: ids due now, or (with `dueInMs`, one per id) ids due later. */
+/** A payload sent by these statements: ids due now, or (with `runAtMs`, one per id: Unix ms, database clock) ids due later. */
 export interface WakeupPayload {
   queue: string;
   ids: string[];
-  dueInMs?: number[];
+  runAtMs?: number[];
 }
 
 /** Reads a payload sent by these statements; undefined for anything else on the channel. */
@@ -76,13 +75,16 @@ export function parseWakeupPayload(payload: string): WakeupPayload | undefined {
   const parts = text.slice(colon + 1).split(",");
   if (!later) return { queue, ids: parts };
   const ids: string[] = [];
-  const dueInMs: number[] = [];
+  const runAtMs: number[] = [];
   for (const part of parts) {
     const slash = part.indexOf("/");
     const ms = Number(part.slice(slash + 1));
-    if (slash <= 0 || part.length === slash + 1 || !Number.isFinite(ms) || ms < 0) return undefined;
+    if (slash <= 0 || part.length === slash + 1 || !Number.isFinite(ms)) return undefined;
     ids.push(part.slice(0, slash));
-    dueInMs.push(ms);
+    runAtMs.push(ms);
   }
-  return { queue, ids, dueInMs };
+  return { queue, ids, runAtMs };
 }
+
+/** Reads the database's clock, in Unix ms. */
+export const CLOCK_SQL = "SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS now";
