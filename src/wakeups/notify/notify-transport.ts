@@ -1,5 +1,5 @@
 // PostgreSQL LISTEN/NOTIFY as the wake-up transport: no broker, sub-millisecond wake-ups. Enqueue's insert statement
-// notifies inside the app's transaction (tasks due later too, with the time left); re-sends (cleaner, CLI, dashboard, a
+// notifies inside the app's transaction (tasks due later too, with their run_at); re-sends (cleaner, CLI, dashboard, a
 // worker's released tasks) notify outside.
 
 import { errorMessage } from "../../error-text.js";
