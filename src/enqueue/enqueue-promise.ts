@@ -59,9 +59,8 @@ export function enqueuePromise(core: EnqueueCore, client: object, rows: Prepared
   };
   const start = () =>
     (run ??= core.ready.then(send).then(async (result) => {
-      const arrived = performance.now();
       const complete = await completeRows(store, await insert.read(result));
-      const wakeups = wakeupsOf(complete, rows, sent, arrived);
+      const wakeups = wakeupsOf(complete, rows, sent);
       const batch: EnqueueBatch = { prepared: rows, inserted: complete };
       if (placement.kind === "autocommit") core.commit(wakeups, [batch]);
       else if (placement.kind === "transaction") placement.scope.add(batch, wakeups);
@@ -90,7 +89,7 @@ export async function settleBatch(core: EnqueueCore, client: object, items: read
     const item = typeof items[index] === "object" && items[index] !== null ? batchItems.get(items[index] as object) : undefined;
     if (!item) continue;
     const complete = await completeRows(store, await item.read(results[index]));
-    settled.add({ prepared: item.rows, inserted: complete }, wakeupsOf(complete, item.rows, sent, sent.at));
+    settled.add({ prepared: item.rows, inserted: complete }, wakeupsOf(complete, item.rows, sent));
     const tasks = complete.map(toEnqueuedTask);
     results[index] = item.single ? tasks[0] : tasks;
   }

@@ -43,11 +43,12 @@ export function sentNow(): SentAt {
 
 /**
  * The wake-ups these rows need: new tasks that are due now, and new tasks due later, with when (`dueAt`, on this
- * process's monotonic clock): the time left that the insert read on the database's clock, counted from when its answer
- * `arrived`, where the dialect tells it; else the delay the call asked for, counted from when its statement was
- * `sent`, or its runAt as this host's clock sees it. `prepared` are the inputs the rows answer, by position.
+ * process's monotonic clock), counted from when the insert was `sent`: the time left from the statement's start on the
+ * database's clock, where the dialect tells it; else the delay the call asked for, or its runAt as this host's clock
+ * sees it. The statement starts a little after it is sent, so the count errs early, which the worker's not-due retries
+ * absorb; a late count would make the task late. `prepared` are the inputs the rows answer, by position.
  */
-export function wakeupsOf(rows: readonly InsertedTask[], prepared: readonly PreparedTask[], sent: SentAt, arrived: number): Wakeup[] {
+export function wakeupsOf(rows: readonly InsertedTask[], prepared: readonly PreparedTask[], sent: SentAt): Wakeup[] {
   const wakeups: Wakeup[] = [];
   for (const row of rows) {
     if (row.due) {
@@ -56,7 +57,7 @@ export function wakeupsOf(rows: readonly InsertedTask[], prepared: readonly Prep
     }
     if (!row.created) continue;
     if (typeof row.dueInMs === "number") {
-      wakeups.push({ id: row.id!, queue: row.queue!, dueAt: arrived + row.dueInMs });
+      wakeups.push({ id: row.id!, queue: row.queue!, dueAt: sent.at + row.dueInMs });
       continue;
     }
     const call = prepared[row.i];

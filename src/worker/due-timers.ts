@@ -6,10 +6,11 @@ import type { DueLaterWakeup } from "../wakeups/transport.js";
 /** Most tasks a worker keeps timers for; beyond it the latest are dropped, and the cleaner wakes them when due. */
 export const DUE_TIMERS_CAPACITY = 10_000;
 /**
- * Pauses before claiming again a task the claim found not due yet (the sender's count of the delay and the database's
- * run_at differ by a clock's rounding or a transaction's age): 2 + 5 + 10 + 25 + 50 = 92 ms in all, then the cleaner.
+ * Pauses before claiming again a task the claim found not due yet (the sender counts the time left from when it sent
+ * its insert, a little before the database started it, so it errs early; or a clock rounds): 2 + 5 + … + 400 = 792 ms
+ * in all, then the cleaner.
  */
-const NOT_DUE_PAUSES_MS = [2, 5, 10, 25, 50];
+const NOT_DUE_PAUSES_MS = [2, 5, 10, 25, 50, 100, 200, 400];
 /** setTimeout's longest delay; a later earliest task re-arms the timer when it fires. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 

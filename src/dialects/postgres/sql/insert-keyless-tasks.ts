@@ -39,7 +39,7 @@ export function insertKeylessTasksSql(table: PgTable, notify = false): string {
   RETURNING id, queue, run_at
 )${notify ? `, ${notifiedCte("$7", "inserted")}` : ""}
 SELECT id::text AS id, (extract(epoch FROM run_at) * 1000)::float8 AS "runAtMs", run_at <= now() AS due,
-       CASE WHEN run_at > now() THEN GREATEST(0, extract(epoch FROM run_at - clock_timestamp()) * 1000)::float8 END AS "dueInMs"
+       CASE WHEN run_at > now() THEN GREATEST(0, extract(epoch FROM run_at - statement_timestamp()) * 1000)::float8 END AS "dueInMs"
 FROM inserted WHERE run_at <> now()
 UNION ALL
 SELECT NULL, (extract(epoch FROM now()) * 1000)::float8, true, NULL${notify ? ` WHERE ${NOTIFIED_GUARD}` : ""}`;
@@ -80,7 +80,7 @@ export function insertOneKeylessTaskSql(table: PgTable, notify = false): string 
   const insert = `INSERT INTO ${table.sql} (id, name, queue, payload, priority, run_at, max_attempts, published_at)
 VALUES ($1::uuid, $2::text, $3::text, $4::jsonb, $5::int, ${dueAt}, $8::int, CASE WHEN $9::boolean AND ${dueAt} <= now() THEN now() END)`;
   const result = `NULL::text AS id, (extract(epoch FROM run_at) * 1000)::float8 AS "runAtMs", run_at <= now() AS due,
-  CASE WHEN run_at > now() THEN GREATEST(0, extract(epoch FROM run_at - clock_timestamp()) * 1000)::float8 END AS "dueInMs"`;
+  CASE WHEN run_at > now() THEN GREATEST(0, extract(epoch FROM run_at - statement_timestamp()) * 1000)::float8 END AS "dueInMs"`;
   if (!notify) return `${insert}\nRETURNING ${result}`;
   return `WITH inserted AS (
 ${insert}

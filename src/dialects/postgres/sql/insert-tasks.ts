@@ -50,7 +50,7 @@ export function insertTasksSql(table: PgTable, notify = false): string {
 SELECT i, id::text AS id, name, queue, status, key,
        (extract(epoch FROM run_at) * 1000)::float8 AS "runAtMs",
        created, (created AND run_at <= now()) AS due,
-       CASE WHEN created AND run_at > now() THEN GREATEST(0, extract(epoch FROM run_at - clock_timestamp()) * 1000)::float8 END AS "dueInMs"
+       CASE WHEN created AND run_at > now() THEN GREATEST(0, extract(epoch FROM run_at - statement_timestamp()) * 1000)::float8 END AS "dueInMs"
 FROM found${notify ? ` WHERE ${NOTIFIED_GUARD}` : ""} ORDER BY i`;
 }
 
