@@ -20,14 +20,24 @@ interface Entry {
   dueAt: number;
   /** Claims that found the task not due yet. */
   tries: number;
+  /** Claimed again once after a claim said it was not pending. */
+  rechecked?: boolean;
+}
+
+/** What the claim of ids a timer found due tells back; each answers true when the id was put back for a short while. */
+export interface TimedIds {
+  /** The claim found the task not due yet. False once it was tried enough: the cleaner wakes it when due. */
+  notDue(id: string): boolean;
+  /**
+   * The claim said the task was not pending. Where the reason is read by a second statement (SQLite), a task that
+   * became due between the two reads so; it is claimed once more, and dropped if the answer stays.
+   */
+  notPending(id: string): boolean;
 }
 
 interface DueTimersOptions {
-  /**
-   * Claims `ids` of task queue `queue`, which are due. `notDue(id)` is to be called for an id the claim found not due
-   * yet: true when it was put back for a short while, false when it was given up (the cleaner wakes it when due).
-   */
-  claim(ids: string[], queue: string, notDue: (id: string) => boolean): void;
+  /** Claims `ids` of task queue `queue`, which are due; `timed` takes back the ids the claim found not claimable yet. */
+  claim(ids: string[], queue: string, timed: TimedIds): void;
   /** Called with how many tasks were dropped for the cap. */
   dropped?(count: number): void;
   capacity?: number;
@@ -119,8 +129,20 @@ export class DueTimers {
     this.arm();
     for (const [queue, entries] of due) {
       const byId = new Map(entries.map((entry) => [entry.id, entry]));
-      this.options.claim([...byId.keys()], queue, (id) => this.again(byId.get(id)));
+      this.options.claim([...byId.keys()], queue, {
+        notDue: (id) => this.again(byId.get(id)),
+        notPending: (id) => this.recheck(byId.get(id)),
+      });
     }
+  }
+
+  /** Puts back once, for the shortest pause, a task the claim said was not pending. */
+  private recheck(entry: Entry | undefined): boolean {
+    if (!entry || this.closed || entry.rechecked) return false;
+    this.insert({ ...entry, dueAt: performance.now() + NOT_DUE_PAUSES_MS[0]!, rechecked: true });
+    this.trim();
+    this.arm();
+    return true;
   }
 
   /** Puts back, for a short pause, a task the claim found not due yet; false once it was tried enough. */

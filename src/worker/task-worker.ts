@@ -135,8 +135,8 @@ export class TaskWorker {
     const shared = { store, owner: options.workerId, leaseMs: options.leaseMs, logger };
     // Tasks due later that this worker knows of (delayed enqueues' wake-ups, its own retries) are claimed on time.
     const timers = (this.timers = new DueTimers({
-      claim: (ids, queue, notDue) => {
-        this.track(delivery.deliver(ids, queue, { notDue })).catch((error: unknown) => {
+      claim: (ids, queue, timed) => {
+        this.track(delivery.deliver(ids, queue, timed)).catch((error: unknown) => {
           logger.warn("claiming tasks due now failed; polling and the cleaner pick them up", { queue, tasks: ids.length, error: String(error) });
         });
       },

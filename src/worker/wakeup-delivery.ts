@@ -8,6 +8,7 @@ import type { WakeupListener, WakeupTransport } from "../wakeups/transport.js";
 import type { WakeupSender } from "../wakeups/wakeup-sender.js";
 import type { ClaimBudget } from "./claim-budget.js";
 import type { ClaimLoop } from "./claim-loop.js";
+import type { TimedIds } from "./due-timers.js";
 import { logDroppedWakeup } from "./dropped-wakeup.js";
 import type { Poller } from "./poller.js";
 import type { RunLauncher } from "./run-launcher.js";
@@ -23,12 +24,6 @@ const CLAIM_RETRY_DELAYS_MS = [50, 100, 200, 400, 800];
 const HAND_BACK_AFTER_MS = 200;
 
 type IdOutcome = "claimed" | "dropped" | "abandoned";
-
-/** Ids a worker's timer found due (not a message): one the claim finds not due yet is handed to `notDue`. */
-export interface TimedIds {
-  /** True when the id was put back for a short while; false to drop it (the cleaner wakes it when due). */
-  notDue(id: string): boolean;
-}
 
 interface WakeupDeliveryParts {
   transport: WakeupTransport;
@@ -114,7 +109,8 @@ export class WakeupDelivery {
 
   /**
    * An id the claim did not take: its slot is given back, and a missing row (the message overtook the commit) or a
-   * locked one is tried again after growing pauses; one a timer found due that is not yet goes back to its timer;
+   * locked one is tried again after growing pauses; one a timer found due that is not yet (or said not pending, which
+   * may be a task that just became due) goes back to its timer;
    * anything else, or still nothing after the pauses, is dropped.
    */
   private async claimLater(first: ClaimByIdResult, timed: TimedIds | undefined): Promise<IdOutcome> {
@@ -127,6 +123,7 @@ export class WakeupDelivery {
       }
       claims.release();
       if (result.reason === "not-due" && timed?.notDue(result.id)) return "dropped";
+      if (result.reason === "not-pending" && timed?.notPending(result.id)) return "dropped";
       const transient = result.reason === "missing" || result.reason === "locked";
       if (!transient || retries === CLAIM_RETRY_DELAYS_MS.length) {
         logDroppedWakeup(logger, result, filter);

@@ -2,7 +2,7 @@
 // put back a bounded number of times, and close() leaving no timer behind.
 
 import { afterEach, describe, expect, it } from "vitest";
-import { DueTimers } from "../../src/worker/due-timers.js";
+import { DueTimers, type TimedIds } from "../../src/worker/due-timers.js";
 import { waitUntil } from "../support/wait.js";
 
 function timeouts(): number {
@@ -13,7 +13,7 @@ interface Claim {
   ids: string[];
   queue: string;
   at: number;
-  notDue: (id: string) => boolean;
+  timed: TimedIds;
 }
 
 describe("due timers", () => {
@@ -23,7 +23,7 @@ describe("due timers", () => {
 
   function timers(capacity?: number): DueTimers {
     const made = new DueTimers({
-      claim: (ids, queue, notDue) => void claims.push({ ids, queue, at: performance.now(), notDue }),
+      claim: (ids, queue, timed) => void claims.push({ ids, queue, at: performance.now(), timed }),
       dropped: (n) => (dropped += n),
       capacity,
     });
@@ -88,9 +88,19 @@ describe("due timers", () => {
     let answers = 0;
     for (let round = 1; round <= 9; round++) {
       await waitUntil(() => claims.length === round, `claim ${round}`, 2000);
-      answers += claims[round - 1]!.notDue("early") ? 1 : 0;
+      answers += claims[round - 1]!.timed.notDue("early") ? 1 : 0;
     }
     expect(answers).toBe(8);
+    expect(due.size).toBe(0);
+  });
+
+  it("claims once more a task the claim said was not pending, and not twice", async () => {
+    const due = timers();
+    due.add("default", [{ id: "raced", dueAt: performance.now() }]);
+    await waitUntil(() => claims.length === 1, "the first claim", 2000);
+    expect(claims[0]!.timed.notPending("raced")).toBe(true);
+    await waitUntil(() => claims.length === 2, "the second claim", 2000);
+    expect(claims[1]!.timed.notPending("raced")).toBe(false);
     expect(due.size).toBe(0);
   });
 
