@@ -47,7 +47,7 @@ describe("due timers", () => {
     ]);
     due.add("other", [{ id: "b", dueAt: start + 40 }]);
     expect(timeouts()).toBe(before + 1);
-    await waitUntil(() => claims.length === 3, "three claims", 2000);
+    await waitUntil(() => claims.length === 3, "three claims", 10_000);
     expect(claims.map((claim) => [claim.queue, claim.ids])).toEqual([
       ["default", ["a"]],
       ["other", ["b"]],
@@ -64,7 +64,7 @@ describe("due timers", () => {
     const start = performance.now();
     due.add("default", [{ id: "late", dueAt: start + 60_000 }]);
     due.add("default", [{ id: "soon", dueAt: start + 10 }]);
-    await waitUntil(() => claims.length === 1, "the earlier task's claim", 2000);
+    await waitUntil(() => claims.length === 1, "the earlier task's claim", 10_000);
     expect(claims[0]!.ids).toEqual(["soon"]);
     expect(due.size).toBe(1);
   });
@@ -78,7 +78,7 @@ describe("due timers", () => {
     );
     expect(due.size).toBe(3);
     expect(dropped).toBe(2);
-    await waitUntil(() => claims.flatMap((claim) => claim.ids).length === 3, "three claims", 2000);
+    await waitUntil(() => claims.flatMap((claim) => claim.ids).length === 3, "three claims", 10_000);
     expect(claims.flatMap((claim) => claim.ids)).toEqual(["t10", "t20", "t30"]);
   });
 
@@ -87,7 +87,7 @@ describe("due timers", () => {
     due.add("default", [{ id: "early", dueAt: performance.now() }]);
     let answers = 0;
     for (let round = 1; round <= 9; round++) {
-      await waitUntil(() => claims.length === round, `claim ${round}`, 2000);
+      await waitUntil(() => claims.length === round, `claim ${round}`, 10_000);
       answers += claims[round - 1]!.timed.notDue("early") ? 1 : 0;
     }
     expect(answers).toBe(8);
@@ -97,9 +97,9 @@ describe("due timers", () => {
   it("claims once more a task the claim said was not pending, and not twice", async () => {
     const due = timers();
     due.add("default", [{ id: "raced", dueAt: performance.now() }]);
-    await waitUntil(() => claims.length === 1, "the first claim", 2000);
+    await waitUntil(() => claims.length === 1, "the first claim", 10_000);
     expect(claims[0]!.timed.notPending("raced")).toBe(true);
-    await waitUntil(() => claims.length === 2, "the second claim", 2000);
+    await waitUntil(() => claims.length === 2, "the second claim", 10_000);
     expect(claims[1]!.timed.notPending("raced")).toBe(false);
     expect(due.size).toBe(0);
   });
