@@ -20,7 +20,7 @@ interface Entry {
   dueAt: number;
   /** Claims that found the task not due yet. */
   tries: number;
-  /** Claimed again once after a claim said it was not pending. */
+  /** Claimed again once after a claim said it was taken. */
   rechecked?: boolean;
 }
 
@@ -29,10 +29,11 @@ export interface TimedIds {
   /** The claim found the task not due yet. False once it was tried enough: the cleaner wakes it when due. */
   notDue(id: string): boolean;
   /**
-   * The claim said the task was not pending. Where the reason is read by a second statement (SQLite), a task that
-   * became due between the two reads so; it is claimed once more, and dropped if the answer stays.
+   * The claim said the task was taken: not pending, or locked by another transaction. Where the reason is read by a
+   * second statement (PostgreSQL, SQLite), a task that became due between the two reads so; it is claimed once more,
+   * 2 ms later, and dropped if it is still taken (another worker has it).
    */
-  notPending(id: string): boolean;
+  taken(id: string): boolean;
 }
 
 interface DueTimersOptions {
@@ -131,12 +132,12 @@ export class DueTimers {
       const byId = new Map(entries.map((entry) => [entry.id, entry]));
       this.options.claim([...byId.keys()], queue, {
         notDue: (id) => this.again(byId.get(id)),
-        notPending: (id) => this.recheck(byId.get(id)),
+        taken: (id) => this.recheck(byId.get(id)),
       });
     }
   }
 
-  /** Puts back once, for the shortest pause, a task the claim said was not pending. */
+  /** Puts back once, for the shortest pause, a task the claim said was taken. */
   private recheck(entry: Entry | undefined): boolean {
     if (!entry || this.closed || entry.rechecked) return false;
     this.insert({ ...entry, dueAt: performance.now() + NOT_DUE_PAUSES_MS[0]!, rechecked: true });

@@ -109,8 +109,8 @@ export class WakeupDelivery {
 
   /**
    * An id the claim did not take: its slot is given back, and a missing row (the message overtook the commit) or a
-   * locked one is tried again after growing pauses; one a timer found due that is not yet (or said not pending, which
-   * may be a task that just became due) goes back to its timer;
+   * locked one is tried again after growing pauses; one a timer found due that is not yet goes back to its timer, and
+   * one it found taken (which may be a task that became due between the claim and the read of why) once, for 2 ms;
    * anything else, or still nothing after the pauses, is dropped.
    */
   private async claimLater(first: ClaimByIdResult, timed: TimedIds | undefined): Promise<IdOutcome> {
@@ -123,7 +123,7 @@ export class WakeupDelivery {
       }
       claims.release();
       if (result.reason === "not-due" && timed?.notDue(result.id)) return "dropped";
-      if (result.reason === "not-pending" && timed?.notPending(result.id)) return "dropped";
+      if ((result.reason === "not-pending" || result.reason === "locked") && timed?.taken(result.id)) return "dropped";
       const transient = result.reason === "missing" || result.reason === "locked";
       if (!transient || retries === CLAIM_RETRY_DELAYS_MS.length) {
         logDroppedWakeup(logger, result, filter);
