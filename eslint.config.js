@@ -10,7 +10,7 @@ const unresolvedImports = ["bench/peers/graphile-worker*.ts", "bench/peers/pg-bo
 
 export default defineConfig(
   {
-    ignores: ["**/node_modules/**", "dist/**", "test/generated*/**", "compat/prisma6/generated*/**", "bench/results/**", "examples/**", "**/*.d.ts"],
+    ignores: ["**/node_modules/**", "dist/**", "test/generated*/**", "compat/prisma6/generated*/**", "bench/results/**", "bench/.build/**", "examples/**", "**/*.d.ts"],
   },
   { linterOptions: { reportUnusedDisableDirectives: "error" } },
   js.configs.recommended,

@@ -11,7 +11,7 @@ export const PEERS = ["ours", "graphile-worker", "pg-boss", "ours-sqlite", "ours
 export type PeerName = (typeof PEERS)[number];
 
 /** The benchmark's scenarios, in the order they run. */
-export const SCENARIOS = ["enqueue", "bulk", "drain", "latency"] as const;
+export const SCENARIOS = ["enqueue", "bulk", "drain", "latency", "lateness"] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 export interface BenchConfig {
@@ -27,6 +27,8 @@ export interface BenchConfig {
   latencyRate: number;
   /** How long the latency scenario enqueues, in seconds. */
   latencySeconds: number;
+  /** Tasks of the lateness scenario, delayed uniformly from 0.2 to 5 s. */
+  latenessCount: number;
   /** Give up on a drain or a latency run after this many seconds. */
   timeoutSeconds: number;
   /** Scenarios to run. */
@@ -58,6 +60,7 @@ export function readConfig(argv: readonly string[] = process.argv.slice(2), env:
     drainRepeats: quick ? 1 : 3,
     latencyRate: 200,
     latencySeconds: quick ? 1 : 10,
+    latenessCount: quick ? 200 : 2000,
     timeoutSeconds: quick ? 60 : 120,
     only: list(value("only"), SCENARIOS, "only"),
     peers: list(value("peers"), PEERS, "peers"),

@@ -6,6 +6,7 @@ import type { BulkAddResult } from "./scenarios/bulk-add.js";
 import type { DrainResult } from "./scenarios/drain.js";
 import type { EnqueueTransactionResult } from "./scenarios/enqueue-transaction.js";
 import type { LatencyResult } from "./scenarios/latency.js";
+import type { LatenessResult } from "./scenarios/lateness.js";
 
 export interface PeerResults {
   enqueue?: { c1: EnqueueTransactionResult; c10: EnqueueTransactionResult };
@@ -17,6 +18,8 @@ export interface PeerResults {
   latency?: LatencyResult;
   /** The same with the worker inside the app's process (peers with an in-process worker). */
   latencyInProcess?: LatencyResult;
+  /** Tasks delayed 0.2–5 s: claim time minus run_at. */
+  lateness?: LatenessResult;
 }
 
 export type Results = Partial<Record<PeerName, PeerResults>>;
@@ -76,6 +79,9 @@ export const ROWS: Row[] = [
   { key: "latency.tx.p99", label: "4. the enqueuing transaction's own duration at 200/s, p99", unit: "ms", better: "lower", value: (r) => r.latency?.transactionMs?.p99 },
   { key: "rss.1x10", label: "5. worker peak RSS, drain 1 × 10 (highest run)", unit: "MB", better: "lower", value: (r) => peakRss(r, "1x10") },
   { key: "rss.2x5", label: "5. worker peak RSS, drain 2 × 5 (highest process and run)", unit: "MB", better: "lower", value: (r) => peakRss(r, "2x5") },
+  { key: "lateness.p50", label: "6. delayed 0.2–5 s, no cleaner: claim − run_at (database clock), p50", unit: "ms", better: "lower", value: (r) => r.lateness?.p50 },
+  { key: "lateness.p99", label: "6. same, p99", unit: "ms", better: "lower", value: (r) => r.lateness?.p99 },
+  { key: "lateness.max", label: "6. same, max", unit: "ms", better: "lower", value: (r) => r.lateness?.max },
 ];
 
 function peakRss(results: PeerResults, layout: "1x10" | "2x5"): number | undefined {

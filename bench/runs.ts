@@ -8,6 +8,7 @@ import { bulkAdd } from "./scenarios/bulk-add.js";
 import { drain } from "./scenarios/drain.js";
 import { enqueueTransaction } from "./scenarios/enqueue-transaction.js";
 import { latency } from "./scenarios/latency.js";
+import { lateness } from "./scenarios/lateness.js";
 
 /** One measurement on one fresh database: what it runs and where its result goes. */
 export interface Run {
@@ -82,6 +83,17 @@ export function runs(config: BenchConfig): Run[] {
     ...drains,
     latencyRun(false),
     latencyRun(true),
+    {
+      name: `lateness of ${config.latenessCount} tasks delayed 0.2–5 s, no cleaner`,
+      scenario: "lateness",
+      applies: (peer) => peer.measuresLateness === true,
+      async measure(peer, producer, target, into) {
+        const result = await lateness(peer, producer, target, { count: config.latenessCount, minDelayMs: 200, maxDelayMs: 5000, timeoutMs });
+        into.lateness = result;
+        const ms = (v: number) => v.toFixed(2);
+        return `claim − run_at (database clock): p50 ${ms(result.p50)} p99 ${ms(result.p99)} max ${ms(result.max)} min ${ms(result.min)} ms (${result.samples} samples, ${result.missing} missing; worker in the ${result.worker})`;
+      },
+    },
   ];
   return all.filter((run) => config.only.includes(run.scenario));
 }

@@ -37,6 +37,6 @@ export interface ChildReport {
   maxRssBytes: number;
   /** CPU time of this process (user + system) from the start message to the stop message, in ms. */
   cpuMs: number;
-  /** [n, wall-clock ms at handler start], when recording. */
-  starts: Array<[number, number]>;
+  /** [n, wall-clock ms at handler start, claim time on the database's clock (NaN when unknown)], when recording. */
+  starts: Array<[number, number, number]>;
 }

@@ -9,11 +9,11 @@ const spec = JSON.parse(process.env.BENCH_CHILD ?? "null") as ChildSpec | null;
 if (!spec || !process.send) throw new Error("worker-child.ts is started by the benchmark harness (child/worker-processes.ts), with BENCH_CHILD set.");
 
 const send = (message: FromChild, then?: () => void) => process.send!(message, undefined, {}, () => then?.());
-const starts: Array<[number, number]> = [];
+const starts: Array<[number, number, number]> = [];
 let handled = 0;
 const onRun = spec.record
-  ? (n: number) => {
-      starts.push([n, wallMs()]);
+  ? (n: number, claimedAtMs?: number) => {
+      starts.push([n, wallMs(), claimedAtMs ?? Number.NaN]);
       handled++;
     }
   : () => {

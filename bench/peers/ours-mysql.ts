@@ -15,6 +15,7 @@ export const oursMysql: Peer = {
   database: "mysql",
   broker: true,
   workerModule: "../peers/ours-worker.js",
+  measuresLateness: true,
   settings: {
     server: "MYSQL_URL, else the local MariaDB; sessions with the server's defaults",
     adapter: "@prisma/adapter-mariadb, pool of 20 connections (the app's client)",

@@ -15,6 +15,7 @@ export const oursSqlite: Peer = {
   broker: false,
   workerModule: "../peers/ours-worker.js",
   startInProcess: startWorker,
+  measuresLateness: true,
   settings: {
     adapter: "@prisma/adapter-better-sqlite3 with its defaults (the app's client)",
     concurrency: "10 (1 process) or 5 (2 processes): the worker's `concurrency`",

@@ -9,14 +9,22 @@ import { TraceRecorder } from "../trace/recorder.js";
 import { benchTasks } from "./ours-tasks.js";
 import type { WorkerHandle, WorkerStart } from "./peer.js";
 
+/** The worker's leaseMs when the options leave it out. */
+const DEFAULT_LEASE_MS = 30_000;
+
 export async function startWorker({ target, concurrency, onRun }: WorkerStart): Promise<WorkerHandle> {
   const extra = JSON.parse(process.env.BENCH_OURS_WORKER_OPTIONS ?? "{}") as Partial<WorkerOptions>;
   const traceDir = process.env.BENCH_TRACE_DIR;
   const recorder = traceDir ? new TraceRecorder() : undefined;
   // Traced: the store the worker would open itself (its own pool settings), with its operations timed.
   const store = recorder?.wrapStore(openStore(target.databaseUrl, WORKER_POOL));
+  const leaseMs = extra.leaseMs ?? DEFAULT_LEASE_MS;
+  const started = (n: number, id: string, leaseExpiresAtMs: number) => {
+    recorder?.handlerStarted(n, id);
+    onRun(n, leaseExpiresAtMs - leaseMs);
+  };
   const worker = createWorker({
-    tasks: benchTasks(recorder ? (n, id) => (recorder.handlerStarted(n, id), onRun(n)) : onRun),
+    tasks: benchTasks(started),
     databaseUrl: target.databaseUrl,
     store,
     amqpUrl: target.amqpUrl,

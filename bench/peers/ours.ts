@@ -18,6 +18,7 @@ export const ours: Peer = {
   database: "postgresql",
   broker: true,
   workerModule: "../peers/ours-worker.js",
+  measuresLateness: true,
   settings: {
     concurrency: "10 (1 process) or 5 (2 processes): the worker's `concurrency`, also its RabbitMQ prefetch",
     leaseMs: "30000 (default)",
@@ -72,6 +73,13 @@ export function oursProducer(base: BenchPrisma, target: RunTarget, own: { remain
     },
     async bulkAdd(count) {
       await addMany(count);
+    },
+    async delayedAdd(delaysMs) {
+      const tasks = await client.$transaction(
+        (tx) => tx.task.enqueueMany(delaysMs.map((delayMs, n) => ({ name: BENCH_TASK, payload: { n }, options: { delayMs } }))),
+        LONG_TRANSACTION,
+      );
+      return tasks.map((task) => task.runAt.getTime());
     },
     async seed(count) {
       await addMany(count);

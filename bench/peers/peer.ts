@@ -25,6 +25,11 @@ export interface Producer {
   seed(count: number): Promise<void>;
   /** How many tasks are not finished yet; a cheap query, polled while draining. */
   remaining(): Promise<number>;
+  /**
+   * Adds one task per entry of `delaysMs`, payload `{ n }` (its index), delayed by that many ms, in one call; resolves
+   * each task's run_at (database clock, Unix ms) by n. Only peers measured for lateness have it.
+   */
+  delayedAdd?(delaysMs: readonly number[]): Promise<number[]>;
   /** Waits for background work the peer does after a commit (ours publishes wake-ups). */
   flush(): Promise<void>;
   close(): Promise<void>;
@@ -38,8 +43,8 @@ export interface WorkerHandle {
 export interface WorkerStart {
   target: RunTarget;
   concurrency: number;
-  /** Called at the very start of every handler with the payload's `n`. */
-  onRun: (n: number) => void;
+  /** Called at the very start of every handler with the payload's `n` and, where the peer knows it, the claim's time on the database's clock (Unix ms). */
+  onRun: (n: number, claimedAtMs?: number) => void;
 }
 
 export interface Peer {
@@ -53,6 +58,8 @@ export interface Peer {
    * peer whose wake-ups can travel inside one process has it (ours on SQLite).
    */
   startInProcess?(start: WorkerStart): Promise<WorkerHandle>;
+  /** Measured by the lateness scenario (its producer has delayedAdd). */
+  measuresLateness?: boolean;
   /** Installs the peer's schema (and the business table) into an empty database, which becomes the template. */
   install(target: RunTarget): Promise<void>;
   open(target: RunTarget): Promise<Producer>;

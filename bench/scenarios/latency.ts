@@ -39,7 +39,7 @@ export async function latency(
   target: RunTarget,
   options: { rate: number; seconds: number; timeoutMs: number; profileName?: string; inProcess?: boolean; keepTimes?: boolean },
 ): Promise<LatencyResult> {
-  const workers = options.inProcess ? await InProcessWorker.start(peer, target) : await childWorker(peer, target, options);
+  const workers = await latencyWorkers(peer, target, options);
   try {
     const crashed = workers.crashed();
     await Promise.race([workers.start(), crashed]);
@@ -77,7 +77,7 @@ export async function latency(
       if (wallMs() > deadline) throw new Error(`${peer.name}: latency tasks still unfinished after ${options.timeoutMs} ms`);
       await sleep(20);
     }
-    const startOf = new Map(await workers.stop());
+    const startOf = new Map((await workers.stop()).map(([n, start]) => [n, start]));
     const durations = commits.slice(warmup).map((commit, i) => commit - calls[warmup + i]!);
     const samples: number[] = [];
     const times: Array<[number, number, number]> = [];
@@ -108,12 +108,17 @@ export async function latency(
 }
 
 /** The worker side of a latency run: started, watched for a crash, stopped with the handler starts it recorded. */
-interface LatencyWorkers {
+export interface LatencyWorkers {
   start(): Promise<unknown>;
   crashed(): Promise<never>;
-  /** Resolves with [payload n, handler start (wall ms)] of every run. */
-  stop(): Promise<Array<[number, number]>>;
+  /** Resolves with [payload n, handler start (wall ms), claim time on the database's clock (NaN when unknown)] of every run. */
+  stop(): Promise<Array<[number, number, number]>>;
   kill(): void;
+}
+
+/** One worker process of concurrency 10 for `peer`, or with `inProcess` its worker inside this process. */
+export async function latencyWorkers(peer: Peer, target: RunTarget, options: { timeoutMs: number; profileName?: string; inProcess?: boolean }): Promise<LatencyWorkers> {
+  return options.inProcess ? await InProcessWorker.start(peer, target) : await childWorker(peer, target, options);
 }
 
 async function childWorker(peer: Peer, target: RunTarget, options: { timeoutMs: number; profileName?: string }): Promise<LatencyWorkers> {
@@ -132,7 +137,7 @@ async function childWorker(peer: Peer, target: RunTarget, options: { timeoutMs: 
 /** The peer's worker inside this process, beside the app's client (see Peer.startInProcess). */
 class InProcessWorker implements LatencyWorkers {
   private handle: WorkerHandle | undefined;
-  private readonly starts: Array<[number, number]> = [];
+  private readonly starts: Array<[number, number, number]> = [];
 
   private constructor(
     private readonly peer: Peer,
@@ -145,14 +150,18 @@ class InProcessWorker implements LatencyWorkers {
   }
 
   async start(): Promise<void> {
-    this.handle = await this.peer.startInProcess!({ target: this.target, concurrency: 10, onRun: (n) => void this.starts.push([n, wallMs()]) });
+    this.handle = await this.peer.startInProcess!({
+      target: this.target,
+      concurrency: 10,
+      onRun: (n, claimedAtMs) => void this.starts.push([n, wallMs(), claimedAtMs ?? Number.NaN]),
+    });
   }
 
   crashed(): Promise<never> {
     return new Promise<never>(() => {}); // a crash in this process ends the harness itself
   }
 
-  async stop(): Promise<Array<[number, number]>> {
+  async stop(): Promise<Array<[number, number, number]>> {
     await this.handle?.stop();
     return this.starts;
   }

@@ -6,7 +6,7 @@ import type { InsertRequest, InsertedTask, PreparedTask } from "../store/enqueue
 import { TaskEnqueueWouldWaitError, TaskKeyVanishedError } from "../errors.js";
 import type { Store } from "../store/store.js";
 import type { EnqueueBatch } from "./committed-enqueues.js";
-import { toEnqueuedTask, wakeupsOf } from "./enqueued-task.js";
+import { sentNow, toEnqueuedTask, wakeupsOf, type SentAt } from "./enqueued-task.js";
 import { TransactionScope, type TransactionScopes, type Wakeup } from "./transaction-scopes.js";
 
 /** What enqueue needs from the extension around it. */
@@ -48,7 +48,9 @@ export function enqueuePromise(core: EnqueueCore, client: object, rows: Prepared
   const insert = store.insertTasks(rows, core.publishes, core.notifyChannel);
   const raw = insert.request;
   let run: Promise<unknown> | undefined;
+  let sent: SentAt = sentNow();
   const send = () => {
+    sent = sentNow();
     const own = placement.kind === "autocommit" ? core.ownTransaction : undefined;
     if (!own) return raw;
     if (own.held) throw new TaskEnqueueWouldWaitError(rows.map((row) => row.name));
@@ -58,11 +60,11 @@ export function enqueuePromise(core: EnqueueCore, client: object, rows: Prepared
   const start = () =>
     (run ??= core.ready.then(send).then(async (result) => {
       const complete = await completeRows(store, await insert.read(result));
-      const wakeups = wakeupsOf(complete);
+      const wakeups = wakeupsOf(complete, rows, sent);
       const batch: EnqueueBatch = { prepared: rows, inserted: complete };
       if (placement.kind === "autocommit") core.commit(wakeups, [batch]);
       else if (placement.kind === "transaction") placement.scope.add(batch, wakeups);
-      else if (wakeups.length > 0) core.untracked();
+      else if (complete.some((row) => row.due)) core.untracked();
       const tasks = complete.map(toEnqueuedTask);
       return single ? tasks[0] : tasks;
     }));
@@ -80,12 +82,14 @@ export function enqueuePromise(core: EnqueueCore, client: object, rows: Prepared
 /** Resolves the results of a batch $transaction: enqueue items become EnqueuedTasks; returns their wake-ups and calls. */
 export async function settleBatch(core: EnqueueCore, client: object, items: readonly unknown[], results: unknown[]): Promise<TransactionScope> {
   const settled = new TransactionScope();
+  // The batch ran just before: counting a delay from now makes its wake-up at most the batch's duration late.
+  const sent = sentNow();
   const store = core.store.through(client);
   for (let index = 0; index < items.length; index++) {
     const item = typeof items[index] === "object" && items[index] !== null ? batchItems.get(items[index] as object) : undefined;
     if (!item) continue;
     const complete = await completeRows(store, await item.read(results[index]));
-    settled.add({ prepared: item.rows, inserted: complete }, wakeupsOf(complete));
+    settled.add({ prepared: item.rows, inserted: complete }, wakeupsOf(complete, item.rows, sent));
     const tasks = complete.map(toEnqueuedTask);
     results[index] = item.single ? tasks[0] : tasks;
   }

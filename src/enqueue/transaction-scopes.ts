@@ -9,6 +9,8 @@ import type { EnqueueBatch } from "./committed-enqueues.js";
 export interface Wakeup {
   id: string;
   queue: string;
+  /** Set for a task due later: when it is due, on this process's performance.now() clock. */
+  dueAt?: number;
 }
 
 /** The wake-ups and enqueues of one (possibly nested) transaction, handed on when it commits. */

@@ -33,6 +33,11 @@ export interface InsertedTask {
   created: boolean;
   /** True when the task is new and due now: its wake-up leaves after the commit. */
   due: boolean;
+  /**
+   * For a new task due later, how long after the insert statement started it is due, by the database's clock, where
+   * the dialect tells (PostgreSQL, whose run_at counts from the transaction's start); else absent or null.
+   */
+  dueInMs?: number | null;
 }
 
 /**

@@ -7,6 +7,8 @@ import type { Logger } from "../logger.js";
 export interface NotificationHandlers {
   /** The ids of one notification of task queue `queue`. */
   wakeup(queue: string, ids: string[]): void;
+  /** The ids of one notification of tasks of task queue `queue` due later, each with how long until it is due. */
+  later?(queue: string, wakeups: Array<{ id: string; dueInMs: number }>): void;
   /** The session listens (first time, or after a reconnect): notifications sent before may be lost. */
   listening(): void;
   /** The session was lost; it reconnects with backoff. */

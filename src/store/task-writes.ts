@@ -7,6 +7,8 @@ import type { TaskRecord } from "./task-record.js";
 export interface WakeupTarget {
   id: string;
   queue: string;
+  /** Set for a task due later (a delayed enqueue): when it is due, on this process's performance.now() clock. */
+  dueAt?: number;
 }
 
 /** Who claims, for how long, and which tasks it may take. */

@@ -1,11 +1,12 @@
 // Wake-ups with no broker, for a database every process reaches through one file (SQLite): when a worker runs in the
 // app's own process, a committed task's id reaches it right after the commit. Listeners register under the database's
 // identity (its file and table) in a registry on globalThis, so two copies of the package in one process still meet.
-// Workers of other processes on the same host listen on Unix sockets in a folder named after that identity, and every
-// wake-up is written to each of them too (local/). Polling stays on as the backstop: a wake-up is only a hint.
+// A task enqueued with a delay reaches one such worker too, which claims it when due. Workers of other processes on the
+// same host listen on Unix sockets in a folder named after that identity, and every due task's wake-up is written to
+// each of them too (local/). Polling stays on as the backstop: a wake-up is only a hint.
 
 import type { DeadTaskNotification } from "./dead-task-notification.js";
-import type { BrokerState, ListenOptions, PublishHooks, WakeupListener, WakeupPublisher, WakeupTransport } from "./transport.js";
+import type { BrokerState, DueLaterWakeup, ListenOptions, PublishHooks, WakeupListener, WakeupPublisher, WakeupTransport } from "./transport.js";
 import { DeadTaskNotAnnouncedError } from "./wakeup-errors.js";
 import { TaskQueueInternalError } from "../errors.js";
 import { SOCKETS_AVAILABLE, socketDirectory } from "./local/socket-directory.js";
@@ -13,19 +14,39 @@ import { SocketFanout } from "./local/socket-fanout.js";
 import { SocketServer } from "./local/socket-server.js";
 
 type Deliver = ListenOptions["deliver"];
+type DeliverLater = NonNullable<ListenOptions["deliverLater"]>;
 
 /** identity → task queue → listeners. */
-type Registry = Map<string, Map<string, Deliver[]>>;
+type Registry<T> = Map<string, Map<string, T[]>>;
 
 const REGISTRY = Symbol.for("prisma-task-queue.in-process-wakeups");
+/** Listeners of wake-ups of tasks due later: a registry of its own, which a copy of the package without them ignores. */
+const LATER_REGISTRY = Symbol.for("prisma-task-queue.in-process-later-wakeups");
 
-function registry(): Registry {
-  const scope = globalThis as { [REGISTRY]?: Registry };
-  return (scope[REGISTRY] ??= new Map<string, Map<string, Deliver[]>>());
+function registry(): Registry<Deliver>;
+function registry(key: typeof LATER_REGISTRY): Registry<DeliverLater>;
+function registry(key: symbol = REGISTRY): Registry<unknown> {
+  const scope = globalThis as Record<symbol, Registry<unknown> | undefined>;
+  return (scope[key] ??= new Map<string, Map<string, unknown[]>>());
 }
 
 function listenersOf(identity: string, queue: string): Deliver[] {
   return registry().get(identity)?.get(queue) ?? [];
+}
+
+function register<T>(registered: Registry<T>, identity: string, queues: readonly string[], listener: T): void {
+  const byQueue = registered.get(identity) ?? new Map<string, T[]>();
+  registered.set(identity, byQueue);
+  for (const queue of queues) byQueue.set(queue, [...(byQueue.get(queue) ?? []), listener]);
+}
+
+function unregister<T>(registered: Registry<T>, identity: string, queues: readonly string[], listener: T): void {
+  const byQueue = registered.get(identity);
+  for (const queue of queues) {
+    const listeners = byQueue?.get(queue);
+    const at = listeners?.indexOf(listener) ?? -1;
+    if (at >= 0) listeners!.splice(at, 1);
+  }
 }
 
 export class InProcessTransport implements WakeupTransport {
@@ -117,6 +138,14 @@ export class InProcessTransport implements WakeupTransport {
           });
         });
       },
+      publishLater: (queue: string, wakeups: readonly DueLaterWakeup[]) => {
+        if (wakeups.length === 0 || this.identity === undefined) return;
+        const listeners = registry(LATER_REGISTRY).get(this.identity)?.get(queue) ?? [];
+        if (listeners.length === 0) return; // no worker here: the cleaner wakes the tasks when due
+        const deliverLater = listeners[this.turn++ % listeners.length]!;
+        const batch = [...wakeups];
+        queueMicrotask(() => deliverLater(batch, queue));
+      },
       notifyDead: (notification: DeadTaskNotification) => Promise.reject(new DeadTaskNotAnnouncedError(notification.id, "no broker is configured")),
       // Waits for the socket writes handed over so far (local writes: quick, or failed at once).
       flush: async () => {
@@ -138,6 +167,7 @@ export class InProcessTransport implements WakeupTransport {
           if (options.queues.includes(queue)) void options.deliver(ids, queue).catch(() => {});
         })
       : undefined;
+    const deliverLater: DeliverLater | undefined = options.deliverLater && ((wakeups, queue) => options.deliverLater!(wakeups, queue));
     let listening = false;
     let serving: Promise<unknown> = Promise.resolve();
     const stop = async () => {
@@ -145,11 +175,8 @@ export class InProcessTransport implements WakeupTransport {
       listening = false;
       await serving;
       await server?.close();
-      const queues = registry().get(identity);
-      for (const queue of options.queues) {
-        const listeners = queues?.get(queue);
-        if (listeners) listeners.splice(listeners.indexOf(deliver), 1);
-      }
+      unregister(registry(), identity, options.queues, deliver);
+      if (deliverLater) unregister(registry(LATER_REGISTRY), identity, options.queues, deliverLater);
     };
     return {
       // Polling stays on: this listener hears only what this process enqueues.
@@ -157,9 +184,8 @@ export class InProcessTransport implements WakeupTransport {
       start() {
         if (listening) return;
         listening = true;
-        const queues = registry().get(identity) ?? new Map<string, Deliver[]>();
-        registry().set(identity, queues);
-        for (const queue of options.queues) queues.set(queue, [...(queues.get(queue) ?? []), deliver]);
+        register(registry(), identity, options.queues, deliver);
+        if (deliverLater) register(registry(LATER_REGISTRY), identity, options.queues, deliverLater);
         serving = server?.start() ?? serving;
       },
       waitConsuming: async () => false,

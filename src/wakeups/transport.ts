@@ -5,6 +5,16 @@
 
 import type { DeadTaskNotification } from "./dead-task-notification.js";
 
+/**
+ * A wake-up for a task that is due later (a delayed enqueue, a retry): the worker that gets it keeps a timer and claims
+ * the task by id when it is due. Only a hint: the task's row stays unpublished, so the cleaner wakes it when due if not.
+ */
+export interface DueLaterWakeup {
+  id: string;
+  /** When the task is due, on this process's monotonic clock (performance.now() milliseconds). */
+  dueAt: number;
+}
+
 /** What a publisher tells about the wake-ups handed to it. */
 export interface PublishHooks {
   /** Ids whose wake-up the transport confirmed. */
@@ -19,6 +29,11 @@ export interface PublishHooks {
 export interface WakeupPublisher {
   /** Queues wake-ups for `ids` of task queue `queue`; they leave with the next flush (this turn of the event loop). */
   publish(queue: string, ids: readonly string[]): void;
+  /**
+   * Queues wake-ups of tasks due later; each message tells its receiver how long until each task is due. Nothing is
+   * reported to the hooks (the rows stay unpublished either way). Left out by transports that cannot carry them.
+   */
+  publishLater?(queue: string, wakeups: readonly DueLaterWakeup[]): void;
   /** Publishes a dead-task notification; resolves once the transport confirmed it, rejects when it could not. */
   notifyDead(notification: DeadTaskNotification): Promise<void>;
   /** Resolves when every wake-up handed over so far is confirmed or has failed. Never rejects. */
@@ -34,6 +49,8 @@ export interface ListenOptions {
   prefetch: number;
   /** Handles the ids of one wake-up of task queue `queue`; resolves true to acknowledge it, false to hand it back. */
   deliver(ids: string[], queue: string): Promise<boolean>;
+  /** Takes wake-ups of tasks of task queue `queue` that are due later; the message is acknowledged once they are taken. */
+  deliverLater?(wakeups: DueLaterWakeup[], queue: string): void;
   /**
    * Called each time wake-ups start flowing again after they could not (a NOTIFY listener reconnected): those sent
    * meanwhile are gone, so the worker polls once for them. Transports whose messages wait in a queue do not call it.

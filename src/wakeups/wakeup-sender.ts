@@ -7,7 +7,7 @@ import type { WakeupTarget } from "../store/task-writes.js";
 import type { DeadTaskNotification } from "./dead-task-notification.js";
 import { traceChannels, traceWakeups } from "../trace/channels.js";
 import { PublishedMarker, type PublicationMark } from "./published-marker.js";
-import type { WakeupPublisher, WakeupTransport } from "./transport.js";
+import type { DueLaterWakeup, WakeupPublisher, WakeupTransport } from "./transport.js";
 
 interface WakeupSenderOptions {
   transport: WakeupTransport;
@@ -52,19 +52,31 @@ export class WakeupSender {
     });
   }
 
-  /** Hands the wake-ups over (they leave with this event-loop turn's batch); their fate is recorded as it comes. */
+  /**
+   * Hands the wake-ups over (they leave with this event-loop turn's batch); their fate is recorded as it comes. Those
+   * with `dueAt` (tasks due later) go as wake-ups that say when, where the transport carries them; nothing is recorded
+   * of them, their rows stay unpublished.
+   */
   send(wakeups: readonly WakeupTarget[]): void {
-    if (wakeups.length === 1) {
+    if (wakeups.length === 1 && wakeups[0]!.dueAt === undefined) {
       this.publish(wakeups[0]!.queue, [wakeups[0]!.id]);
       return;
     }
     const byQueue = new Map<string, string[]>();
-    for (const { id, queue } of wakeups) {
+    const laterByQueue = new Map<string, DueLaterWakeup[]>();
+    for (const { id, queue, dueAt } of wakeups) {
+      if (dueAt !== undefined) {
+        const later = laterByQueue.get(queue);
+        if (later) later.push({ id, dueAt });
+        else laterByQueue.set(queue, [{ id, dueAt }]);
+        continue;
+      }
       const ids = byQueue.get(queue);
       if (ids) ids.push(id);
       else byQueue.set(queue, [id]);
     }
     for (const [queue, ids] of byQueue) this.publish(queue, ids);
+    for (const [queue, later] of laterByQueue) this.publisher.publishLater?.(queue, later);
   }
 
   private publish(queue: string, ids: string[]): void {

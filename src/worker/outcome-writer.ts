@@ -23,6 +23,8 @@ interface OutcomeWriterOptions {
   logger: Logger;
   /** Absent without a broker: dead tasks are then only logged. */
   deadLetters: DeadLetterSink | undefined;
+  /** Told of a task put back to pending for a retry, and when it is due (performance.now() milliseconds). */
+  retryScheduled?(task: FailedTask, dueAt: number): void;
 }
 
 const GAVE_UP = Symbol("gave up");
@@ -81,6 +83,7 @@ export class OutcomeWriter {
     const delayMs = backoffDelayMs(definition?.backoff, task.attempts);
     const failure: Failure = { id: task.id, error: errorText(thrown), delayMs, finalReason: reason };
     const { value: row, retried } = await this.persist(task, "failure", () => this.failures.add(failure));
+    const writtenAt = performance.now();
     if (row === GAVE_UP) return undefined;
     const log = this.options.logger;
     const fields = { taskId: task.id, taskName: task.name, attempt: task.attempts, error: errorMessage(thrown) };
@@ -90,6 +93,8 @@ export class OutcomeWriter {
       log.warn("task failure not recorded: this worker no longer holds its lease", fields);
     } else if (row.status === "pending") {
       log.warn("task failed, retry scheduled", { ...fields, maxAttempts: task.maxAttempts, delayMs });
+      // The database set run_at to its now() + delayMs before this answer came back, so this is never early.
+      this.options.retryScheduled?.(row, writtenAt + delayMs);
     } else {
       log.error("task dead", { ...fields, reason: row.reason });
       this.announce(row);

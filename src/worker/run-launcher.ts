@@ -33,7 +33,7 @@ export class RunLauncher {
   constructor(private readonly parts: RunLauncherParts) {}
 
   /** Runs a claimed task in the slot its claimer holds; frees the slot when the handler is done. */
-  launch(task: TaskRecord, via: "wakeup" | "poll"): void {
+  launch(task: TaskRecord, via: "wakeup" | "timer" | "poll"): void {
     const { options, store, outcomes, logger, stop, slots, budget, runs } = this.parts;
     const run = new TaskRun(task, options, store, outcomes, this.runHooks);
     runs.add(run);

@@ -8,6 +8,7 @@ import type { ClaimFilter } from "../store/task-writes.js";
 import { ClaimBudget } from "./claim-budget.js";
 import { ClaimLoop } from "./claim-loop.js";
 import { Claimer } from "./claimer.js";
+import { DueTimers } from "./due-timers.js";
 import { LeaseKeeper } from "./lease-keeper.js";
 import { OutcomeWriter } from "./outcome-writer.js";
 import { Poller } from "./poller.js";
@@ -44,6 +45,7 @@ export class TaskWorker {
   private leases!: LeaseKeeper;
   private launcher!: RunLauncher;
   private poller!: Poller;
+  private timers!: DueTimers;
   private transport!: WakeupTransport;
   private sender!: WakeupSender;
   private listener!: WakeupListener;
@@ -131,7 +133,20 @@ export class TaskWorker {
     const { options, store, transport, logger, slots, claims, budget, runs, filter, stopSignal: stop } = this;
     const sender = (this.sender = new WakeupSender({ transport, logger }));
     const shared = { store, owner: options.workerId, leaseMs: options.leaseMs, logger };
-    const outcomes = (this.outcomes = new OutcomeWriter({ ...shared, deadLetters: transport.notifiesDead ? sender : undefined }));
+    // Tasks due later that this worker knows of (delayed enqueues' wake-ups, its own retries) are claimed on time.
+    const timers = (this.timers = new DueTimers({
+      claim: (ids, queue, timed) => {
+        this.track(delivery.deliver(ids, queue, timed)).catch((error: unknown) => {
+          logger.warn("claiming tasks due now failed; polling and the cleaner pick them up", { queue, tasks: ids.length, error: String(error) });
+        });
+      },
+      dropped: (count) => logger.debug("tasks due later not kept: this worker holds the most it keeps; the cleaner wakes them when due", { count }),
+    }));
+    const outcomes = (this.outcomes = new OutcomeWriter({
+      ...shared,
+      deadLetters: transport.notifiesDead ? sender : undefined,
+      retryScheduled: (task, dueAt) => timers.add(task.queue, [{ id: task.id, dueAt }]),
+    }));
     this.leases = new LeaseKeeper({ ...shared, runs: () => runs });
     this.leases.start();
     const launcher = (this.launcher = new RunLauncher({ options, store, outcomes, sender, logger, stop, slots, claims, budget, runs }));
@@ -154,6 +169,10 @@ export class TaskWorker {
         traceWakeups(traceChannels.wakeupsReceived, queue, ids);
         return this.track(delivery.deliver(ids, queue));
       },
+      deliverLater: (wakeups, queue) => {
+        timers.add(queue, wakeups);
+        logger.debug("tasks due later kept for their time", { queue, tasks: wakeups.length, kept: timers.size });
+      },
       // Wake-ups sent while the listener was away are gone (NOTIFY): look for their tasks once.
       resumed: () => poller.catchUp(),
     });
@@ -166,6 +185,7 @@ export class TaskWorker {
     const graceMs = this.options.shutdownGraceMs;
     this.logger.info("worker stopping", { workerId: this.id, running: this.runs.size, graceMs });
     await this.poller.stop();
+    this.timers.close();
     await this.listener.cancel();
     this.slots.close();
     this.claims.close();

@@ -1,5 +1,6 @@
-// The worker's handling of one wake-up: its ids take free claim slots and are claimed together; an id whose row is not
-// there yet (the message overtook the commit) or is locked is tried again; ids that wait too long are handed back.
+// The worker's handling of one wake-up, or of the ids its timers found due: they take free claim slots and are claimed
+// together; an id whose row is not there yet (the message overtook the commit) or is locked is tried again, one not
+// due yet goes back to its timer; ids that wait too long for a slot are handed back.
 
 import type { Logger } from "../logger.js";
 import type { ClaimByIdResult, ClaimFilter } from "../store/task-writes.js";
@@ -7,6 +8,7 @@ import type { WakeupListener, WakeupTransport } from "../wakeups/transport.js";
 import type { WakeupSender } from "../wakeups/wakeup-sender.js";
 import type { ClaimBudget } from "./claim-budget.js";
 import type { ClaimLoop } from "./claim-loop.js";
+import type { TimedIds } from "./due-timers.js";
 import { logDroppedWakeup } from "./dropped-wakeup.js";
 import type { Poller } from "./poller.js";
 import type { RunLauncher } from "./run-launcher.js";
@@ -45,7 +47,7 @@ export class WakeupDelivery {
    * Handles the ids of one wake-up; true when the message may be acked (every id claimed or dropped). Takes as many
    * claim slots as are free and claims those ids in one statement (with other wake-ups' ids of the same turn).
    */
-  async deliver(ids: string[], queue: string): Promise<boolean> {
+  async deliver(ids: string[], queue: string, timed?: TimedIds): Promise<boolean> {
     const { claims, budget, claimLoop, launcher } = this.parts;
     const waiting = ids.length > 1 ? [...new Set(ids)] : ids;
     const later: Array<Promise<IdOutcome>> = [];
@@ -60,8 +62,8 @@ export class WakeupDelivery {
         break;
       }
       for (const result of results) {
-        if (result.claimed) launcher.launch(result.claimed, "wakeup");
-        else later.push(this.claimLater(result));
+        if (result.claimed) launcher.launch(result.claimed, timed ? "timer" : "wakeup");
+        else later.push(this.claimLater(result, timed));
       }
     }
     const outcomes = await Promise.all(later);
@@ -107,17 +109,21 @@ export class WakeupDelivery {
 
   /**
    * An id the claim did not take: its slot is given back, and a missing row (the message overtook the commit) or a
-   * locked one is tried again after growing pauses; anything else, or still nothing after the pauses, is dropped.
+   * locked one is tried again after growing pauses; one a timer found due that is not yet goes back to its timer, and
+   * one it found taken (which may be a task that became due between the claim and the read of why) once, for 2 ms;
+   * anything else, or still nothing after the pauses, is dropped.
    */
-  private async claimLater(first: ClaimByIdResult): Promise<IdOutcome> {
+  private async claimLater(first: ClaimByIdResult, timed: TimedIds | undefined): Promise<IdOutcome> {
     const { claims, claimLoop, launcher, logger, filter, stop } = this.parts;
     let result = first;
     for (let retries = 0; ;) {
       if (result.claimed) {
-        launcher.launch(result.claimed, "wakeup");
+        launcher.launch(result.claimed, timed ? "timer" : "wakeup");
         return "claimed";
       }
       claims.release();
+      if (result.reason === "not-due" && timed?.notDue(result.id)) return "dropped";
+      if ((result.reason === "not-pending" || result.reason === "locked") && timed?.taken(result.id)) return "dropped";
       const transient = result.reason === "missing" || result.reason === "locked";
       if (!transient || retries === CLAIM_RETRY_DELAYS_MS.length) {
         logDroppedWakeup(logger, result, filter);

@@ -228,11 +228,16 @@ describe("concurrency", () => {
 });
 
 describe("delays and keys", () => {
-  it("does not publish a delayed task (the cleaner publishes it when due)", async () => {
+  it("sends a delayed task's wake-up as due later, with the time left, and leaves its row unpublished for the cleaner", async () => {
     const task = await prisma.$transaction(async (tx) => tx.task.enqueue("send-report", { reportId: "d1" }, { delayMs: 60_000 }));
     expect(task.runAt.getTime()).toBeGreaterThan(Date.now() + 50_000);
+    await counter.waitFor(() => counter.later.has(task.id), `the due-later wake-up of ${task.id}`);
+    const [dueInMs, ...more] = counter.later.get(task.id)!;
+    expect(more).toEqual([]);
+    expect(dueInMs).toBeGreaterThan(55_000);
+    expect(dueInMs).toBeLessThanOrEqual(60_000);
     await expectNeverPublished([task.id]);
-    expect(await rowExists(task.id)).toBe(true);
+    expect((await sql.query<{ published_at: Date | null }>("SELECT published_at FROM tasks WHERE id = $1", [task.id])).rows[0]?.published_at).toBeNull();
   });
 
   it("returns the existing task for a repeated key, writes one row and publishes once", async () => {

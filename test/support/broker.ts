@@ -28,7 +28,10 @@ export function uniquePrefix(): string {
 
 /** Counts task ids arriving on the queues of `queues` under `prefix`. */
 export class WakeupCounter {
+  /** Wake-ups of tasks due now, per id. */
   readonly counts = new Map<string, number>();
+  /** Wake-ups of tasks due later, per id: the ms until due each one said. */
+  readonly later = new Map<string, number[]>();
   readonly bodies: Buffer[] = [];
   /** The delivery mode of every message received (2 persistent, 1 or undefined transient). */
   readonly deliveryModes: Array<number | undefined> = [];
@@ -51,7 +54,8 @@ export class WakeupCounter {
         counter.bodies.push(message.content);
         counter.deliveryModes.push(message.properties.deliveryMode as number | undefined);
         const decoded = decodeWakeup(message.content);
-        if ("ids" in decoded) for (const id of decoded.ids) counter.counts.set(id, (counter.counts.get(id) ?? 0) + 1);
+        if ("ids" in decoded && decoded.dueInMs) decoded.ids.forEach((id, i) => counter.later.set(id, [...(counter.later.get(id) ?? []), decoded.dueInMs![i]!]));
+        else if ("ids" in decoded) for (const id of decoded.ids) counter.counts.set(id, (counter.counts.get(id) ?? 0) + 1);
         channel.ack(message);
       });
     }

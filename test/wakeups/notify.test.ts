@@ -79,9 +79,22 @@ async function notifiedAlone(from: number): Promise<boolean> {
   return ids.length === 1;
 }
 
-/** The ids notified since `from` (an index into `received`). */
+/** The ids notified as due now since `from` (an index into `received`). */
 function notifiedIds(from = 0): string[] {
-  return received.slice(from).flatMap((payload) => payload.slice(payload.indexOf(":") + 1).split(","));
+  return received
+    .slice(from)
+    .filter((payload) => !payload.startsWith("@"))
+    .flatMap((payload) => payload.slice(payload.indexOf(":") + 1).split(","));
+}
+
+/** The ids notified as due later since `from`, each with the run_at it said (Unix ms). */
+function notifiedLater(from = 0): Map<string, number> {
+  const entries = received
+    .slice(from)
+    .filter((payload) => payload.startsWith("@"))
+    .flatMap((payload) => payload.slice(payload.indexOf(":") + 1).split(","))
+    .map((entry) => entry.split("/") as [string, string]);
+  return new Map(entries.map(([id, ms]) => [id, Number(ms)]));
 }
 
 async function status(id: string): Promise<string | undefined> {
@@ -145,7 +158,7 @@ it("sends nothing when the enqueuing transaction rolls back", async () => {
   expect(await status(id)).toBeUndefined();
 });
 
-it("splits a large batch into notifications under 8,000 bytes, each statement kind, and only for due tasks", async () => {
+it("splits a large batch into notifications under 8,000 bytes, each statement kind, and tells delayed tasks apart", async () => {
   const prisma = app();
   const from = received.length;
   const keyless = await prisma.task.enqueueMany(Array.from({ length: 1000 }, () => ({ name: "record" as const, payload: { ms: 0 } })));
@@ -153,6 +166,9 @@ it("splits a large batch into notifications under 8,000 bytes, each statement ki
     Array.from({ length: 450 }, (_, i) => ({ name: "record" as const, payload: { ms: 0 }, options: { key: `k-${prefix}-${i}` } })),
   );
   const delayed = await prisma.task.enqueue("record", { ms: 0 }, { delayMs: 60_000 });
+  const delayedMany = await prisma.task.enqueueMany(
+    Array.from({ length: 400 }, (_, i) => ({ name: "record" as const, payload: { ms: 0 }, options: { delayMs: 30_000 + i } })),
+  );
   const expected = [...keyless, ...keyed].map((task) => task.id);
   await waitUntil(() => notifiedIds(from).length >= expected.length, "every id to be notified", 5000);
   const payloads = received.slice(from);
@@ -160,6 +176,14 @@ it("splits a large batch into notifications under 8,000 bytes, each statement ki
   for (const payload of payloads) expect(Buffer.byteLength(payload)).toBeLessThan(8000);
   expect(new Set(notifiedIds(from))).toEqual(new Set(expected));
   expect(notifiedIds(from)).not.toContain(delayed.id);
+  // Delayed tasks: a payload of their own ("@<queue>:<id>/<run_at ms>,…", which no queue name matches).
+  await waitUntil(() => notifiedLater(from).size === 401, "every delayed id to be notified as due later", 5000);
+  const later = notifiedLater(from);
+  for (const task of [delayed, ...delayedMany]) {
+    const said = later.get(task.id)! - task.runAt.getTime();
+    expect(said >= 0 && said <= 1, `run_at said ${said} ms after the row's`).toBe(true);
+  }
+  for (const payload of received.slice(from)) expect(Buffer.byteLength(payload)).toBeLessThan(8000);
 });
 
 it("listens again after its backend is terminated, catches up on what it missed, and wake-ups flow again", async () => {

@@ -55,6 +55,7 @@ function keylessRows(rows: readonly PreparedTask[], result: readonly KeylessInse
       runAtMs: at.runAtMs,
       created: true,
       due: at.due,
+      dueInMs: at.dueInMs,
     };
   });
 }

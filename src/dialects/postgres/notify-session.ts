@@ -7,7 +7,7 @@ import type { Logger } from "../../logger.js";
 import type { NotificationHandlers, NotificationSession } from "../../store/notifications.js";
 import { redactUrl } from "../../redact-url.js";
 import { pgDriver } from "./driver.js";
-import { listenSql, parseWakeupPayload } from "./sql/notify-wakeups.js";
+import { CLOCK_SQL, listenSql, parseWakeupPayload } from "./sql/notify-wakeups.js";
 
 /** First pause before reconnecting, in ms; it doubles up to maxReconnectDelayMs. */
 const FIRST_RECONNECT_DELAY_MS = 100;
@@ -34,6 +34,8 @@ export class PgNotifySession implements NotificationSession {
   private retry: NodeJS.Timeout | undefined;
   private ping: NodeJS.Timeout | undefined;
   private connecting: Promise<void> | undefined;
+  /** The database's clock minus this process's performance.now(), in ms, read on connect and at every ping. */
+  private clockOffsetMs: number | undefined;
 
   constructor(private readonly options: PgNotifySessionOptions) {
     this.connecting = this.connect();
@@ -67,12 +69,21 @@ export class PgNotifySession implements NotificationSession {
     client.on("error", () => {}); // 'end' follows
     client.on("notification", (message) => {
       const wakeup = message.channel === channel && message.payload ? parseWakeupPayload(message.payload) : undefined;
-      if (wakeup) handlers.wakeup(wakeup.queue, wakeup.ids);
+      if (!wakeup) return;
+      const { queue, ids, runAtMs } = wakeup;
+      if (!runAtMs) return handlers.wakeup(queue, ids);
+      // The time left, on the database's clock as this session last read it (not read yet: due now, the claim tells).
+      const dbNow = this.clockOffsetMs === undefined ? Number.POSITIVE_INFINITY : performance.now() + this.clockOffsetMs;
+      handlers.later?.(
+        queue,
+        ids.map((id, i) => ({ id, dueInMs: Math.max(0, runAtMs[i]! - dbNow) })),
+      );
     });
     client.on("end", () => this.lost(client, new Error("the listening connection ended")));
     try {
       await client.connect();
       await client.query(listenSql(channel));
+      await this.readClock(client);
     } catch (error) {
       this.lost(client, error as Error);
       return;
@@ -87,9 +98,16 @@ export class PgNotifySession implements NotificationSession {
     handlers.listening();
   }
 
+  /** Reads the database's clock against this process's, halfway through the round trip. */
+  private async readClock(client: pg.Client): Promise<void> {
+    const sent = performance.now();
+    const { rows } = await client.query<{ now: number }>(CLOCK_SQL);
+    this.clockOffsetMs = rows[0]!.now - (sent + performance.now()) / 2;
+  }
+
   private schedulePing(client: pg.Client): void {
     this.ping = setTimeout(() => {
-      client.query("SELECT 1").then(
+      this.readClock(client).then(
         () => this.client === client && !this.closed && this.schedulePing(client),
         (error: Error) => {
           this.lost(client, error);

@@ -1,5 +1,6 @@
 // PostgreSQL LISTEN/NOTIFY as the wake-up transport: no broker, sub-millisecond wake-ups. Enqueue's insert statement
-// notifies inside the app's transaction; re-sends (cleaner, CLI, dashboard, a worker's released tasks) notify outside.
+// notifies inside the app's transaction (tasks due later too, with their run_at); re-sends (cleaner, CLI, dashboard, a
+// worker's released tasks) notify outside.
 
 import { errorMessage } from "../../error-text.js";
 import type { Logger } from "../../logger.js";
@@ -109,6 +110,14 @@ export class NotifyTransport implements WakeupTransport {
         options.deliver(ids, queue).catch((error: unknown) => {
           logger.warn("wake-up handling failed; polling and the cleaner pick the tasks up", { queue, tasks: ids.length, error: errorMessage(error) });
         });
+      },
+      later: (queue: string, wakeups: Array<{ id: string; dueInMs: number }>) => {
+        if (!taking || !queues.has(queue) || !options.deliverLater) return;
+        const now = performance.now();
+        options.deliverLater(
+          wakeups.map(({ id, dueInMs }) => ({ id, dueAt: now + dueInMs })),
+          queue,
+        );
       },
       listening: () => {
         for (const wake of waiters) wake();

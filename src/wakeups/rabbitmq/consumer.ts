@@ -1,5 +1,6 @@
 // Consumes the wake-up queues of the worker's task queues, on one channel per connection, and consumes again after
-// every reconnect. A malformed body is acked and logged; a good one is acked once its ids are claimed or dropped.
+// every reconnect. A malformed body is acked and logged; a good one is acked once its ids are claimed or dropped, or,
+// for tasks due later, once the worker keeps them for their time.
 
 import { EventEmitter } from "node:events";
 import type { Channel, ChannelModel, ConsumeMessage } from "amqplib";
@@ -175,6 +176,18 @@ export class WakeupConsumer extends EventEmitter implements WakeupListener {
       return;
     }
     const ids = decoded.ids.map((id) => id.toLowerCase());
+    const { dueInMs } = decoded;
+    if (dueInMs && this.options.deliverLater) {
+      // Tasks due later: the worker keeps a timer for each. The row is the truth and the cleaner wakes them when due,
+      // so the message is acked now rather than held until then.
+      const now = performance.now();
+      this.options.deliverLater(
+        ids.map((id, i) => ({ id, dueAt: now + dueInMs[i]! })),
+        queue,
+      );
+      this.settle(channel, message, true);
+      return;
+    }
     this.options.deliver(ids, queue).then(
       (ack) => this.settle(channel, message, ack),
       (error: unknown) => {

@@ -5,7 +5,7 @@ import type { ChannelModel, ConfirmChannel } from "amqplib";
 import type { Logger } from "../../logger.js";
 import { traceChannels, traceWakeups } from "../../trace/channels.js";
 import type { DeadTaskNotification } from "../dead-task-notification.js";
-import type { PublishHooks, WakeupPublisher } from "../transport.js";
+import type { DueLaterWakeup, PublishHooks, WakeupPublisher } from "../transport.js";
 import { WakeupBrokerError } from "../wakeup-errors.js";
 import { valueText } from "../../value-text.js";
 import type { BrokerConnection } from "./connection.js";
@@ -21,6 +21,7 @@ interface PublisherOptions extends PublishHooks {
 /** Batching confirm publisher of wake-up messages (connectTimeoutMs default 2000 ms). */
 export class Publisher implements WakeupPublisher {
   private pending = new Map<string, string[]>();
+  private pendingLater = new Map<string, DueLaterWakeup[]>();
   private scheduled = false;
   private inflight = new Set<Promise<void>>();
   private channel: Promise<ConfirmChannel> | undefined;
@@ -40,10 +41,25 @@ export class Publisher implements WakeupPublisher {
     const list = this.pending.get(queue);
     if (list) list.push(...ids);
     else this.pending.set(queue, [...ids]);
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(() => this.track(this.flushPending()));
-    }
+    this.schedule();
+  }
+
+  /**
+   * Queues wake-ups of tasks due later; each leaves telling how long until its task is due, counted when it is sent. A
+   * failure is only logged: the rows are unpublished, and the cleaner wakes them when due.
+   */
+  publishLater(queue: string, wakeups: readonly DueLaterWakeup[]): void {
+    if (wakeups.length === 0 || this.closed) return;
+    const list = this.pendingLater.get(queue);
+    if (list) list.push(...wakeups);
+    else this.pendingLater.set(queue, [...wakeups]);
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.track(this.flushPending()));
   }
 
   /**
@@ -63,7 +79,7 @@ export class Publisher implements WakeupPublisher {
 
   /** Resolves when every wake-up handed over so far is confirmed or has failed. Never rejects. */
   async flush(): Promise<void> {
-    if (this.scheduled || this.pending.size > 0) {
+    if (this.scheduled || this.pending.size > 0 || this.pendingLater.size > 0) {
       this.scheduled = false;
       this.track(this.flushPending());
     }
@@ -87,24 +103,60 @@ export class Publisher implements WakeupPublisher {
   private async flushPending(): Promise<void> {
     this.scheduled = false;
     const batches = this.pending;
+    const later = this.pendingLater;
     this.pending = new Map();
-    if (batches.size === 0) return;
+    this.pendingLater = new Map();
+    if (batches.size === 0 && later.size === 0) return;
     let channel: ConfirmChannel;
     try {
       channel = await this.openChannel();
     } catch (error) {
       for (const ids of batches.values()) this.fail(ids, error as Error);
+      if (later.size > 0) this.failLater(error as Error);
       return;
     }
-    await Promise.all([...batches].map(([queue, ids]) => this.send(channel, queue, ids)));
+    await Promise.all([
+      ...[...batches].map(([queue, ids]) => this.send(channel, queue, ids)),
+      ...[...later].map(([queue, wakeups]) => this.sendLater(channel, queue, wakeups)),
+    ]);
+  }
+
+  /** Sends wake-ups of tasks due later, each with the time left until its task is due as it leaves. */
+  private async sendLater(channel: ConfirmChannel, queue: string, wakeups: DueLaterWakeup[]): Promise<void> {
+    try {
+      await this.declare(channel, queue);
+      const now = performance.now();
+      const sends: Promise<void>[] = [];
+      for (let start = 0; start < wakeups.length; start += MAX_IDS_PER_MESSAGE) {
+        const chunk = wakeups.slice(start, start + MAX_IDS_PER_MESSAGE);
+        const body = encodeWakeup(
+          chunk.map((wakeup) => wakeup.id),
+          chunk.map((wakeup) => Math.max(0, Math.ceil(wakeup.dueAt - now))),
+        );
+        sends.push(
+          new Promise((resolve) => {
+            channel.publish(this.options.topology.exchange, queue, body, { persistent: false, contentType: "application/json" }, (error: unknown) => {
+              if (error) this.failLater(error instanceof Error ? error : new WakeupBrokerError(`broker nacked the wake-up: ${valueText(error)}`));
+              resolve();
+            });
+          }),
+        );
+      }
+      await Promise.all(sends);
+    } catch (error) {
+      this.failLater(error as Error);
+    }
+  }
+
+  private async declare(channel: ConfirmChannel, queue: string): Promise<void> {
+    if (this.declared.has(queue)) return;
+    await declareQueue(channel, this.options.topology, queue);
+    this.declared.add(queue);
   }
 
   private async send(channel: ConfirmChannel, queue: string, ids: string[]): Promise<void> {
     try {
-      if (!this.declared.has(queue)) {
-        await declareQueue(channel, this.options.topology, queue);
-        this.declared.add(queue);
-      }
+      await this.declare(channel, queue);
       const sends: Promise<void>[] = [];
       for (let start = 0; start < ids.length; start += MAX_IDS_PER_MESSAGE) {
         const chunk = ids.slice(start, start + MAX_IDS_PER_MESSAGE);
@@ -161,6 +213,10 @@ export class Publisher implements WakeupPublisher {
       if (this.channel === opening) this.channel = undefined;
     });
     return opening;
+  }
+
+  private failLater(error: Error): void {
+    this.options.logger.debug("wake-up of tasks due later not published; the cleaner wakes them when due", { error: error.message });
   }
 
   private fail(ids: string[], error: Error): void {

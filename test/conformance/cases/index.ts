@@ -5,9 +5,9 @@ import type { ConformanceCase } from "./case.js";
 import { claimExclusivity } from "./claim-exclusivity.js";
 import { crashRecovery } from "./crash-recovery.js";
 import { dedupeRace } from "./dedupe-race.js";
-import { delayedTasks } from "./delayed.js";
+import { delayedOnTime, delayedTasks } from "./delayed.js";
 import { prune } from "./prune.js";
 import { retriesThenDead } from "./retries.js";
 import { transactionalOnce } from "./transactional.js";
 
-export const CASES: readonly ConformanceCase[] = [claimExclusivity, transactionalOnce, retriesThenDead, crashRecovery, delayedTasks, dedupeRace, prune];
+export const CASES: readonly ConformanceCase[] = [claimExclusivity, transactionalOnce, retriesThenDead, crashRecovery, delayedTasks, delayedOnTime, dedupeRace, prune];

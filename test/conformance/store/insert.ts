@@ -90,7 +90,9 @@ export const insertArea = area("insert", {
       const [first] = await bed.insertRows([{ key: "once", name: "image", queue: "other", delayMs: 60_000 }]);
       const row = prepared({ key: "once", payload: { second: true } });
       const [again] = await sendInsert(bed.store, [row], true);
-      expect(again).toEqual({ ...first, created: false, due: false });
+      // The time left until due is told of a new task only (where the dialect tells it at all).
+      const { dueInMs, ...existing } = first!;
+      expect(again).toEqual({ ...existing, created: false, due: false, ...(dueInMs === undefined ? {} : { dueInMs: null }) });
       expect(await bed.store.findTask(row.id)).toBeUndefined();
       expect((await bed.task(first!.id!)).payload).toEqual({ n: 1 });
       await bed.store.runTaskNow(first!.id!);

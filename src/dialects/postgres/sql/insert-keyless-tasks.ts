@@ -13,6 +13,8 @@ export interface KeylessInsertRow {
   id: string | null;
   runAtMs: number;
   due: boolean;
+  /** See InsertedTask.dueInMs. */
+  dueInMs: number | null;
 }
 
 /**
@@ -20,7 +22,8 @@ export interface KeylessInsertRow {
  * due tasks published now), `$3`–`$6` are the name, queue, priority and max_attempts of the batch's first task, which
  * stand for every task whose JSON leaves them out. Same rows, run_at and published_at as insertTasksSql writes
  * (a JSON null payload too, which jsonb_to_recordset turns into SQL NULL). With `notify`, `$7` is the NOTIFY channel
- * that the due tasks' wake-ups are sent on, inside the enqueuing transaction (see notify-wakeups.ts).
+ * that the new tasks' wake-ups (due now, or due later) are sent on, inside the enqueuing transaction (see
+ * notify-wakeups.ts).
  */
 export function insertKeylessTasksSql(table: PgTable, notify = false): string {
   return `WITH inserted AS (
@@ -35,10 +38,11 @@ export function insertKeylessTasksSql(table: PgTable, notify = false): string {
   ) AS timed
   RETURNING id, queue, run_at
 )${notify ? `, ${notifiedCte("$7", "inserted")}` : ""}
-SELECT id::text AS id, (extract(epoch FROM run_at) * 1000)::float8 AS "runAtMs", run_at <= now() AS due
+SELECT id::text AS id, (extract(epoch FROM run_at) * 1000)::float8 AS "runAtMs", run_at <= now() AS due,
+       CASE WHEN run_at > now() THEN GREATEST(0, extract(epoch FROM run_at - statement_timestamp()) * 1000)::float8 END AS "dueInMs"
 FROM inserted WHERE run_at <> now()
 UNION ALL
-SELECT NULL, (extract(epoch FROM now()) * 1000)::float8, true${notify ? ` WHERE ${NOTIFIED_GUARD}` : ""}`;
+SELECT NULL, (extract(epoch FROM now()) * 1000)::float8, true, NULL${notify ? ` WHERE ${NOTIFIED_GUARD}` : ""}`;
 }
 
 /**
@@ -68,13 +72,15 @@ export function insertKeylessTasksParams(rows: readonly PreparedTask[], publishe
  * The statement for exactly one task without a key, with one parameter per column: about half the database time of
  * insertKeylessTasksSql for one row (0.14 against 0.27 ms), and one task is what an enqueue inside a business
  * transaction sends. Same row, run_at and published_at; it returns one KeylessInsertRow (id null: the one task).
- * With `notify`, `$10` is the NOTIFY channel its wake-up is sent on when it is due, inside the enqueuing transaction.
+ * With `notify`, `$10` is the NOTIFY channel its wake-up (due now, or due later) is sent on, inside the enqueuing
+ * transaction.
  */
 export function insertOneKeylessTaskSql(table: PgTable, notify = false): string {
   const dueAt = `COALESCE($6::timestamptz, now() + $7::bigint * interval '1 millisecond')`;
   const insert = `INSERT INTO ${table.sql} (id, name, queue, payload, priority, run_at, max_attempts, published_at)
 VALUES ($1::uuid, $2::text, $3::text, $4::jsonb, $5::int, ${dueAt}, $8::int, CASE WHEN $9::boolean AND ${dueAt} <= now() THEN now() END)`;
-  const result = `NULL::text AS id, (extract(epoch FROM run_at) * 1000)::float8 AS "runAtMs", run_at <= now() AS due`;
+  const result = `NULL::text AS id, (extract(epoch FROM run_at) * 1000)::float8 AS "runAtMs", run_at <= now() AS due,
+  CASE WHEN run_at > now() THEN GREATEST(0, extract(epoch FROM run_at - statement_timestamp()) * 1000)::float8 END AS "dueInMs"`;
   if (!notify) return `${insert}\nRETURNING ${result}`;
   return `WITH inserted AS (
 ${insert}

@@ -15,7 +15,8 @@ import { NOTIFIED_GUARD, notifiedCte } from "./notify-wakeups.js";
  * input rows) hashed the whole table instead, a sequential scan on every enqueue.
  * A payload of JSON null comes out of jsonb_to_recordset as SQL NULL (every payload is present in $1), so it is put
  * back as the JSON value null. Batches without keys take the statements of insert-keyless-tasks.ts instead.
- * With `notify`, `$3` is the NOTIFY channel the new due tasks' wake-ups are sent on, inside the enqueuing transaction.
+ * With `notify`, `$3` is the NOTIFY channel the new tasks' wake-ups (due now, or due later) are sent on, inside the
+ * enqueuing transaction.
  */
 export function insertTasksSql(table: PgTable, notify = false): string {
   const t = table.sql;
@@ -48,7 +49,8 @@ export function insertTasksSql(table: PgTable, notify = false): string {
 )${notify ? `, ${notifiedCte("$3", "inserted")}` : ""}
 SELECT i, id::text AS id, name, queue, status, key,
        (extract(epoch FROM run_at) * 1000)::float8 AS "runAtMs",
-       created, (created AND run_at <= now()) AS due
+       created, (created AND run_at <= now()) AS due,
+       CASE WHEN created AND run_at > now() THEN GREATEST(0, extract(epoch FROM run_at - statement_timestamp()) * 1000)::float8 END AS "dueInMs"
 FROM found${notify ? ` WHERE ${NOTIFIED_GUARD}` : ""} ORDER BY i`;
 }
 
@@ -68,7 +70,7 @@ export function insertTasksParam(rows: readonly PreparedTask[]): string {
 export async function selectTasksByKeys(db: Db, table: PgTable, keys: readonly string[]): Promise<InsertedTask[]> {
   return db.query<InsertedTask>(
     `SELECT 0 AS i, id::text AS id, name, queue, status, key,
-            (extract(epoch FROM run_at) * 1000)::float8 AS "runAtMs", false AS created, false AS due
+            (extract(epoch FROM run_at) * 1000)::float8 AS "runAtMs", false AS created, false AS due, NULL::float8 AS "dueInMs"
      FROM ${table.sql} WHERE key = ANY($1::text[])`,
     [keys],
   );
