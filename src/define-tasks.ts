@@ -30,6 +30,21 @@ export interface BackoffPolicy {
 }
 
 /**
+ * At most `limit` tasks of this name running at once over every worker, per concurrency key when `key` is given (one per
+ * account: `{ limit: 1, key: (p) => p.accountId }`). Enforced by the claim, which counts the running tasks of the group
+ * under the queue's lock; a task that does not fit stays pending and runs when a slot frees.
+ */
+export interface TaskConcurrency<Payload = unknown> {
+  /** Tasks of one group (this name and key) running at once, 1 to 1,000,000. */
+  limit: number;
+  /**
+   * The group of a task, computed at enqueue from its validated payload and stored with it (non-empty, at most 200
+   * characters). Default: none, so `limit` holds for every task of this name together.
+   */
+  key?: (payload: Payload) => string;
+}
+
+/**
  * Called by the cleaner for a task whose lease expired; may enqueue a compensating task through `prisma` (the
  * cleaner's `prisma` option, typed like a handler's ctx.prisma; undefined at run time when the cleaner has none).
  */
@@ -59,6 +74,11 @@ export interface TaskPolicy<Schema extends ZodType = ZodType, Prisma = UntypedCl
    * whatever the number of cleaners. See TaskSchedule; each is checked by defineTasks (expression, time zone, payload).
    */
   schedules?: ReadonlyArray<TaskSchedule<ZodInput<Schema>>>;
+  /**
+   * At most this many of these tasks running at once over every worker (per concurrency key with `key`). Default: no
+   * limit. Trade-off: a claim of a queue with a limited task locks the queue's row, so its claims go one at a time.
+   */
+  concurrency?: TaskConcurrency<ZodOutput<Schema>>;
 }
 
 /** A task whose handler runs outside any transaction (the default): its ctx.tx is undefined. */
@@ -171,9 +191,26 @@ function checkDefinition(name: string, definition: TaskDefinition): void {
   const backoffProblem = backoffPolicyProblem(definition.backoff);
   if (backoffProblem) throw new TaskDefinitionError(name, `${backoffProblem}.`);
   taskSchedules(name, definition);
+  checkConcurrency(name, definition.concurrency);
   const recovery = definition.recovery;
   if (recovery !== undefined && recovery !== "retry" && recovery !== "dead" && typeof recovery !== "function") {
     throw new TaskDefinitionError(name, `recovery must be "retry", "dead" or a function, got ${JSON.stringify(recovery)}.`);
+  }
+}
+
+/** Most tasks of one group a concurrency limit allows. */
+export const MAX_CONCURRENCY_LIMIT = 1_000_000;
+
+function checkConcurrency(task: string, concurrency: unknown): void {
+  if (concurrency === undefined) return;
+  if (typeof concurrency !== "object" || concurrency === null) {
+    throw new TaskDefinitionError(task, `concurrency must be an object such as { limit: 1, key: (payload) => payload.accountId }, got ${valueText(concurrency)}.`);
+  }
+  const { limit, key } = concurrency as { limit?: unknown; key?: unknown };
+  integerInRange(task, "concurrency.limit", limit, 1, MAX_CONCURRENCY_LIMIT, "the most tasks of one group running at once");
+  if (limit === undefined) throw new TaskDefinitionError(task, "concurrency.limit is required: the most tasks of one group running at once, e.g. { limit: 1 }.");
+  if (key !== undefined && typeof key !== "function") {
+    throw new TaskDefinitionError(task, `concurrency.key must be a function (payload) => string, got ${valueText(key)}.`);
   }
 }
 
