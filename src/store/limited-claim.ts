@@ -29,6 +29,9 @@ export interface GateUnits<D extends Db, T> {
   idRows(db: D, table: T, ids: readonly string[]): Promise<LimitedIdRow[]>;
 }
 
+/** Rounds of candidates a due claim reads at most when tasks of one group fill its batches. */
+const GROUP_ROUNDS = 4;
+
 /** The store's own claim by ids, called inside the limited claim's transaction with the chosen ids. */
 type ClaimUnit<D, T> = (db: D, table: T, ids: readonly string[], filter: ClaimFilter) => Promise<ClaimByIdResult[]>;
 
@@ -51,17 +54,26 @@ export class LimitedClaims<D extends Db, T> {
     private readonly table: T,
   ) {}
 
-  /** Claims up to `limit` due tasks of one limited queue. */
+  /**
+   * Claims up to `limit` due tasks of one limited queue. The candidates skip groups already full; when a batch holds more
+   * tasks of one group than it may start, those are left and the next round (the batch's own claims now counted as
+   * running) reads past them, so a backlog of one key never holds back the others.
+   */
   async claimDue(db: D, queue: string, limit: number, filter: ClaimFilter): Promise<TaskRecord[]> {
     const limits = filter.limits![queue]!;
     return this.inTransaction(db, async (tx) => {
       const { room } = await this.room(tx, queue, limits, limit, filter);
-      if (room === 0) return [];
-      const candidates = await this.gate.dueCandidates(tx, this.table, queue, filter.names, limits.tasks ?? {}, room);
-      const chosen = fitGroups(candidates, limits, room);
-      if (chosen.length < candidates.length) filter.refused?.({ queue, reason: "limited" });
-      const claimed = await this.claim(tx, queue, chosen, filter, limits);
-      return claimed.flatMap((result) => (result.claimed ? [result.claimed] : []));
+      const claimed: TaskRecord[] = [];
+      for (let round = 0; round < GROUP_ROUNDS && claimed.length < room; round++) {
+        const left = room - claimed.length;
+        const candidates = await this.gate.dueCandidates(tx, this.table, queue, filter.names, limits.tasks ?? {}, left);
+        const chosen = fitGroups(candidates, limits, left);
+        const results = await this.claim(tx, queue, chosen, filter, limits);
+        claimed.push(...results.flatMap((result) => (result.claimed ? [result.claimed] : [])));
+        if (chosen.length === candidates.length) break; // nothing held back by a group: no more to find
+        if (round === GROUP_ROUNDS - 1) filter.refused?.({ queue, reason: "limited" });
+      }
+      return claimed;
     });
   }
 

@@ -30,7 +30,10 @@ export function insertRequest(db: Db, table: PgTable, rows: readonly PreparedTas
     return { request: db.request(insertKeylessTasksSql(table, notify), insertKeylessTasksParams(rows, publishes, notifyChannel)), read };
   }
   return {
-    request: db.request(insertTasksSql(table, notify, concurrencyKeys), notify ? [insertTasksParam(rows), publishes, notifyChannel] : [insertTasksParam(rows), publishes]),
+    request: db.request(
+      insertTasksSql(table, notify, concurrencyKeys),
+      notify ? [insertTasksParam(rows), publishes, notifyChannel] : [insertTasksParam(rows), publishes],
+    ),
     read: (result) => result as InsertedTask[],
   };
 }

@@ -39,7 +39,9 @@ export const mysqlGate: GateUnits<CountingDb, MysqlTable> = {
     const lock = () => db.query<{ paused: unknown }>(`SELECT paused_at IS NOT NULL AS paused FROM ${table.queues} WHERE queue = ? FOR UPDATE`, [queue]);
     let rows = await lock();
     if (rows.length === 0) {
-      await db.write(`INSERT IGNORE INTO ${table.queues} (queue, updated_at) VALUES (?, ${NOW})`, [queue]);
+      // Not INSERT IGNORE: its shared lock on a row another claimer just inserted, upgraded by the next locking read,
+      // deadlocks two claimers that waited for it; ON DUPLICATE KEY UPDATE takes the row's exclusive lock at once.
+      await db.write(`INSERT INTO ${table.queues} (queue, updated_at) VALUES (?, ${NOW}) ON DUPLICATE KEY UPDATE queue = queue`, [queue]);
       rows = await lock();
     }
     return { paused: flag(rows[0]?.paused) };
@@ -61,10 +63,10 @@ export const mysqlGate: GateUnits<CountingDb, MysqlTable> = {
 
   async recordStarts(db, table, queue, starts, perMs) {
     await db.write(`DELETE FROM ${table.queueStarts} WHERE queue = ? AND started_at <= ${INSTANT} - INTERVAL ? * 1000 MICROSECOND`, [queue, perMs]);
-    await db.write(
-      `INSERT INTO ${table.queueStarts} (queue, started_at, starts) VALUES (?, ${INSTANT}, ?) ON DUPLICATE KEY UPDATE starts = starts + VALUES(starts)`,
-      [queue, starts],
-    );
+    await db.write(`INSERT INTO ${table.queueStarts} (queue, started_at, starts) VALUES (?, ${INSTANT}, ?) ON DUPLICATE KEY UPDATE starts = starts + VALUES(starts)`, [
+      queue,
+      starts,
+    ]);
   },
 
   async dueCandidates(db, table, queue, names, groupLimits, limit) {

@@ -32,10 +32,9 @@ export async function pauseQueue(db: Db, table: PgTable, queue: string): Promise
  */
 export async function resumeQueue(db: Db, table: PgTable, queue: string, wakeLimit: number): Promise<{ resumed: boolean; due: WakeupTarget[] }> {
   const run = async (tx: Db) => {
-    const resumed = await tx.query(
-      `UPDATE ${table.queues} SET paused_at = NULL, updated_at = now() WHERE queue = $1 AND paused_at IS NOT NULL RETURNING 1 AS resumed`,
-      [queue],
-    );
+    const resumed = await tx.query(`UPDATE ${table.queues} SET paused_at = NULL, updated_at = now() WHERE queue = $1 AND paused_at IS NOT NULL RETURNING 1 AS resumed`, [
+      queue,
+    ]);
     await tx.query(
       `UPDATE ${table.sql} SET published_at = NULL
        WHERE status = 'pending' AND queue = $1 AND run_at <= now() AND published_at IS NOT NULL`,

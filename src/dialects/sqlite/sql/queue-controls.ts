@@ -40,10 +40,10 @@ export async function resumeQueue(db: Db, table: SqliteTable, queue: string, wak
       ...bind(`UPDATE ${table.sql} SET published_at = NULL WHERE status = 'pending' AND queue = {queue} AND run_at <= ${NOW} AND published_at IS NOT NULL`, { queue }),
     );
     const due = await tx.query<WakeupTarget>(
-      ...bind(
-        `SELECT id, queue FROM ${table.sql} WHERE status = 'pending' AND queue = {queue} AND run_at <= ${NOW} ORDER BY priority DESC, run_at LIMIT {limit}`,
-        { queue, limit: wakeLimit },
-      ),
+      ...bind(`SELECT id, queue FROM ${table.sql} WHERE status = 'pending' AND queue = {queue} AND run_at <= ${NOW} ORDER BY priority DESC, run_at LIMIT {limit}`, {
+        queue,
+        limit: wakeLimit,
+      }),
     );
     return { resumed: resumed.length > 0, due };
   };
@@ -66,7 +66,9 @@ export async function listQueues(db: Db, table: SqliteTable): Promise<QueueState
 export async function syncQueues(db: Db, table: SqliteTable, declared: readonly QueueDeclaration[]): Promise<void> {
   if (declared.length === 0) return;
   const rows = [...new Map(declared.map((d) => [d.queue, d])).values()];
-  const json = JSON.stringify(rows.map((d) => ({ queue: d.queue, concurrency: d.concurrency, rate_starts: d.rateLimit?.starts ?? null, rate_per_ms: d.rateLimit?.perMs ?? null })));
+  const json = JSON.stringify(
+    rows.map((d) => ({ queue: d.queue, concurrency: d.concurrency, rate_starts: d.rateLimit?.starts ?? null, rate_per_ms: d.rateLimit?.perMs ?? null })),
+  );
   await db.query(
     ...bind(
       `INSERT INTO ${table.queues} (queue, concurrency, rate_starts, rate_per_ms, updated_at)
