@@ -57,7 +57,18 @@ async function schedulesServe(store: Store): Promise<void> {
  */
 async function queueControlsServe(store: Store): Promise<void> {
   await store.syncQueues([{ queue: "upgraded", concurrency: 1, rateLimit: { starts: 10, perMs: 60_000 } }]);
-  const row = (key: string | null) => ({ id: uuidv7(), name: "run", queue: "upgraded", json: "{}", priority: 0, delayMs: 0, runAt: null, maxAttempts: 3, key: null, concurrencyKey: key });
+  const row = (key: string | null) => ({
+    id: uuidv7(),
+    name: "run",
+    queue: "upgraded",
+    json: "{}",
+    priority: 0,
+    delayMs: 0,
+    runAt: null,
+    maxAttempts: 3,
+    key: null,
+    concurrencyKey: key,
+  });
   const rows = [row("acct-1"), row("acct-1"), row(null)];
   const insert = store.insertTasks(rows, false);
   await insert.read(await insert.request);
