@@ -85,7 +85,8 @@ describe.each(HARNESSES)("queue controls over worker processes: $name", (dialect
 
   beforeAll(async () => {
     const database = await dialect.createDatabase();
-    ({ url, drop } = database);
+    url = database.url;
+    drop = () => database.drop();
     store = openStore(url, { max: 4 });
     const base: ConformancePrisma = dialect.prismaClient(url);
     client = base.$extends(taskQueue({ tasks: controlTasks, amqpUrl: dialect.amqpUrl, amqpPrefix: prefix, logger: silentLogger })) as Client;

@@ -28,7 +28,7 @@ describe("queue control types", () => {
       sync: {
         payload: z.object({ accountId: z.string() }),
         // @ts-expect-error the payload has no tenant
-        concurrency: { limit: 1, key: (payload) => payload.tenant },
+        concurrency: { limit: 1, key: (payload): string => String(payload.tenant) },
       },
       count: {
         payload: z.object({ n: z.number() }),

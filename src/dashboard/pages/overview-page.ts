@@ -55,7 +55,8 @@ function queuesPanel(data: OverviewData, view: OverviewView): Html {
       <tbody>
         ${names.map((queue) => {
           const row = rowOf.get(queue);
-          const paused = row?.pausedAt != null;
+          const pausedAt = row?.pausedAt ?? null;
+          const paused = pausedAt !== null;
           const limits = [
             row?.concurrency != null ? `at most ${formatCount(row.concurrency)} running` : "",
             row?.rateLimit
@@ -64,7 +65,7 @@ function queuesPanel(data: OverviewData, view: OverviewView): Html {
           ].filter(Boolean);
           return html`<tr data-queue="${queue}">
             <td class="mono">${queue}</td>
-            <td class="${paused ? "warn" : ""}">${paused ? html`paused ${timeTag(row!.pausedAt!, data.now)}` : "running"}</td>
+            <td class="${paused ? "warn" : ""}">${pausedAt ? html`paused ${timeTag(pausedAt, data.now)}` : "running"}</td>
             <td>${limits.length > 0 ? limits.join("; ") : html`<span class="muted">none</span>`}</td>
             <td>${view.readOnly ? "" : controlForm(base, view.csrf, queue, paused)}</td>
           </tr>`;
