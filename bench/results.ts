@@ -15,6 +15,8 @@ export interface PeerResults {
   /** Every run of each layout. */
   drainRuns?: Partial<Record<"1x10" | "2x5", DrainResult[]>>;
   latency?: LatencyResult;
+  /** Drains of one queue without limits and with high ones (see scenarios/queue-controls.ts): every run of each. */
+  controlsRuns?: Partial<Record<"unlimited" | "limited", DrainResult[]>>;
   /** The same with the worker inside the app's process (peers with an in-process worker). */
   latencyInProcess?: LatencyResult;
 }
@@ -76,7 +78,38 @@ export const ROWS: Row[] = [
   { key: "latency.tx.p99", label: "4. the enqueuing transaction's own duration at 200/s, p99", unit: "ms", better: "lower", value: (r) => r.latency?.transactionMs?.p99 },
   { key: "rss.1x10", label: "5. worker peak RSS, drain 1 × 10 (highest run)", unit: "MB", better: "lower", value: (r) => peakRss(r, "1x10") },
   { key: "rss.2x5", label: "5. worker peak RSS, drain 2 × 5 (highest process and run)", unit: "MB", better: "lower", value: (r) => peakRss(r, "2x5") },
+  {
+    key: "controls.unlimited.tps",
+    label: "6. drain 2 × 5, the queue unlimited (median run)",
+    unit: "tasks/s",
+    better: "higher",
+    value: (r) => controlsMedian(r, "unlimited"),
+  },
+  {
+    key: "controls.limited.tps",
+    label: "6. drain 2 × 5, the same queue with concurrency 1,000 and 1,000,000 starts/s (median run)",
+    unit: "tasks/s",
+    better: "higher",
+    value: (r) => controlsMedian(r, "limited"),
+  },
+  {
+    key: "controls.ratio",
+    label: "6. limited ÷ unlimited (medians)",
+    unit: "%",
+    better: "higher",
+    value: (r) => {
+      const limited = controlsMedian(r, "limited");
+      const unlimited = controlsMedian(r, "unlimited");
+      return limited === undefined || !unlimited ? undefined : (limited / unlimited) * 100;
+    },
+  },
 ];
+
+function controlsMedian(results: PeerResults, kind: "unlimited" | "limited"): number | undefined {
+  const runs = results.controlsRuns?.[kind];
+  if (!runs || runs.length === 0) return undefined;
+  return [...runs].sort((a, b) => a.tasksPerSecond - b.tasksPerSecond)[Math.floor((runs.length - 1) / 2)]!.tasksPerSecond;
+}
 
 function peakRss(results: PeerResults, layout: "1x10" | "2x5"): number | undefined {
   const runs = results.drainRuns?.[layout];
