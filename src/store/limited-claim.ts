@@ -14,10 +14,11 @@ export interface GateUnits<D extends Db, T> {
    * count one after the other; resolves whether the queue is paused. SQLite: its write transaction already serialises.
    */
   lockQueue(db: D, table: T, queue: string): Promise<{ paused: boolean }>;
-  /** The queue's running tasks. */
-  countRunning(db: D, table: T, queue: string): Promise<number>;
-  /** Starts recorded within the last perMs (database clock), and in how many ms the oldest of them leaves the window. */
-  startsInWindow(db: D, table: T, queue: string, perMs: number): Promise<{ starts: number; freesInMs: number }>;
+  /**
+   * In one statement: the queue's running tasks, and, with a rate window of `perMs` (database clock), the starts
+   * recorded within it and in how many ms the oldest of them leaves it (0 and 0 without a window).
+   */
+  usage(db: D, table: T, queue: string, perMs: number | undefined): Promise<{ running: number; starts: number; freesInMs: number }>;
   /** Records `starts` starts now and deletes the queue's rows that left the window. */
   recordStarts(db: D, table: T, queue: string, starts: number, perMs: number): Promise<void>;
   /**
@@ -25,8 +26,8 @@ export interface GateUnits<D extends Db, T> {
    * whose group (name and concurrency key) already runs `groupLimits[name]` tasks.
    */
   dueCandidates(db: D, table: T, queue: string, names: readonly string[], groupLimits: Readonly<Record<string, number>>, limit: number): Promise<LimitedCandidate[]>;
-  /** The rows among `ids`, whatever their queue, with their group's running count. */
-  idRows(db: D, table: T, ids: readonly string[]): Promise<LimitedIdRow[]>;
+  /** The rows among `ids`, whatever their queue; a pending one of a name in `groupNames` with its group's running count (else 0). */
+  idRows(db: D, table: T, ids: readonly string[], groupNames: readonly string[]): Promise<LimitedIdRow[]>;
 }
 
 /** Rounds of candidates a due claim reads at most when tasks of one group fill its batches. */
@@ -68,7 +69,13 @@ export class LimitedClaims<D extends Db, T> {
         const left = room - claimed.length;
         const candidates = await this.gate.dueCandidates(tx, this.table, queue, filter.names, limits.tasks ?? {}, left);
         const chosen = fitGroups(candidates, limits, left);
-        const results = await this.claim(tx, queue, chosen, filter, limits);
+        const results = await this.claim(
+          tx,
+          queue,
+          chosen.map((row) => row.id),
+          filter,
+          limits,
+        );
         claimed.push(...results.flatMap((result) => (result.claimed ? [result.claimed] : [])));
         if (chosen.length === candidates.length) break; // nothing held back by a group: no more to find
         if (round === GROUP_ROUNDS - 1) filter.refused?.({ queue, reason: "limited" });
@@ -85,7 +92,7 @@ export class LimitedClaims<D extends Db, T> {
     const { limited, free } = splitQueues(filter);
     // One limited queue served alone (the common case): straight into its transaction, no read before.
     if (limited.length === 1 && free.length === 0) return this.claimQueueIds(db, limited[0]!, ids, filter);
-    const rows = await this.gate.idRows(db, this.table, ids);
+    const rows = await this.gate.idRows(db, this.table, ids, []);
     const queueOf = new Map(rows.map((row) => [row.id, row.queue]));
     const results = new Map<string, ClaimByIdResult>();
     for (const queue of limited) {
@@ -102,8 +109,13 @@ export class LimitedClaims<D extends Db, T> {
     const limits = filter.limits![queue]!;
     const unlimited = withoutLimits(filter, [queue]);
     return this.inTransaction(db, async (tx) => {
+      if (limits.tasks === undefined) {
+        // No limit per key: when the queue has room for every id, the claim itself tells each id's fate, no read first.
+        const { room } = await this.room(tx, queue, limits, ids.length, filter);
+        if (room >= ids.length) return this.claim(tx, queue, ids, filter, limits);
+      }
       const names = new Set(filter.names);
-      const rows = await this.gate.idRows(tx, this.table, ids);
+      const rows = await this.gate.idRows(tx, this.table, ids, Object.keys(limits.tasks ?? {}));
       const claimable = rows.filter((row) => row.queue === queue && row.status === "pending" && row.due && names.has(row.name));
       if (claimable.length === 0) return this.claimIds(tx, this.table, ids, unlimited); // each id's reason
       const { room, paused } = await this.room(tx, queue, limits, claimable.length, filter);
@@ -111,7 +123,7 @@ export class LimitedClaims<D extends Db, T> {
       const chosenIds = new Set(chosen.map((row) => row.id));
       const refused = new Map(claimable.filter((row) => !chosenIds.has(row.id)).map((row) => [row.id, row]));
       if (refused.size > 0 && room > 0) filter.refused?.({ queue, reason: "limited" }); // a group at its limit
-      const claimed = await this.claim(tx, queue, chosen, filter, limits);
+      const claimed = await this.claim(tx, queue, [...chosenIds], filter, limits);
       const rest = ids.filter((id) => !refused.has(id) && !chosenIds.has(id));
       const others = rest.length === 0 ? [] : await this.claimIds(tx, this.table, rest, unlimited);
       const results = new Map([...claimed, ...others].map((result) => [result.id, result]));
@@ -135,22 +147,22 @@ export class LimitedClaims<D extends Db, T> {
     }
     let room = wanted;
     let retryInMs: number | undefined;
-    if (limits.concurrency !== undefined) room = Math.min(room, limits.concurrency - (await this.gate.countRunning(tx, this.table, queue)));
-    if (limits.rateLimit !== undefined && room > 0) {
-      const { starts, freesInMs } = await this.gate.startsInWindow(tx, this.table, queue, limits.rateLimit.perMs);
+    const { running, starts, freesInMs } = await this.gate.usage(tx, this.table, queue, limits.rateLimit?.perMs);
+    if (limits.concurrency !== undefined) room = Math.min(room, limits.concurrency - running);
+    if (limits.rateLimit !== undefined) {
       const left = limits.rateLimit.starts - starts;
       if (left < room) retryInMs = Math.max(1, freesInMs);
       room = Math.min(room, left);
     }
     room = Math.max(0, room);
     if (room < wanted) filter.refused?.({ queue, reason: "limited", ...(retryInMs !== undefined && { retryInMs }) });
+    else filter.fitted?.(queue);
     return { room, paused };
   }
 
-  /** Claims the chosen candidates by id and records their starts for a rate-limited queue. */
-  private async claim(tx: D, queue: string, chosen: readonly LimitedCandidate[], filter: ClaimFilter, limits: QueueLimits): Promise<ClaimByIdResult[]> {
-    if (chosen.length === 0) return [];
-    const ids = chosen.map((row) => row.id);
+  /** Claims `ids` (the chosen ones, under the queue's lock) and records their starts for a rate-limited queue. */
+  private async claim(tx: D, queue: string, ids: readonly string[], filter: ClaimFilter, limits: QueueLimits): Promise<ClaimByIdResult[]> {
+    if (ids.length === 0) return [];
     const results = await this.claimIds(tx, this.table, ids, withoutLimits(filter, [queue]));
     const started = results.filter((result) => result.claimed).length;
     if (limits.rateLimit !== undefined && started > 0) await this.gate.recordStarts(tx, this.table, queue, started, limits.rateLimit.perMs);

@@ -24,6 +24,8 @@ export interface ClaimFilter {
   limits?: ClaimLimits;
   /** Told when a claim leaves due tasks of a queue pending because it is paused or at a limit. */
   refused?(refusal: ClaimRefusal): void;
+  /** Told when a claim of a limited queue had room for every task it asked for (the queue is below its limits). */
+  fitted?(queue: string): void;
 }
 
 /** Why an id was not claimed, as the claim saw it. */

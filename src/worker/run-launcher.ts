@@ -28,7 +28,7 @@ interface RunLauncherParts {
   /** The runs in hand, from claim until their outcome is written. */
   runs: Set<TaskRun>;
   /** Told the queue of each run whose outcome is written (or that was given back): its concurrency slot is free. */
-  runEnded?: (queue: string) => void;
+  runEnded?: (queue: string, name: string) => void;
 }
 
 export class RunLauncher {
@@ -70,7 +70,7 @@ export class RunLauncher {
     },
     finished: (run) => {
       this.parts.runs.delete(run);
-      this.parts.runEnded?.(run.task.queue);
+      this.parts.runEnded?.(run.task.queue, run.task.name);
     },
   };
 

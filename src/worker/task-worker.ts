@@ -66,6 +66,7 @@ export class TaskWorker {
     if (Object.keys(options.limits).length > 0) {
       this.filter.limits = options.limits;
       this.filter.refused = (refusal) => this.limitWaiter?.refused(refusal);
+      this.filter.fitted = (queue) => this.limitWaiter?.fitted(queue);
     }
   }
 
@@ -158,7 +159,7 @@ export class TaskWorker {
     const outcomes = (this.outcomes = new OutcomeWriter({ ...shared, deadLetters: transport.notifiesDead ? sender : undefined }));
     this.leases = new LeaseKeeper({ ...shared, runs: () => runs });
     this.leases.start();
-    const runEnded = (queue: string) => this.limitWaiter?.runEnded(queue);
+    const runEnded = (queue: string, name: string) => this.limitWaiter?.runEnded(queue, name);
     const launcher = (this.launcher = new RunLauncher({ options, store, outcomes, sender, logger, stop, slots, claims, budget, runs, runEnded }));
     const claimer = new Claimer(store, filter);
     const track = <T>(promise: Promise<T>) => this.track(promise);

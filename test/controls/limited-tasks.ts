@@ -15,6 +15,8 @@ export interface ControlEvent {
   worker: string;
   /** The claim's time by the database clock (the task's updated_at as claimed). */
   claimedAt: number;
+  /** How long the handler runs. */
+  ms: number;
   t: number;
 }
 
@@ -50,7 +52,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 const work =
   (queue: string) =>
   async ({ ms, account }: { ms: number; account?: string }, ctx: { task: { id: string; updatedAt: Date; concurrencyKey: string | null }; signal: AbortSignal }) => {
-    const event = { id: ctx.task.id, queue, key: ctx.task.concurrencyKey, claimedAt: ctx.task.updatedAt.getTime() };
+    const event = { id: ctx.task.id, queue, key: ctx.task.concurrencyKey, claimedAt: ctx.task.updatedAt.getTime(), ms };
     log({ ...event, e: "start" });
     await sleep(ms, ctx.signal);
     log({ ...event, e: "end" });

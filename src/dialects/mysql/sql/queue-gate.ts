@@ -47,18 +47,19 @@ export const mysqlGate: GateUnits<CountingDb, MysqlTable> = {
     return { paused: flag(rows[0]?.paused) };
   },
 
-  async countRunning(db, table, queue) {
-    const rows = await db.query<{ n: unknown }>(`SELECT COUNT(*) AS n FROM ${table.sql} WHERE status = 'running' AND queue = ?`, [queue]);
-    return num(rows[0]!.n);
-  },
-
-  async startsInWindow(db, table, queue, perMs) {
-    const rows = await db.query<{ starts: unknown; frees_in_us: unknown }>(
-      `SELECT COALESCE(SUM(starts), 0) AS starts, TIMESTAMPDIFF(MICROSECOND, ${INSTANT}, MIN(started_at) + INTERVAL ? * 1000 MICROSECOND) AS frees_in_us
-       FROM ${table.queueStarts} WHERE queue = ? AND started_at > ${INSTANT} - INTERVAL ? * 1000 MICROSECOND`,
-      [perMs, queue, perMs],
+  async usage(db, table, queue, perMs) {
+    const inWindow = `FROM ${table.queueStarts} s WHERE s.queue = ? AND s.started_at > ${INSTANT} - INTERVAL ? * 1000 MICROSECOND`;
+    const window =
+      perMs === undefined
+        ? ""
+        : `, (SELECT COALESCE(SUM(starts), 0) ${inWindow}) AS starts
+           , (SELECT TIMESTAMPDIFF(MICROSECOND, ${INSTANT}, MIN(started_at) + INTERVAL ? * 1000 MICROSECOND) ${inWindow}) AS frees_in_us`;
+    const rows = await db.query<{ running: unknown; starts?: unknown; frees_in_us?: unknown }>(
+      `SELECT (SELECT COUNT(*) FROM ${table.sql} WHERE status = 'running' AND queue = ?) AS running${window}`,
+      perMs === undefined ? [queue] : [queue, queue, perMs, perMs, queue, perMs],
     );
-    return { starts: num(rows[0]!.starts), freesInMs: Math.ceil(num(rows[0]!.frees_in_us) / 1000) };
+    const row = rows[0]!;
+    return { running: num(row.running), starts: num(row.starts), freesInMs: Math.ceil(num(row.frees_in_us) / 1000) };
   },
 
   async recordStarts(db, table, queue, starts, perMs) {
@@ -85,13 +86,13 @@ export const mysqlGate: GateUnits<CountingDb, MysqlTable> = {
     return rows.map(toCandidate);
   },
 
-  async idRows(db, table, ids) {
+  async idRows(db, table, ids, groupNames) {
     if (ids.length === 0) return [];
     const rows = await db.query<CandidateRow & { status: string; due: unknown }>(
       `SELECT c.id, c.name, c.queue, c.concurrency_key, c.status, c.run_at <= ${NOW} AS due,
-              CASE WHEN c.status = 'pending' THEN ${RUNNING_IN_GROUP(table.sql, "c")} ELSE 0 END AS running_in_group
+              CASE WHEN c.status = 'pending' AND c.name IN (${placeholders(groupNames.length)}) THEN ${RUNNING_IN_GROUP(table.sql, "c")} ELSE 0 END AS running_in_group
        FROM ${table.sql} c WHERE c.id IN (${placeholders(ids.length)})`,
-      [...ids],
+      [...groupNames, ...ids],
     );
     return rows.map((row): LimitedIdRow => ({ ...toCandidate(row), status: row.status, due: flag(row.due) }));
   },

@@ -39,21 +39,22 @@ export const pgGate: GateUnits<Db, PgTable> = {
     return { paused: rows[0]?.paused === true };
   },
 
-  async countRunning(db, table, queue) {
-    const rows = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table.sql} WHERE status = 'running' AND queue = $1`, [queue]);
-    return Number(rows[0]!.n);
-  },
-
   // clock_timestamp(): read under the queue row's lock, so the instants of successive claims only grow (now() is the
   // transaction's start, which may precede the previous holder's commit).
-  async startsInWindow(db, table, queue, perMs) {
-    const rows = await db.query<{ starts: number; frees_in_ms: number | null }>(
-      `SELECT coalesce(sum(starts), 0)::int AS starts,
-              (extract(epoch FROM min(started_at) + $2::int * interval '1 millisecond' - clock_timestamp()) * 1000)::float8 AS frees_in_ms
-       FROM ${table.queueStarts} WHERE queue = $1 AND started_at > clock_timestamp() - $2::int * interval '1 millisecond'`,
-      [queue, perMs],
+  async usage(db, table, queue, perMs) {
+    const window =
+      perMs === undefined
+        ? ""
+        : `
+       , (SELECT coalesce(sum(starts), 0)::int FROM ${table.queueStarts} s WHERE s.queue = $1 AND s.started_at > clock_timestamp() - $2::int * interval '1 millisecond') AS starts
+       , (SELECT (extract(epoch FROM min(started_at) + $2::int * interval '1 millisecond' - clock_timestamp()) * 1000)::float8
+          FROM ${table.queueStarts} s WHERE s.queue = $1 AND s.started_at > clock_timestamp() - $2::int * interval '1 millisecond') AS frees_in_ms`;
+    const rows = await db.query<{ running: number; starts?: number; frees_in_ms?: number | null }>(
+      `SELECT (SELECT count(*)::int FROM ${table.sql} WHERE status = 'running' AND queue = $1) AS running${window}`,
+      perMs === undefined ? [queue] : [queue, perMs],
     );
-    return { starts: Number(rows[0]!.starts), freesInMs: Math.ceil(Number(rows[0]!.frees_in_ms ?? 0)) };
+    const row = rows[0]!;
+    return { running: Number(row.running), starts: Number(row.starts ?? 0), freesInMs: Math.ceil(Number(row.frees_in_ms ?? 0)) };
   },
 
   async recordStarts(db, table, queue, starts, perMs) {
@@ -81,12 +82,12 @@ export const pgGate: GateUnits<Db, PgTable> = {
     return rows.map(toCandidate);
   },
 
-  async idRows(db, table, ids) {
+  async idRows(db, table, ids, groupNames) {
     const rows = await db.query<CandidateRow & { status: string; due: boolean }>(
       `SELECT c.id::text AS id, c.name, c.queue, c.concurrency_key, c.status, c.run_at <= now() AS due,
-              CASE WHEN c.status = 'pending' THEN ${RUNNING_IN_GROUP(table.sql, "c")} ELSE 0 END AS running_in_group
+              CASE WHEN c.status = 'pending' AND c.name = ANY($2::text[]) THEN ${RUNNING_IN_GROUP(table.sql, "c")} ELSE 0 END AS running_in_group
        FROM ${table.sql} c WHERE c.id = ANY($1::uuid[])`,
-      [ids],
+      [ids, groupNames],
     );
     return rows.map((row): LimitedIdRow => ({ ...toCandidate(row), status: row.status, due: row.due }));
   },

@@ -39,21 +39,21 @@ export const sqliteGate: GateUnits<Db, SqliteTable> = {
     return { paused: Number(rows[0]?.paused ?? 0) === 1 };
   },
 
-  async countRunning(db, table, queue) {
-    const rows = await db.query<{ n: number }>(...bind(`SELECT count(*) AS n FROM ${table.sql} WHERE status = 'running' AND queue = {queue}`, { queue }));
-    return Number(rows[0]!.n);
-  },
-
   // started_at holds epoch milliseconds here: the window's arithmetic stays exact and the key stays an integer.
-  async startsInWindow(db, table, queue, perMs) {
-    const rows = await db.query<{ starts: number; frees_in_ms: number | null }>(
+  async usage(db, table, queue, perMs) {
+    const window =
+      perMs === undefined
+        ? ""
+        : `, (SELECT COALESCE(SUM(starts), 0) FROM ${table.queueStarts} WHERE queue = {queue} AND started_at > ${NOW_MS} - {perMs}) AS starts
+           , (SELECT MIN(started_at) + {perMs} - ${NOW_MS} FROM ${table.queueStarts} WHERE queue = {queue} AND started_at > ${NOW_MS} - {perMs}) AS frees_in_ms`;
+    const rows = await db.query<{ running: number; starts?: number; frees_in_ms?: number | null }>(
       ...bind(
-        `SELECT COALESCE(SUM(starts), 0) AS starts, MIN(started_at) + {perMs} - ${NOW_MS} AS frees_in_ms
-         FROM ${table.queueStarts} WHERE queue = {queue} AND started_at > ${NOW_MS} - {perMs}`,
-        { queue, perMs },
+        `SELECT (SELECT count(*) FROM ${table.sql} WHERE status = 'running' AND queue = {queue}) AS running${window}`,
+        perMs === undefined ? { queue } : { queue, perMs },
       ),
     );
-    return { starts: Number(rows[0]!.starts), freesInMs: Math.ceil(Number(rows[0]!.frees_in_ms ?? 0)) };
+    const row = rows[0]!;
+    return { running: Number(row.running), starts: Number(row.starts ?? 0), freesInMs: Math.ceil(Number(row.frees_in_ms ?? 0)) };
   },
 
   async recordStarts(db, table, queue, starts, perMs) {
@@ -83,13 +83,13 @@ export const sqliteGate: GateUnits<Db, SqliteTable> = {
     return rows.map(toCandidate);
   },
 
-  async idRows(db, table, ids) {
+  async idRows(db, table, ids, groupNames) {
     const rows = await db.query<CandidateRow & { status: string; due: number }>(
       ...bind(
         `SELECT c.id, c.name, c.queue, c.concurrency_key, c.status, c.run_at <= ${NOW} AS due,
-                CASE WHEN c.status = 'pending' THEN ${RUNNING_IN_GROUP(table.sql, "c")} ELSE 0 END AS running_in_group
+                CASE WHEN c.status = 'pending' AND c.name IN ${jsonList("{groupNames}")} THEN ${RUNNING_IN_GROUP(table.sql, "c")} ELSE 0 END AS running_in_group
          FROM ${table.sql} c WHERE c.id IN ${jsonList("{ids}")}`,
-        { ids: JSON.stringify(ids) },
+        { ids: JSON.stringify(ids), groupNames: JSON.stringify(groupNames) },
       ),
     );
     return rows.map((row): LimitedIdRow => ({ ...toCandidate(row), status: row.status, due: Number(row.due) === 1 }));
