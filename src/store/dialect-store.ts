@@ -99,14 +99,15 @@ export class DialectStore<D extends Db, T extends TaskTable, O extends OwnDb> ex
   }
 
   // The claims: a filter without limits runs the dialect's one statement; limited queues go through LimitedClaims.
+  // Every claim reads the queue table (for the pause): without it, the error names the migration.
   override claimByIds(ids: readonly string[], filter: ClaimFilter): Promise<ClaimByIdResult[]> {
-    if (splitQueues(filter).limited.length === 0) return super.claimByIds(ids, filter);
+    if (splitQueues(filter).limited.length === 0) return this.onQueueTables(() => super.claimByIds(ids, filter));
     return this.onQueueTables(() => this.limited.claimByIds(this.db, [...new Set(ids)], filter));
   }
   override async claimDue(limit: number, filter: ClaimFilter): Promise<TaskRecord[]> {
     const { limited, free } = splitQueues(filter);
-    if (limited.length === 0) return super.claimDue(limit, filter);
-    const claimed = free.length > 0 ? await super.claimDue(limit, withoutLimits(filter, free)) : [];
+    if (limited.length === 0) return this.onQueueTables(() => super.claimDue(limit, filter));
+    const claimed = free.length > 0 ? await this.onQueueTables(() => super.claimDue(limit, withoutLimits(filter, free))) : [];
     for (const queue of limited) {
       if (claimed.length >= limit) break;
       claimed.push(...(await this.onQueueTables(() => this.limited.claimDue(this.db, queue, limit - claimed.length, filter))));
