@@ -13,6 +13,7 @@ import type { TaskModelMethods } from "./extension/enqueue-methods.js";
 import { valueText } from "./value-text.js";
 import type { TaskSchedule } from "./schedules/task-schedule.js";
 import { taskSchedules } from "./schedules/task-schedule.js";
+import { MAX_CONCURRENCY_LIMIT } from "./store/queue-controls.js";
 
 export type { TaskRecord } from "./store/task-record.js";
 export type { TaskStatus } from "./store/task-status.js";
@@ -197,9 +198,6 @@ function checkDefinition(name: string, definition: TaskDefinition): void {
     throw new TaskDefinitionError(name, `recovery must be "retry", "dead" or a function, got ${JSON.stringify(recovery)}.`);
   }
 }
-
-/** Most tasks of one group a concurrency limit allows. */
-export const MAX_CONCURRENCY_LIMIT = 1_000_000;
 
 function checkConcurrency(task: string, concurrency: unknown): void {
   if (concurrency === undefined) return;

@@ -1,6 +1,9 @@
 // The inputs and outputs of queue controls: a queue's pause and its limits (global concurrency, a rate of starts, and
 // per-task concurrency by key), as the claim enforces them, and a queue's row as status and the dashboard show it.
 
+/** The highest concurrency limit or number of starts a limit may declare. */
+export const MAX_CONCURRENCY_LIMIT = 1_000_000;
+
 /** A rate of starts: no more than `starts` claims in any window of `perMs` milliseconds. */
 export interface RateLimit {
   starts: number;

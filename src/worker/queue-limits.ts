@@ -2,10 +2,9 @@
 // each handled task's `concurrency` (per key). Checked once at createWorker(), with errors that name the value and fix.
 
 import type { TaskRegistry } from "../define-tasks.js";
-import { MAX_CONCURRENCY_LIMIT } from "../define-tasks.js";
 import { TaskQueueConfigError } from "../errors.js";
 import { queueNameProblem } from "../names.js";
-import type { ClaimLimits, QueueDeclaration, QueueLimits, RateLimit } from "../store/queue-controls.js";
+import { MAX_CONCURRENCY_LIMIT, type ClaimLimits, type QueueDeclaration, type QueueLimits, type RateLimit } from "../store/queue-controls.js";
 import { valueText } from "../value-text.js";
 
 /** A queue's limits as declared on the worker (`queueLimits: { reports: { concurrency: 5 } }`). */
