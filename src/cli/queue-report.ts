@@ -2,6 +2,7 @@
 // declared) and the tasks with a concurrency limit in the config.
 
 import type { TaskRegistry } from "../define-tasks.js";
+import { queueRows } from "../store/queue-rows.js";
 import type { Store } from "../store/store.js";
 
 /** One queue with a row: paused or not, and its declared limits. */
@@ -15,8 +16,9 @@ export interface QueueLine {
   tasks: Array<{ name: string; limit: number; perKey: boolean }>;
 }
 
+/** The queues' rows and the config's limited tasks; no row read on a database without the queue table (not migrated yet). */
 export async function queueReport(tasks: TaskRegistry | undefined, store: Store): Promise<QueueLine[]> {
-  const rows = await store.listQueues();
+  const rows = await queueRows(store);
   const limited = Object.entries(tasks ?? {}).flatMap(([name, definition]) =>
     definition.concurrency ? [{ queue: definition.queue ?? "default", name, limit: definition.concurrency.limit, perKey: definition.concurrency.key !== undefined }] : [],
   );

@@ -4,6 +4,7 @@ import type { LeaderInfo } from "../store/leader-lock.js";
 import type { GroupCount, RecentWorker, StuckGroup, TaskListRow, Throughput } from "../store/views.js";
 import type { DashboardContext } from "./dashboard-context.js";
 import type { QueueState } from "../store/queue-controls.js";
+import { queueRows } from "../store/queue-rows.js";
 import { scheduleRows, type ScheduleRow } from "./schedule-rows.js";
 
 export interface OverviewData {
@@ -37,7 +38,7 @@ export async function overviewData(context: DashboardContext): Promise<OverviewD
     store.leaderHolder(context.lockKey),
     store.listTasks({ status: "dead" }, { limit: 6 }, groups),
   ]);
-  const [schedules, queues] = await Promise.all([scheduleRows(store, now), store.listQueues()]);
+  const [schedules, queues] = await Promise.all([scheduleRows(store, now), queueRows(store)]);
   return {
     now,
     schedules,
