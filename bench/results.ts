@@ -16,6 +16,8 @@ export interface PeerResults {
   /** Every run of each layout. */
   drainRuns?: Partial<Record<"1x10" | "2x5", DrainResult[]>>;
   latency?: LatencyResult;
+  /** Drains of one queue without limits and with high ones (see scenarios/queue-controls.ts): every run of each. */
+  controlsRuns?: Partial<Record<"unlimited" | "limited", DrainResult[]>>;
   /** The same with the worker inside the app's process (peers with an in-process worker). */
   latencyInProcess?: LatencyResult;
   /** Tasks delayed 0.2–5 s: claim time minus run_at. */
@@ -82,7 +84,38 @@ export const ROWS: Row[] = [
   { key: "lateness.p50", label: "6. delayed 0.2–5 s, no cleaner: claim − run_at (database clock), p50", unit: "ms", better: "lower", value: (r) => r.lateness?.p50 },
   { key: "lateness.p99", label: "6. same, p99", unit: "ms", better: "lower", value: (r) => r.lateness?.p99 },
   { key: "lateness.max", label: "6. same, max", unit: "ms", better: "lower", value: (r) => r.lateness?.max },
+  {
+    key: "controls.unlimited.tps",
+    label: "7. drain 2 × 5, the queue unlimited (median run)",
+    unit: "tasks/s",
+    better: "higher",
+    value: (r) => controlsMedian(r, "unlimited"),
+  },
+  {
+    key: "controls.limited.tps",
+    label: "7. drain 2 × 5, the same queue with concurrency 1,000 and 1,000,000 starts/s (median run)",
+    unit: "tasks/s",
+    better: "higher",
+    value: (r) => controlsMedian(r, "limited"),
+  },
+  {
+    key: "controls.ratio",
+    label: "7. limited ÷ unlimited (medians)",
+    unit: "%",
+    better: "higher",
+    value: (r) => {
+      const limited = controlsMedian(r, "limited");
+      const unlimited = controlsMedian(r, "unlimited");
+      return limited === undefined || !unlimited ? undefined : (limited / unlimited) * 100;
+    },
+  },
 ];
+
+function controlsMedian(results: PeerResults, kind: "unlimited" | "limited"): number | undefined {
+  const runs = results.controlsRuns?.[kind];
+  if (!runs || runs.length === 0) return undefined;
+  return [...runs].sort((a, b) => a.tasksPerSecond - b.tasksPerSecond)[Math.floor((runs.length - 1) / 2)]!.tasksPerSecond;
+}
 
 function peakRss(results: PeerResults, layout: "1x10" | "2x5"): number | undefined {
   const runs = results.drainRuns?.[layout];

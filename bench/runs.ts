@@ -9,6 +9,7 @@ import { drain } from "./scenarios/drain.js";
 import { enqueueTransaction } from "./scenarios/enqueue-transaction.js";
 import { latency } from "./scenarios/latency.js";
 import { lateness } from "./scenarios/lateness.js";
+import { queueControlsDrain } from "./scenarios/queue-controls.js";
 
 /** One measurement on one fresh database: what it runs and where its result goes. */
 export interface Run {
@@ -59,6 +60,18 @@ export function runs(config: BenchConfig): Run[] {
       return `p50 ${ms(result.p50)} p90 ${ms(result.p90)} p99 ${ms(result.p99)} max ${ms(result.max)} ms (${result.samples} samples, ${result.missing} missing, ${Math.round(result.achievedRate)}/s; harness loop delay p50 ${ms(result.harnessLoopDelayMs.p50)} p99 ${ms(result.harnessLoopDelayMs.p99)} ms; the enqueuing transaction p50 ${ms(result.transactionMs.p50)} p99 ${ms(result.transactionMs.p99)} ms)`;
     },
   });
+  // Unlimited and limited alternate, each on a fresh database, so a change of load hits both alike.
+  const controlsRun = (limited: boolean, repeat: number): Run => ({
+    name: `drain 2×5, the queue ${limited ? "limited (concurrency 1,000, 1,000,000 starts/s)" : "unlimited"} (run ${repeat} of ${config.drainRepeats})`,
+    scenario: "controls",
+    applies: (peer) => peer.name === "ours" || peer.name === "ours-sqlite" || peer.name === "ours-mysql",
+    async measure(peer, producer, target, into) {
+      const result = await queueControlsDrain(peer, producer, target, { limited, count: config.drainCount, timeoutMs });
+      ((into.controlsRuns ??= {})[limited ? "limited" : "unlimited"] ??= []).push(result);
+      return `${Math.round(result.tasksPerSecond)} tasks/s (${(result.durationMs / 1000).toFixed(2)} s, handled ${result.handled}); CPU per 1,000 tasks: workers ${result.workerCpuMsPer1000.toFixed(0)} ms, machine ${result.machineCpuMsPer1000?.toFixed(0) ?? "–"} ms`;
+    },
+  });
+  const controls = Array.from({ length: config.drainRepeats }, (_, i) => [controlsRun(false, i + 1), controlsRun(true, i + 1)]).flat();
   const drains = Array.from({ length: config.drainRepeats }, (_, i) => [drainRun(1, 10, i + 1), drainRun(2, 5, i + 1)]).flat();
   const all: Run[] = [
     {
@@ -94,6 +107,7 @@ export function runs(config: BenchConfig): Run[] {
         return `claim − run_at (database clock): p50 ${ms(result.p50)} p99 ${ms(result.p99)} max ${ms(result.max)} min ${ms(result.min)} ms (${result.samples} samples, ${result.missing} missing; worker in the ${result.worker})`;
       },
     },
+    ...controls,
   ];
   return all.filter((run) => config.only.includes(run.scenario));
 }

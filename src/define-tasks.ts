@@ -13,6 +13,7 @@ import type { TaskModelMethods } from "./extension/enqueue-methods.js";
 import { valueText } from "./value-text.js";
 import type { TaskSchedule } from "./schedules/task-schedule.js";
 import { taskSchedules } from "./schedules/task-schedule.js";
+import { MAX_CONCURRENCY_LIMIT } from "./store/queue-controls.js";
 
 export type { TaskRecord } from "./store/task-record.js";
 export type { TaskStatus } from "./store/task-status.js";
@@ -27,6 +28,21 @@ export interface BackoffPolicy {
   maxMs?: number;
   /** Fraction of random spread around the delay, 0 to 1. Default 0.2. */
   jitter?: number;
+}
+
+/**
+ * At most `limit` tasks of this name running at once over every worker, per concurrency key when `key` is given (one per
+ * account: `{ limit: 1, key: (p) => p.accountId }`). Enforced by the claim, which counts the running tasks of the group
+ * under the queue's lock; a task that does not fit stays pending and runs when a slot frees.
+ */
+export interface TaskConcurrency<Payload = unknown> {
+  /** Tasks of one group (this name and key) running at once, 1 to 1,000,000. */
+  limit: number;
+  /**
+   * The group of a task, computed at enqueue from its validated payload and stored with it (non-empty, at most 200
+   * characters). Default: none, so `limit` holds for every task of this name together.
+   */
+  key?: (payload: Payload) => string;
 }
 
 /**
@@ -59,6 +75,11 @@ export interface TaskPolicy<Schema extends ZodType = ZodType, Prisma = UntypedCl
    * whatever the number of cleaners. See TaskSchedule; each is checked by defineTasks (expression, time zone, payload).
    */
   schedules?: ReadonlyArray<TaskSchedule<ZodInput<Schema>>>;
+  /**
+   * At most this many of these tasks running at once over every worker (per concurrency key with `key`). Default: no
+   * limit. Trade-off: a claim of a queue with a limited task locks the queue's row, so its claims go one at a time.
+   */
+  concurrency?: TaskConcurrency<ZodOutput<Schema>>;
 }
 
 /** A task whose handler runs outside any transaction (the default): its ctx.tx is undefined. */
@@ -171,9 +192,23 @@ function checkDefinition(name: string, definition: TaskDefinition): void {
   const backoffProblem = backoffPolicyProblem(definition.backoff);
   if (backoffProblem) throw new TaskDefinitionError(name, `${backoffProblem}.`);
   taskSchedules(name, definition);
+  checkConcurrency(name, definition.concurrency);
   const recovery = definition.recovery;
   if (recovery !== undefined && recovery !== "retry" && recovery !== "dead" && typeof recovery !== "function") {
     throw new TaskDefinitionError(name, `recovery must be "retry", "dead" or a function, got ${JSON.stringify(recovery)}.`);
+  }
+}
+
+function checkConcurrency(task: string, concurrency: unknown): void {
+  if (concurrency === undefined) return;
+  if (typeof concurrency !== "object" || concurrency === null) {
+    throw new TaskDefinitionError(task, `concurrency must be an object such as { limit: 1, key: (payload) => payload.accountId }, got ${valueText(concurrency)}.`);
+  }
+  const { limit, key } = concurrency as { limit?: unknown; key?: unknown };
+  integerInRange(task, "concurrency.limit", limit, 1, MAX_CONCURRENCY_LIMIT, "the most tasks of one group running at once");
+  if (limit === undefined) throw new TaskDefinitionError(task, "concurrency.limit is required: the most tasks of one group running at once, e.g. { limit: 1 }.");
+  if (key !== undefined && typeof key !== "function") {
+    throw new TaskDefinitionError(task, `concurrency.key must be a function (payload) => string, got ${valueText(key)}.`);
   }
 }
 

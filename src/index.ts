@@ -6,6 +6,7 @@ export type {
   PayloadInput,
   PlainTaskDefinition,
   RecoveryFunction,
+  TaskConcurrency,
   TaskDefinition,
   TaskDefinitions,
   TaskPolicy,
@@ -48,6 +49,8 @@ export { jsonLogger, silentLogger } from "./logger.js";
 export type { Logger } from "./logger.js";
 export { createWorker, TaskLeaseLostError, TaskTimeoutError, WorkerShutdownError } from "./worker/create-worker.js";
 export type { Worker, WorkerOptions } from "./worker/create-worker.js";
+export type { QueueLimitOptions } from "./worker/queue-limits.js";
+export type { QueueState, RateLimit } from "./store/queue-controls.js";
 export { openStore } from "./open-store.js";
 export type { StoreOptions } from "./open-store.js";
 export type { Store } from "./store/store.js";

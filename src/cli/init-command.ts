@@ -196,7 +196,11 @@ function renameModel(source: string, model: string, table: string): string {
     .replace(/^model TaskSchedule \{/m, `model ${model}Schedule {`)
     .replace('@@map("tasks_schedules")', `@@map("${table}_schedules")`)
     .replace(/^model TaskScheduleSlot \{/m, `model ${model}ScheduleSlot {`)
-    .replace('@@map("tasks_schedule_slots")', `@@map("${table}_schedule_slots")`);
+    .replace('@@map("tasks_schedule_slots")', `@@map("${table}_schedule_slots")`)
+    .replace(/^model TaskQueue \{/m, `model ${model}Queue {`)
+    .replace('@@map("tasks_queues")', `@@map("${table}_queues")`)
+    .replace(/^model TaskQueueStart \{/m, `model ${model}QueueStart {`)
+    .replace('@@map("tasks_queue_starts")', `@@map("${table}_queue_starts")`);
 }
 
 /** Renames the table and its indexes in either quoting style ("tasks" or `tasks`). */

@@ -8,6 +8,7 @@ import { COMMON_HELP, commandConfig, commandTable, parseCommand, type CliIo } fr
 import { brokerReport, renderBroker, type BrokerReport } from "./broker-report.js";
 import { withStore } from "./database-session.js";
 import { renderSchedules, scheduleReport, type ScheduleLine } from "./schedule-report.js";
+import { queueReport, renderQueues, type QueueLine } from "./queue-report.js";
 import { EXIT_OK } from "./exit-codes.js";
 
 const statusHelp = `Usage: task-runner status [--json]
@@ -16,7 +17,7 @@ Shows task counts by queue, task name and status, the oldest due pending task pe
 what waits without one (expired leases and recurring schedules always; delayed tasks, retries and lost wake-ups too when
 workers are woken by RabbitMQ or NOTIFY instead of polling), the broker: connected (with the consumers and waiting
 wake-ups of each queue), refused (with what to fix), unreachable, or none configured, and each recurring schedule with
-its last and next slot.
+its last and next slot, and the queue controls: paused queues and the limits declared.
 
 Options:
       --json               print one JSON object instead of tables
@@ -32,6 +33,8 @@ interface StatusReport {
   broker: BrokerReport;
   /** The recurring schedules the config declares (and those the database remembers that it no longer does). */
   schedules: ScheduleLine[];
+  /** Paused queues and the limits declared by the workers and the config. */
+  queues: QueueLine[];
 }
 
 export async function statusCommand(argv: string[], io: CliIo): Promise<number> {
@@ -47,13 +50,14 @@ export async function statusCommand(argv: string[], io: CliIo): Promise<number> 
     const [counts, ages, holder] = await Promise.all([store.countTasks(), store.pendingAges(), store.leaderHolder(lockKey)]);
     const queues = new Set([...Object.values(config.tasks ?? {}).map((task) => task.queue ?? "default"), ...counts.map((row) => row.queue)]);
     const schedules = await scheduleReport(config.tasks, store);
-    return { ...buildReport(counts, ages, holder, await brokerReport(config, store, [...queues].sort())), schedules };
+    const controls = await queueReport(config.tasks, store);
+    return { ...buildReport(counts, ages, holder, await brokerReport(config, store, [...queues].sort())), schedules, queues: controls };
   });
   io.out(values.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report));
   return EXIT_OK;
 }
 
-function buildReport(counts: StatusCount[], ages: PendingAge[], holder: LeaderInfo | undefined, broker: BrokerReport): Omit<StatusReport, "schedules"> {
+function buildReport(counts: StatusCount[], ages: PendingAge[], holder: LeaderInfo | undefined, broker: BrokerReport): Omit<StatusReport, "schedules" | "queues"> {
   const rows = new Map<string, StatusReport["tasks"][number]>();
   for (const { queue, name, status, count } of counts) {
     const key = `${queue}\u0000${name}`;
@@ -93,6 +97,7 @@ function renderReport(report: StatusReport): string {
   lines.push(cleanerLine(report));
   lines.push(...renderBroker(report.broker));
   lines.push(...renderSchedules(report.schedules));
+  lines.push(...renderQueues(report.queues));
   return `${lines.join("\n")}\n`;
 }
 

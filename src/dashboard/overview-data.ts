@@ -3,6 +3,8 @@
 import type { LeaderInfo } from "../store/leader-lock.js";
 import type { GroupCount, RecentWorker, StuckGroup, TaskListRow, Throughput } from "../store/views.js";
 import type { DashboardContext } from "./dashboard-context.js";
+import type { QueueState } from "../store/queue-controls.js";
+import { queueRows } from "../store/queue-rows.js";
 import { scheduleRows, type ScheduleRow } from "./schedule-rows.js";
 
 export interface OverviewData {
@@ -19,6 +21,8 @@ export interface OverviewData {
   browseIndexAdvised: boolean;
   /** The recurring schedules in the database, with their last and next slots. */
   schedules: ScheduleRow[];
+  /** The queues' rows: paused or not, and the limits their workers declared. */
+  queues: QueueState[];
 }
 
 export async function overviewData(context: DashboardContext): Promise<OverviewData> {
@@ -34,10 +38,11 @@ export async function overviewData(context: DashboardContext): Promise<OverviewD
     store.leaderHolder(context.lockKey),
     store.listTasks({ status: "dead" }, { limit: 6 }, groups),
   ]);
-  const schedules = await scheduleRows(store, now);
+  const [schedules, queues] = await Promise.all([scheduleRows(store, now), queueRows(store)]);
   return {
     now,
     schedules,
+    queues,
     counts,
     stuck,
     throughput,

@@ -3,6 +3,7 @@
 
 import type { Context, Hono as HonoApp } from "hono";
 import type { IncomingMessage } from "node:http";
+import { queueNameProblem } from "../names.js";
 import { actionNotice, noticeFor, runAction, type ActionName } from "./actions.js";
 import { checkAccess, requestContext } from "./access.js";
 import { assets } from "./assets/asset-routes.js";
@@ -139,6 +140,17 @@ export function dashboardRoutes(context: DashboardContext): HonoApp<Env> {
     const notice = actionNotice(result);
     const back = typeof form.return === "string" && isLocalPath(form.return, base) ? form.return : `${base}/`;
     return c.redirect(`${back}${back.includes("?") ? "&" : "?"}done=${notice.code}&n=${notice.count}`, 303);
+  });
+
+  root.post("/actions/:control{pause|resume}", async (c) => {
+    const refused = await refuseAction(c);
+    if (refused) return refused;
+    const form = await c.req.parseBody();
+    const queue = typeof form.queue === "string" ? form.queue : "";
+    if (queueNameProblem(queue)) return page(c, frame("Not found"), notFound("No such queue."), 404);
+    const result = await runAction(context, c.req.param("control") as ActionName, { queue }, c.env?.remoteAddress);
+    const notice = actionNotice(result);
+    return c.redirect(`${base}/?done=${notice.code}&n=${notice.count}`, 303);
   });
 
   root.all("*", (c) => page(c, frame("Not found"), notFound("This page does not exist."), 404));

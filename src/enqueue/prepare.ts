@@ -66,8 +66,27 @@ export function prepareTask(tasks: TaskRegistry, name: string, payload: unknown,
     runAt: checkRunAt(name, opts.runAt, opts.delayMs),
     maxAttempts: checkInteger(name, "maxAttempts", opts.maxAttempts ?? definition.maxAttempts ?? DEFAULT_MAX_ATTEMPTS, 1, INT4_MAX),
     key: checkKey(name, opts.key),
+    concurrencyKey: concurrencyKeyOf(name, definition, parsed.data),
   };
 }
+
+/** The concurrency key of a task whose definition has `concurrency.key`, from the validated payload; else null. */
+function concurrencyKeyOf(name: string, definition: TaskDefinition, payload: unknown): string | null {
+  const keyOf = definition.concurrency?.key;
+  if (keyOf === undefined) return null;
+  const key: unknown = keyOf(payload);
+  if (typeof key !== "string" || key.length === 0 || key.length > CONCURRENCY_KEY_MAX_LENGTH) {
+    throw new TaskOptionsError(
+      name,
+      "concurrency.key",
+      `the definition's concurrency.key(payload) must return a non-empty string of at most ${CONCURRENCY_KEY_MAX_LENGTH} characters, got ${JSON.stringify(key)}.`,
+    );
+  }
+  return key;
+}
+
+/** The concurrency_key column holds this many characters (VARCHAR(200) on MySQL). */
+const CONCURRENCY_KEY_MAX_LENGTH = 200;
 
 function checkOptionsShape(name: string, options: EnqueueOptions | undefined): EnqueueOptions {
   if (options === undefined) return {};

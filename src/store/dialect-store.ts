@@ -7,10 +7,14 @@ import { LeaderElector, type LeaderCalls } from "./leader-elector.js";
 import type { ElectionTiming, LeaderLock } from "./leader-lock.js";
 import type { WakeupNotifications } from "./notifications.js";
 import type { ScheduleDeclaration, ScheduleState } from "./schedules.js";
-import { missingScheduleTable, StoreProblemError, type StoreProblem } from "./store-problem.js";
+import { missingQueueTable, missingScheduleTable, StoreProblemError, type StoreProblem } from "./store-problem.js";
 import type { PrepareReport, Store } from "./store.js";
 import type { TaskTable } from "./task-table.js";
 import { UnitStore, type StoreUnits } from "./unit-store.js";
+import { LimitedClaims, splitQueues, withoutLimits, type GateUnits } from "./limited-claim.js";
+import type { QueueDeclaration, QueueState } from "./queue-controls.js";
+import type { TaskRecord } from "./task-record.js";
+import type { ClaimByIdResult, ClaimFilter, WakeupTarget } from "./task-writes.js";
 import { NotAPrismaClientError, TaskStoreNoTransactionError } from "../errors.js";
 
 /** What a dialect writes for its store: its SQL units, and what it does its own way. */
@@ -20,6 +24,8 @@ export interface StoreParts<D extends Db, T extends TaskTable, O extends OwnDb> 
   /** The database's name for people: "PostgreSQL". */
   readonly displayName: string;
   readonly units: StoreUnits<D, T>;
+  /** The SQL units of the claims of limited queues. */
+  readonly gate: GateUnits<D, T>;
   /** See Store.sharedConnection. */
   readonly sharedConnection: boolean;
   /** An app's Prisma client or transaction client as a Db; undefined when `client` is not one. */
@@ -45,6 +51,7 @@ export class DialectStore<D extends Db, T extends TaskTable, O extends OwnDb> ex
   readonly displayName: string;
   readonly sharedConnection: boolean;
   readonly notifications: WakeupNotifications | undefined;
+  private readonly limited: LimitedClaims<D, T>;
 
   /** `own`: the store's own connection (closed by close()); undefined when `db` is an app's Prisma client or a transaction. */
   constructor(
@@ -58,6 +65,7 @@ export class DialectStore<D extends Db, T extends TaskTable, O extends OwnDb> ex
     this.displayName = parts.displayName;
     this.sharedConnection = parts.sharedConnection;
     this.notifications = parts.notifications?.(db, own);
+    this.limited = new LimitedClaims(parts.gate, parts.units.claimByIds, table);
   }
 
   get wakeupIdentity(): string | null | undefined {
@@ -88,6 +96,48 @@ export class DialectStore<D extends Db, T extends TaskTable, O extends OwnDb> ex
     const db = this.parts.prismaDb(prisma);
     if (!db) throw new NotAPrismaClientError("store.through()", prisma);
     return new DialectStore(this.parts, db, this.table);
+  }
+
+  // The claims: a filter without limits runs the dialect's one statement; limited queues go through LimitedClaims.
+  // Every claim reads the queue table (for the pause): without it, the error names the migration.
+  override claimByIds(ids: readonly string[], filter: ClaimFilter): Promise<ClaimByIdResult[]> {
+    if (splitQueues(filter).limited.length === 0) return this.onQueueTables(() => super.claimByIds(ids, filter));
+    return this.onQueueTables(() => this.limited.claimByIds(this.db, [...new Set(ids)], filter));
+  }
+  override async claimDue(limit: number, filter: ClaimFilter): Promise<TaskRecord[]> {
+    const { limited, free } = splitQueues(filter);
+    if (limited.length === 0) return this.onQueueTables(() => super.claimDue(limit, filter));
+    const claimed = free.length > 0 ? await this.onQueueTables(() => super.claimDue(limit, withoutLimits(filter, free))) : [];
+    for (const queue of limited) {
+      if (claimed.length >= limit) break;
+      claimed.push(...(await this.onQueueTables(() => this.limited.claimDue(this.db, queue, limit - claimed.length, filter))));
+    }
+    return claimed;
+  }
+
+  // The queue controls: a missing queue table says which table and which migration.
+  override pauseQueue(queue: string): Promise<boolean> {
+    return this.onQueueTables(() => super.pauseQueue(queue));
+  }
+  override resumeQueue(queue: string, wakeLimit: number): Promise<{ resumed: boolean; due: WakeupTarget[] }> {
+    return this.onQueueTables(() => super.resumeQueue(queue, wakeLimit));
+  }
+  override listQueues(): Promise<QueueState[]> {
+    return this.onQueueTables(() => super.listQueues());
+  }
+  override syncQueues(declared: readonly QueueDeclaration[]): Promise<void> {
+    return this.onQueueTables(() => super.syncQueues(declared));
+  }
+
+  private async onQueueTables<R>(run: () => Promise<R>): Promise<R> {
+    try {
+      return await run();
+    } catch (error) {
+      if (error instanceof StoreProblemError) throw error;
+      const problem = this.parts.classify(error);
+      if (problem.kind !== "missing-table") throw error;
+      throw new StoreProblemError(missingQueueTable(this.table, problem.message), { cause: error });
+    }
   }
 
   // The schedule operations: like every unit operation, except that a missing schedule table says which table and

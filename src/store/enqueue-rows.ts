@@ -11,6 +11,8 @@ export interface PreparedTask {
   runAt: Date | null;
   maxAttempts: number;
   key: string | null;
+  /** The task's concurrency key (its definition's `concurrency.key` of the payload); absent or null without one. */
+  concurrencyKey?: string | null;
 }
 
 /**

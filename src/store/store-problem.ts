@@ -39,3 +39,16 @@ export function missingScheduleTable(table: { name: string; schema?: string }, m
       `(copy it from the package into your migrations folder, then npx task-runner migrate)`,
   };
 }
+
+/** The problem of a claim or a queue control on a database without the queue tables: which table, and the migration. */
+export function missingQueueTable(table: { name: string; schema?: string }, message: string): StoreProblem {
+  const shown = JSON.stringify(`${table.schema ? `${table.schema}.` : ""}${table.name}_queues`);
+  return {
+    kind: "missing-table",
+    lasting: true,
+    message,
+    detail:
+      `the table ${shown} of queue controls (pauses and limits) does not exist there, or the task table lacks its concurrency_key column: ` +
+      `apply the migration 20261210000000_queue_controls (copy it from the package into your migrations folder, then npx task-runner migrate)`,
+  };
+}

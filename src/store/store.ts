@@ -6,6 +6,7 @@ import type { InsertRequest, InsertedTask, PreparedTask } from "./enqueue-rows.j
 import type { ElectionTiming, LeaderInfo, LeaderLock } from "./leader-lock.js";
 import type { Logger } from "../logger.js";
 import type { WakeupNotifications } from "./notifications.js";
+import type { QueueDeclaration, QueueState } from "./queue-controls.js";
 import type { ScheduleDeclaration, ScheduleState } from "./schedules.js";
 import type { StoreProblem } from "./store-problem.js";
 import type { TaskRecord } from "./task-record.js";
@@ -26,9 +27,16 @@ interface EnqueueStore {
 
 /** The worker's writes. Every write that ends a run is guarded by `owner` still holding the lease. */
 export interface WorkerStore {
-  /** Claims the pending, due tasks among `ids` that the filter allows, never waiting for a row another claimer holds. */
+  /**
+   * Claims the pending, due tasks among `ids` that the filter allows, never waiting for a row another claimer holds.
+   * Never a task of a paused queue (reason "paused"); for a queue in `filter.limits`, only as many as its limits leave
+   * room for, counted under its row's lock (reason "limited" for the others, which stay pending).
+   */
   claimByIds(ids: readonly string[], filter: ClaimFilter): Promise<ClaimByIdResult[]>;
-  /** Claims at most `limit` due pending tasks the filter allows, highest priority first, then oldest run_at. */
+  /**
+   * Claims at most `limit` due pending tasks the filter allows, highest priority first, then oldest run_at (the
+   * unlimited queues' first). Never from a paused queue; from a queue in `filter.limits`, only what its limits allow.
+   */
   claimDue(limit: number, filter: ClaimFilter): Promise<TaskRecord[]>;
   /** Marks the tasks succeeded where `owner` still holds the lease; returns the ids it marked. */
   complete(owner: string, completions: readonly Completion[]): Promise<string[]>;
@@ -136,6 +144,29 @@ export interface ScheduleStore {
   pruneScheduleSlots(before: Date, limit: number): Promise<number>;
 }
 
+/**
+ * Queue controls: a queue's row (pause, and the limits its workers declared). The limits themselves are enforced by
+ * claimByIds and claimDue from the filter's `limits`; a paused queue's tasks are never claimed, limited or not. A
+ * missing queue table rejects with a StoreProblemError (kind "missing-table") naming it and the migration to apply.
+ */
+export interface QueueControlStore {
+  /**
+   * Pauses `queue`: from the commit on, no claim takes its tasks (a claim already under way may still take what it
+   * found); they stay pending, and running ones finish. Resolves false when it was paused already. Idempotent.
+   */
+  pauseQueue(queue: string): Promise<boolean>;
+  /**
+   * Resumes `queue`: claims take its tasks again. Its due pending tasks are marked unpublished (the cleaner sends their
+   * wake-ups) and up to `wakeLimit` of them, oldest due first, are resolved for the caller to wake now. `resumed` is
+   * false when it was not paused.
+   */
+  resumeQueue(queue: string, wakeLimit: number): Promise<{ resumed: boolean; due: WakeupTarget[] }>;
+  /** Every queue row, ordered by queue, for status and the dashboard. */
+  listQueues(): Promise<QueueState[]>;
+  /** Writes the declared limits of each queue into its row (creating it), leaving its pause alone. Idempotent. */
+  syncQueues(declared: readonly QueueDeclaration[]): Promise<void>;
+}
+
 /** Leadership among cleaners. */
 interface LeaderStore {
   /** The lock key cleaners of this table compete for when none is configured. */
@@ -163,7 +194,7 @@ export interface PrepareReport {
 }
 
 /** The whole store of one dialect, bound to one task table and one connection (a pool, or a Prisma client). */
-export interface Store extends EnqueueStore, WorkerStore, CleanerStore, ScheduleStore, OperatorStore, ViewStore, LeaderStore {
+export interface Store extends EnqueueStore, WorkerStore, CleanerStore, ScheduleStore, QueueControlStore, OperatorStore, ViewStore, LeaderStore {
   /** The dialect's name: "postgresql". */
   readonly dialect: string;
   /** The database's name for people: "PostgreSQL". */

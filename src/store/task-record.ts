@@ -28,4 +28,6 @@ export interface TaskRecord {
   publishedAt: Date | null;
   /** The worker that last completed or failed the task (lease_owner is cleared on every way out of running). */
   finishedBy: string | null;
+  /** The task's concurrency key (its definition's `concurrency.key` of the payload, at enqueue); null without one. */
+  concurrencyKey: string | null;
 }

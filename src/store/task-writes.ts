@@ -1,6 +1,7 @@
 // The inputs and outputs of the store's writes on the task lifecycle: claims, outcomes, leases, recovery. Every write
 // that finishes a run is guarded by the lease: `owner` must still hold the task.
 
+import type { ClaimLimits, ClaimRefusal } from "./queue-controls.js";
 import type { TaskRecord } from "./task-record.js";
 
 /** A task and the queue its wake-up goes to. */
@@ -21,10 +22,16 @@ export interface ClaimFilter {
   names: readonly string[];
   /** Task queues the claimer serves; nothing else is claimed. */
   queues: readonly string[];
+  /** The limits of the limited queues among `queues`: their claims lock the queue's row and count. Default: none. */
+  limits?: ClaimLimits;
+  /** Told when a claim leaves due tasks of a queue pending because it is paused or at a limit. */
+  refused?(refusal: ClaimRefusal): void;
+  /** Told when a claim of a limited queue had room for every task it asked for (the queue is below its limits). */
+  fitted?(queue: string): void;
 }
 
 /** Why an id was not claimed, as the claim saw it. */
-export type UnclaimedReason = "missing" | "not-pending" | "not-due" | "not-ours" | "locked";
+export type UnclaimedReason = "missing" | "not-pending" | "not-due" | "not-ours" | "locked" | "paused" | "limited";
 
 /**
  * One result per distinct id asked for: the claimed task (status running, attempts counting this run, lease set), or

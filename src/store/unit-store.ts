@@ -28,6 +28,10 @@ export const UNIT_OPERATIONS = [
   "advanceSchedule",
   "listSchedules",
   "pruneScheduleSlots",
+  "pauseQueue",
+  "resumeQueue",
+  "listQueues",
+  "syncQueues",
   "retryTask",
   "retryDeadTasks",
   "cancelTask",
@@ -131,6 +135,18 @@ export abstract class UnitStore<D, T> implements Pick<Store, UnitOperation> {
   }
   pruneScheduleSlots(...args: Parameters<Store["pruneScheduleSlots"]>) {
     return this.units.pruneScheduleSlots(this.db, this.table, ...args);
+  }
+  pauseQueue(...args: Parameters<Store["pauseQueue"]>) {
+    return this.units.pauseQueue(this.db, this.table, ...args);
+  }
+  resumeQueue(...args: Parameters<Store["resumeQueue"]>) {
+    return this.units.resumeQueue(this.db, this.table, ...args);
+  }
+  listQueues(...args: Parameters<Store["listQueues"]>) {
+    return this.units.listQueues(this.db, this.table, ...args);
+  }
+  syncQueues(...args: Parameters<Store["syncQueues"]>) {
+    return this.units.syncQueues(this.db, this.table, ...args);
   }
   retryTask(...args: Parameters<Store["retryTask"]>) {
     return this.units.retryTask(this.db, this.table, ...args);

@@ -27,6 +27,8 @@ interface RunLauncherParts {
   budget: ClaimBudget;
   /** The runs in hand, from claim until their outcome is written. */
   runs: Set<TaskRun>;
+  /** Told the queue of each run whose outcome is written (or that was given back): its concurrency slot is free. */
+  runEnded?: (queue: string, name: string) => void;
 }
 
 export class RunLauncher {
@@ -66,7 +68,10 @@ export class RunLauncher {
       this.parts.claims.release();
       if (run.started) this.parts.slots.release();
     },
-    finished: (run) => void this.parts.runs.delete(run),
+    finished: (run) => {
+      this.parts.runs.delete(run);
+      this.parts.runEnded?.(run.task.queue, run.task.name);
+    },
   };
 
   /** Gives running tasks back to pending without using an attempt, and wakes a worker for them. */

@@ -24,6 +24,9 @@ import { WakeupSender } from "../wakeups/wakeup-sender.js";
 import { traceChannels, traceWakeups } from "../trace/channels.js";
 import type { ResolvedWorkerOptions } from "./worker-options.js";
 import { wakeupSummary } from "./wakeup-summary.js";
+import { LimitWaiter } from "./limit-waiter.js";
+import { queueDeclarations } from "./queue-limits.js";
+import { errorMessage } from "../error-text.js";
 import { TaskQueueStoppedError } from "../errors.js";
 
 /** The pool of the store a worker opens for itself (without `store`). */
@@ -46,6 +49,7 @@ export class TaskWorker {
   private launcher!: RunLauncher;
   private poller!: Poller;
   private timers!: DueTimers;
+  private limitWaiter: LimitWaiter | undefined;
   private transport!: WakeupTransport;
   private sender!: WakeupSender;
   private listener!: WakeupListener;
@@ -61,6 +65,11 @@ export class TaskWorker {
     this.budget = new ClaimBudget(options.concurrency, options.claimAhead);
     this.claims = new Slots(this.budget.limit());
     this.filter = { owner: options.workerId, leaseMs: options.leaseMs, names: options.names, queues: options.queues };
+    if (Object.keys(options.limits).length > 0) {
+      this.filter.limits = options.limits;
+      this.filter.refused = (refusal) => this.limitWaiter?.refused(refusal);
+      this.filter.fitted = (queue) => this.limitWaiter?.fitted(queue);
+    }
   }
 
   get id(): string {
@@ -110,6 +119,7 @@ export class TaskWorker {
       if (database.status === "rejected") throw database.reason;
       if (broker.status === "rejected") throw broker.reason;
       if (database.value) this.logger.warn("database unreachable at start; the worker keeps trying", { error: database.value });
+      else await this.declareLimits();
     } catch (error) {
       await this.ownStore?.close().catch(() => {});
       throw error;
@@ -126,6 +136,21 @@ export class TaskWorker {
       concurrency: options.concurrency,
       wakeups: wakeupSummary(this.transport, this.listener.consuming, options.pollIntervalMs),
     });
+  }
+
+  /**
+   * Writes the declared limits into the queues' rows, for status and the dashboard. A database without the queue table
+   * fails the start (naming the migration); another failure is logged: the claims enforce the limits all the same.
+   */
+  private async declareLimits(): Promise<void> {
+    const declared = queueDeclarations(this.options.limits);
+    if (declared.length === 0) return;
+    try {
+      await this.store.syncQueues(declared);
+    } catch (error) {
+      if (this.store.classify(error).kind === "missing-table") throw error;
+      this.logger.warn("could not record the queues' limits; the claims enforce them all the same", { error: errorMessage(error) });
+    }
   }
 
   /** Makes the parts that claim, run and keep leases, and the listener that feeds them wake-ups. */
@@ -149,7 +174,8 @@ export class TaskWorker {
     }));
     this.leases = new LeaseKeeper({ ...shared, runs: () => runs });
     this.leases.start();
-    const launcher = (this.launcher = new RunLauncher({ options, store, outcomes, sender, logger, stop, slots, claims, budget, runs }));
+    const runEnded = (queue: string, name: string) => this.limitWaiter?.runEnded(queue, name);
+    const launcher = (this.launcher = new RunLauncher({ options, store, outcomes, sender, logger, stop, slots, claims, budget, runs, runEnded }));
     const claimer = new Claimer(store, filter);
     const track = <T>(promise: Promise<T>) => this.track(promise);
     const claimLoop = new ClaimLoop({ store, claimer, filter, concurrency: options.concurrency, claims, budget, launcher, logger, stop, track });
@@ -160,6 +186,7 @@ export class TaskWorker {
       poll: () => claimLoop.pollDue(),
     }));
     claims.onFreed(() => poller.kick());
+    if (filter.limits) this.limitWaiter = new LimitWaiter({ limits: filter.limits, poll: () => poller.catchUp(), intervalMs: options.pollIntervalMs });
     const listener = () => this.listener;
     const delivery = new WakeupDelivery({ transport, listener, sender, poller, claimLoop, launcher, claims, budget, filter, logger, stop });
     this.listener = transport.listen({
@@ -184,6 +211,7 @@ export class TaskWorker {
     if (!this.booted) return; // never started, or start() failed and closed what it had opened
     const graceMs = this.options.shutdownGraceMs;
     this.logger.info("worker stopping", { workerId: this.id, running: this.runs.size, graceMs });
+    this.limitWaiter?.stop();
     await this.poller.stop();
     this.timers.close();
     await this.listener.cancel();

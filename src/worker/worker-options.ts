@@ -10,6 +10,8 @@ import { taskTable, type TaskTable } from "../store/task-table.js";
 import type { TaskPolicy, TaskRegistry } from "../define-tasks.js";
 import type { TaskContext } from "../task-context.js";
 import { DEFAULT_QUEUE } from "../enqueue/prepare.js";
+import { resolveQueueLimits, type QueueLimitOptions } from "./queue-limits.js";
+import type { ClaimLimits } from "../store/queue-controls.js";
 import { TaskQueueConfigError } from "../errors.js";
 import { jsonLogger, type Logger } from "../logger.js";
 import { queueNameProblem } from "../names.js";
@@ -99,6 +101,13 @@ export interface WorkerOptions<Tasks extends TaskRegistry = TaskRegistry> extend
    * are aborted and their tasks go back to pending without using an attempt, so their work may be done twice.
    */
   shutdownGraceMs?: number;
+  /**
+   * Limits of queues, enforced over every worker by the claim: `{ reports: { concurrency: 5, rateLimit: { starts:
+   * 100, perMs: 60000 } } }`. Default: none. Every worker serving a queue must declare the same limits (put them in the
+   * shared config): a worker without them claims that queue's tasks without counting. A task's own limit per key is
+   * its definition's `concurrency`. Trade-off: the claims of a limited queue lock its row and go one at a time.
+   */
+  queueLimits?: Record<string, QueueLimitOptions>;
   /** Written to lease_owner of the tasks this worker claims. Default `${hostname}:${pid}:${random}`. Must be unique per worker. */
   workerId?: string;
   /** Where the worker logs every task state change. Default: JSON lines on stderr, info and above. */
@@ -134,6 +143,8 @@ export interface ResolvedWorkerOptions {
   shutdownGraceMs: number;
   workerId: string;
   logger: Logger;
+  /** The limited queues served, with their limits (queueLimits and the tasks' concurrency). */
+  limits: ClaimLimits;
 }
 
 /** Fills in defaults and checks every option; throws TaskQueueConfigError on the first bad one. */
@@ -217,6 +228,7 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
     shutdownGraceMs: positiveInteger("shutdownGraceMs", options.shutdownGraceMs, 10_000, 0),
     workerId,
     logger: options.logger ?? jsonLogger(),
+    limits: resolveQueueLimits(options.queueLimits, tasks, [...handled.keys()], queues),
   };
 }
 

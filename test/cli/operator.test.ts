@@ -149,6 +149,31 @@ describe.each(CLI_DIALECTS)("operator commands ($name)", (dialect) => {
     });
   });
 
+  describe("pause and resume", () => {
+    it("pauses a queue (its row says so in status), resumes it and wakes its due tasks; twice says so; a bad name exits 2", { timeout: 120_000 }, async () => {
+      await bed.rows.exec("DELETE FROM tasks");
+      expect(await cli(["pause", "mail"])).toMatchObject({
+        code: 0,
+        stdout: "Paused queue mail: its tasks wait; running ones finish. Resume with: task-runner resume mail\n",
+      });
+      expect((await bed.store.listQueues()).map((queue) => [queue.queue, queue.pausedAt instanceof Date])).toEqual([["mail", true]]);
+      const [twice, status] = await Promise.all([cli(["pause", "mail"]), cli(["status"])]);
+      expect(twice).toMatchObject({ code: 0, stdout: "Queue mail was paused already.\n" });
+      expect(status.stdout).toMatch(/^Queue controls:\n {2}mail: PAUSED since \d{4}-\d\d-\d\dT[\d:.]+Z$/m);
+      const json = JSON.parse((await cli(["status", "--json"])).stdout) as { queues: unknown[] };
+      expect(json.queues).toEqual([{ queue: "mail", paused: true, pausedSince: expect.any(String), concurrency: null, rateLimit: null, tasks: [] }]);
+      const [waiting] = await bed.rows.insert([{ name: "send-email", queue: "mail", payload: { to: "a" }, publishedAgoMs: 1000 }]);
+      expect(await bed.store.claimDue(10, { owner: "cli-test", leaseMs: 1000, names: ["send-email"], queues: ["mail"] })).toEqual([]);
+      expect(await cli(["resume", "mail"])).toMatchObject({ code: 0, stdout: "Resumed queue mail: 1 due task, woken now.\n" });
+      await bed.counter.waitFor(() => bed.counter.counts.get(waiting!) === 1, "the resumed queue's wake-up");
+      const [again, bad] = await Promise.all([cli(["resume", "mail"]), cli(["pause", "bad queue!"])]);
+      expect(again).toMatchObject({ code: 0, stdout: "Queue mail was not paused.\n" });
+      expect(bad).toMatchObject({ code: 2, stderr: expect.stringMatching(/^task-runner pause: queue "bad queue!": /) });
+      expect((await bed.store.listQueues()).map((queue) => queue.pausedAt)).toEqual([null]);
+      await bed.rows.exec("DELETE FROM tasks");
+    });
+  });
+
   describe("cancel and run", () => {
     it("cancels a pending task (0), then refuses to cancel it again or a missing one (3)", async () => {
       const [id] = await bed.rows.insert([{ name: "finish-report", runAgoMs: -3_600_000 }]);

@@ -4,7 +4,7 @@
 import type { LeaderLock } from "../../src/store/leader-lock.js";
 import type { ScheduleState } from "../../src/store/schedules.js";
 import type { Store } from "../../src/store/store.js";
-import type { ClaimByIdResult, FailedTask, RecoveredTask } from "../../src/store/task-writes.js";
+import type { ClaimByIdResult, ClaimFilter, FailedTask, RecoveredTask, WakeupTarget } from "../../src/store/task-writes.js";
 
 /** Each broken store: what it breaks, and the area of the store-level suite (test/conformance/store/) that must catch it. */
 export const BROKEN_STORES = {
@@ -22,6 +22,10 @@ export const BROKEN_STORES = {
   "slot-claimed-twice": { area: "schedules", breaks: "claimScheduleSlot answers true for a slot whose row exists already" },
   "schedule-moves-back": { area: "schedules", breaks: "advanceSchedule sets the last slot to whatever it is given, earlier ones too" },
   "prune-slots-after-last": { area: "schedules", breaks: "pruneScheduleSlots also deletes slots after their schedule's last slot, so they can fire again" },
+  "claim-ignores-limits": { area: "controls", breaks: "claimByIds and claimDue drop the filter's limits and take every due task" },
+  "pause-ignored": { area: "controls", breaks: "pauseQueue answers true and writes nothing, so a paused queue's tasks still run" },
+  "expired-lease-frees-slot": { area: "controls", breaks: "a limited claim counts a running task whose lease expired as a free slot, before recovery" },
+  "release-any-owner": { area: "controls", breaks: "release gives a task back whoever holds it, so a stale worker frees the new owner's slot" },
   "cancel-running": { area: "operator", breaks: "cancelTask cancels a running task too, under its worker's feet" },
   "list-expired-as-running": { area: "views", breaks: "listTasks shows every running task for the expired filter, live leases too" },
   "transaction-without-rollback": { area: "session", breaks: "transaction runs its function outside any transaction, so a failure rolls nothing back" },
@@ -194,6 +198,40 @@ export function brokenStore(store: Store, kind: BrokenKind): Store {
         count += 1;
       }
       return count;
+    };
+  }
+  if (kind === "claim-ignores-limits") {
+    const unlimited = (filter: ClaimFilter): ClaimFilter => ({ owner: filter.owner, leaseMs: filter.leaseMs, names: filter.names, queues: filter.queues });
+    overrides.claimByIds = (ids, filter) => store.claimByIds(ids, unlimited(filter));
+    overrides.claimDue = (limit, filter) => store.claimDue(limit, unlimited(filter));
+  }
+  if (kind === "pause-ignored") {
+    overrides.pauseQueue = () => Promise.resolve(true);
+  }
+  if (kind === "expired-lease-frees-slot") {
+    // Raises each queue's concurrency by its running tasks whose lease expired: a stale claim no longer holds a slot.
+    const stretched = async (filter: ClaimFilter): Promise<ClaimFilter> => {
+      if (!filter.limits) return filter;
+      const expired = await store.findExpiredLeases(1000);
+      const limits = Object.fromEntries(
+        Object.entries(filter.limits).map(([queue, limits]) => {
+          const stale = expired.filter((task) => task.queue === queue).length;
+          return [queue, limits.concurrency === undefined ? limits : { ...limits, concurrency: limits.concurrency + stale }];
+        }),
+      );
+      return { ...filter, limits };
+    };
+    overrides.claimByIds = async (ids, filter) => store.claimByIds(ids, await stretched(filter));
+    overrides.claimDue = async (limit, filter) => store.claimDue(limit, await stretched(filter));
+  }
+  if (kind === "release-any-owner") {
+    overrides.release = async (_owner, ids) => {
+      const released: WakeupTarget[] = [];
+      for (const id of ids) {
+        const holder = (await store.findTask(id))?.leaseOwner;
+        if (holder) released.push(...(await store.release(holder, [id])));
+      }
+      return released;
     };
   }
   if (kind === "transaction-without-rollback") {

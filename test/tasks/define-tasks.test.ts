@@ -88,3 +88,22 @@ describe("defineTasks<Client>()", () => {
     expect(() => defineTasks(undefined as never)).toThrow("defineTasks() takes an object that maps task names to definitions.");
   });
 });
+
+describe("concurrency", () => {
+  it("takes a limit from 1 to 1,000,000 and an optional key function, and names the fix otherwise", () => {
+    accepts({ concurrency: { limit: 1, key: () => "k" } });
+    accepts({ concurrency: { limit: 1_000_000 } });
+    expect(definitionError({ concurrency: { limit: 0 } }).message).toBe(
+      'Invalid definition of task "t": concurrency.limit must be an integer from 1 to 1000000 (the most tasks of one group running at once), got 0.',
+    );
+    expect(definitionError({ concurrency: {} as never }).message).toBe(
+      'Invalid definition of task "t": concurrency.limit is required: the most tasks of one group running at once, e.g. { limit: 1 }.',
+    );
+    expect(definitionError({ concurrency: { limit: 2, key: "accountId" } as never }).message).toBe(
+      'Invalid definition of task "t": concurrency.key must be a function (payload) => string, got "accountId".',
+    );
+    expect(definitionError({ concurrency: 3 as never }).message).toContain(
+      "concurrency must be an object such as { limit: 1, key: (payload) => payload.accountId }, got 3.",
+    );
+  });
+});

@@ -2,7 +2,7 @@
 // the change as "older", the change's migration and every one after it as "newer". Every task that was pending,
 // delayed or running finishes exactly once under today's worker, dead and succeeded tasks stay as they were, and the
 // migration loses none of them. Each change then checks what it added: finished_by and the error history on rows
-// written before them; the schedule tables, serving recurring tasks beside the tasks already there.
+// written before them; the schedule tables, serving recurring tasks beside the tasks already there; the queue controls.
 
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -51,6 +51,36 @@ async function schedulesServe(store: Store): Promise<void> {
   expect((await store.listSchedules()).map((row) => [row.schedule, row.lastSlot.getTime()])).toEqual([["run#nightly", slot.getTime()]]);
 }
 
+/**
+ * The queue controls serve through today's store beside the tasks already there: a queue paused refuses its task, a
+ * resume gives it back, a limited claim counts, and a task with a concurrency key is written and held to its key.
+ */
+async function queueControlsServe(store: Store): Promise<void> {
+  await store.syncQueues([{ queue: "upgraded", concurrency: 1, rateLimit: { starts: 10, perMs: 60_000 } }]);
+  const row = (key: string | null) => ({
+    id: uuidv7(),
+    name: "run",
+    queue: "upgraded",
+    json: "{}",
+    priority: 0,
+    delayMs: 0,
+    runAt: null,
+    maxAttempts: 3,
+    key: null,
+    concurrencyKey: key,
+  });
+  const rows = [row("acct-1"), row("acct-1"), row(null)];
+  const insert = store.insertTasks(rows, false);
+  await insert.read(await insert.request);
+  expect(await store.pauseQueue("upgraded")).toBe(true);
+  const filter = { owner: "upgraded-worker", leaseMs: 30_000, names: ["run"], queues: ["upgraded"], limits: { upgraded: { concurrency: 2, tasks: { run: 1 } } } };
+  expect(await store.claimDue(10, filter)).toEqual([]);
+  expect((await store.resumeQueue("upgraded", 10)).resumed).toBe(true);
+  const claimed = await store.claimDue(10, filter);
+  expect(claimed.map((task) => task.id).sort()).toEqual([rows[0]!.id, rows[2]!.id].sort());
+  expect((await store.listQueues()).map((queue) => [queue.queue, queue.concurrency, queue.pausedAt])).toEqual([["upgraded", 1, null]]);
+}
+
 /** Each schema change since the first migration, with what it checks of its own. */
 const CHANGES: Array<{ suffix: string; what: string; check(result: UpgradeResult): void; afterUpgrade?: (store: Store) => Promise<void> }> = [
   {
@@ -70,6 +100,14 @@ const CHANGES: Array<{ suffix: string; what: string; check(result: UpgradeResult
       expect(result.final.dead).toMatchObject({ lastError: "Error: before the upgrade" });
     },
     afterUpgrade: schedulesServe,
+  },
+  {
+    suffix: "_queue_controls",
+    what: "pauses, limits and concurrency keys serve beside the tasks already there",
+    check(result) {
+      expect(result.final.dead).toMatchObject({ lastError: "Error: before the upgrade" });
+    },
+    afterUpgrade: queueControlsServe,
   },
 ];
 

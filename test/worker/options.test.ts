@@ -26,6 +26,21 @@ function configError(options: Record<string, unknown>): TaskQueueConfigError {
   throw new Error("createWorker did not throw");
 }
 
+it("rejects bad queueLimits naming the queue, the value and the fix", () => {
+  expect(configError({ queueLimits: { images: { concurrency: 0 } } }).message).toBe(
+    'Invalid option "queueLimits": queue "images": concurrency must be an integer from 1 to 1000000, got 0.',
+  );
+  expect(configError({ queueLimits: { images: { rateLimit: { starts: 10 } } } }).message).toBe(
+    'Invalid option "queueLimits": queue "images": rateLimit.perMs must be an integer from 1 to 86400000, got undefined.',
+  );
+  expect(configError({ queueLimits: { images: { limit: 3 } } }).message).toBe(
+    'Invalid option "queueLimits": queue "images": unknown option "limit"; use concurrency or rateLimit.',
+  );
+  expect(configError({ queueLimits: ["images"] }).message).toBe(
+    'Invalid option "queueLimits": must map queue names to limits, e.g. { reports: { concurrency: 5 } }, got ["images"].',
+  );
+});
+
 it("rejects bad options with a message naming the option and the fix", () => {
   expect(configError({ databaseUrl: undefined }).message).toBe(
     'Invalid option "databaseUrl": the worker needs a database: pass databaseUrl (e.g. process.env.DATABASE_URL) or store.',

@@ -33,7 +33,57 @@ export function overviewPage(data: OverviewData, view: OverviewView): Html {
     </h1>
     ${attentionCards(data, view)} ${chartPanel(data)} ${countsPanel(rows, data, view)}
     <div class="grid2">${workersPanel(data)} ${failuresPanel(data, view)}</div>
-    ${schedulesPanel(data)}`;
+    ${queuesPanel(data, view)} ${schedulesPanel(data)}`;
+}
+
+/** Every queue with tasks or a row: paused or running, the declared limits, and a pause or resume button. */
+function queuesPanel(data: OverviewData, view: OverviewView): Html {
+  const base = view.basePath;
+  const names = [...new Set([...data.counts.map((c) => c.queue), ...data.queues.map((q) => q.queue)])].sort();
+  const rowOf = new Map(data.queues.map((q) => [q.queue, q]));
+  return html` <section class="panel flush">
+    <h2>Queues</h2>
+    <table>
+      <thead>
+        <tr>
+          <th>Queue</th>
+          <th>State</th>
+          <th>Limits</th>
+          <th></th>
+        </tr>
+      </thead>
+      <tbody>
+        ${names.map((queue) => {
+          const row = rowOf.get(queue);
+          const pausedAt = row?.pausedAt ?? null;
+          const paused = pausedAt !== null;
+          const limits = [
+            row?.concurrency != null ? `at most ${formatCount(row.concurrency)} running` : "",
+            row?.rateLimit
+              ? `at most ${formatCount(row.rateLimit.starts)} starts per ${row.rateLimit.perMs < 1000 ? `${row.rateLimit.perMs} ms` : formatDuration(row.rateLimit.perMs / 1000)}`
+              : "",
+          ].filter(Boolean);
+          return html`<tr data-queue="${queue}">
+            <td class="mono">${queue}</td>
+            <td class="${paused ? "warn" : ""}">${pausedAt ? html`paused ${timeTag(pausedAt, data.now)}` : "running"}</td>
+            <td>${limits.length > 0 ? limits.join("; ") : html`<span class="muted">none</span>`}</td>
+            <td>${view.readOnly ? "" : controlForm(base, view.csrf, queue, paused)}</td>
+          </tr>`;
+        })}
+      </tbody>
+    </table>
+  </section>`;
+}
+
+function controlForm(base: string, csrf: string, queue: string, paused: boolean): Html {
+  const action = paused ? "resume" : "pause";
+  const confirm = paused
+    ? `Resume queue ${queue}? Its due tasks run at once.`
+    : `Pause queue ${queue}? No worker claims its tasks until it is resumed; running ones finish.`;
+  return html`<form class="inline" method="post" action="${base}/actions/${action}" data-confirm="${confirm}">
+    <input type="hidden" name="csrf" value="${csrf}" /><input type="hidden" name="queue" value="${queue}" />
+    <button class="small" type="submit">${paused ? "Resume" : "Pause"}</button>
+  </form>`;
 }
 
 function attentionCards(data: OverviewData, view: OverviewView): Html {

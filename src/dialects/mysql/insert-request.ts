@@ -11,7 +11,14 @@ import type { MysqlTable } from "./table.js";
 export function insertRequest(db: CountingDb, table: MysqlTable, rows: readonly PreparedTask[], publishes: boolean): InsertRequest {
   const keyed = rows.some((row) => row.key !== null);
   return {
-    request: db.request(insertTasksSql(table, keyed), [publishes, insertTasksParam(rows)]),
+    request: db.request(
+      insertTasksSql(
+        table,
+        keyed,
+        rows.some((row) => row.concurrencyKey != null),
+      ),
+      [publishes, insertTasksParam(rows)],
+    ),
     read: () => readInserted(db, table, rows),
   };
 }

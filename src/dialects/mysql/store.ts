@@ -37,6 +37,8 @@ import { abandonExpired, findExpiredLeases, holdExpiredLease, requeueExpired } f
 import { releaseTasks } from "./sql/release-tasks.js";
 import { advanceSchedule, claimScheduleSlot, listSchedules, pruneScheduleSlots, syncSchedules } from "./sql/schedules.js";
 import type { MysqlTable } from "./table.js";
+import { listQueues, pauseQueue, resumeQueue, syncQueues } from "./sql/queue-controls.js";
+import { mysqlGate } from "./sql/queue-gate.js";
 import { LeaderLockStoreError } from "../../errors.js";
 
 /** Each unit operation's SQL unit. */
@@ -64,6 +66,10 @@ const UNITS: StoreUnits<CountingDb, MysqlTable> = {
   advanceSchedule,
   listSchedules,
   pruneScheduleSlots,
+  pauseQueue,
+  resumeQueue,
+  listQueues,
+  syncQueues,
   retryTask,
   retryDeadTasks,
   cancelTask,
@@ -90,6 +96,7 @@ export const mysqlParts: StoreParts<CountingDb, MysqlTable, MysqlOwnDb> = {
   name: "mysql",
   displayName: "MySQL",
   units: UNITS,
+  gate: mysqlGate,
   sharedConnection: false,
   prismaDb: (client) => (isPrismaRawClient(client) ? prismaDb(client) : undefined),
   check: async (db, table) => serverVersionProblem(await checkTable(db, table)),

@@ -11,9 +11,20 @@ export interface MysqlTable extends TaskTable {
   readonly schedules: string;
   /** Their fired slots: `tasks_schedule_slots`. */
   readonly scheduleSlots: string;
+  /** A row per paused or limited queue: `tasks_queues`. */
+  readonly queues: string;
+  /** The starts of rate-limited queues: `tasks_queue_starts`. */
+  readonly queueStarts: string;
 }
 
 export function mysqlTable(table: TaskTable): MysqlTable {
   const quoted = (name: string) => (table.schema ? `\`${table.schema}\`.\`${name}\`` : `\`${name}\``);
-  return { ...table, sql: quoted(table.name), schedules: quoted(`${table.name}_schedules`), scheduleSlots: quoted(`${table.name}_schedule_slots`) };
+  return {
+    ...table,
+    sql: quoted(table.name),
+    schedules: quoted(`${table.name}_schedules`),
+    scheduleSlots: quoted(`${table.name}_schedule_slots`),
+    queues: quoted(`${table.name}_queues`),
+    queueStarts: quoted(`${table.name}_queue_starts`),
+  };
 }

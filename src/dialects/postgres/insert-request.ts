@@ -21,7 +21,8 @@ import { TaskQueueInternalError } from "../../errors.js";
  */
 export function insertRequest(db: Db, table: PgTable, rows: readonly PreparedTask[], publishes: boolean, notifyChannel?: string): InsertRequest {
   const notify = notifyChannel !== undefined;
-  if (rows.length > 0 && rows.every((row) => row.key === null)) {
+  const concurrencyKeys = rows.some((row) => row.concurrencyKey != null);
+  if (rows.length > 0 && !concurrencyKeys && rows.every((row) => row.key === null)) {
     const read = (result: unknown) => keylessRows(rows, result as readonly KeylessInsertRow[]);
     if (rows.length === 1) {
       return { request: db.request(insertOneKeylessTaskSql(table, notify), insertOneKeylessTaskParams(rows[0]!, publishes, notifyChannel)), read };
@@ -29,7 +30,10 @@ export function insertRequest(db: Db, table: PgTable, rows: readonly PreparedTas
     return { request: db.request(insertKeylessTasksSql(table, notify), insertKeylessTasksParams(rows, publishes, notifyChannel)), read };
   }
   return {
-    request: db.request(insertTasksSql(table, notify), notify ? [insertTasksParam(rows), publishes, notifyChannel] : [insertTasksParam(rows), publishes]),
+    request: db.request(
+      insertTasksSql(table, notify, concurrencyKeys),
+      notify ? [insertTasksParam(rows), publishes, notifyChannel] : [insertTasksParam(rows), publishes],
+    ),
     read: (result) => result as InsertedTask[],
   };
 }

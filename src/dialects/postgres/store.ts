@@ -36,6 +36,8 @@ import { abandonExpired, findExpiredLeases, holdExpiredLease, requeueExpired } f
 import { releaseTasks } from "./sql/release-tasks.js";
 import { advanceSchedule, claimScheduleSlot, listSchedules, pruneScheduleSlots, syncSchedules } from "./sql/schedules.js";
 import { checkTable } from "./sql/check-table.js";
+import { listQueues, pauseQueue, resumeQueue, syncQueues } from "./sql/queue-controls.js";
+import { pgGate } from "./sql/queue-gate.js";
 import type { PgTable } from "./table.js";
 import { LeaderLockStoreError } from "../../errors.js";
 
@@ -64,6 +66,10 @@ const UNITS: StoreUnits<Db, PgTable> = {
   advanceSchedule,
   listSchedules,
   pruneScheduleSlots,
+  pauseQueue,
+  resumeQueue,
+  listQueues,
+  syncQueues,
   retryTask,
   retryDeadTasks,
   cancelTask,
@@ -89,6 +95,7 @@ export const postgresParts: StoreParts<Db, PgTable, PgOwnDb> = {
   name: "postgresql",
   displayName: "PostgreSQL",
   units: UNITS,
+  gate: pgGate,
   sharedConnection: false,
   prismaDb: (client) => (isPrismaRawClient(client) ? prismaDb(client) : undefined),
   async check(db, table) {

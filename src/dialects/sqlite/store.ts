@@ -26,6 +26,8 @@ import { abandonExpired, findExpiredLeases, holdExpiredLease, requeueExpired } f
 import { advanceSchedule, claimScheduleSlot, listSchedules, pruneScheduleSlots, syncSchedules } from "./sql/schedules.js";
 import { findStaleWakeups, findUnpublished, markPublished, markUnpublished, queuesWithStaleWakeups } from "./sql/wakeups.js";
 import type { SqliteTable } from "./table.js";
+import { listQueues, pauseQueue, resumeQueue, syncQueues } from "./sql/queue-controls.js";
+import { sqliteGate } from "./sql/queue-gate.js";
 
 /** Each unit operation's SQL unit. */
 const UNITS: StoreUnits<Db, SqliteTable> = {
@@ -52,6 +54,10 @@ const UNITS: StoreUnits<Db, SqliteTable> = {
   advanceSchedule,
   listSchedules,
   pruneScheduleSlots,
+  pauseQueue,
+  resumeQueue,
+  listQueues,
+  syncQueues,
   retryTask,
   retryDeadTasks,
   cancelTask,
@@ -79,6 +85,7 @@ export const sqliteParts: StoreParts<Db, SqliteTable, SqliteFileDb> = {
   name: "sqlite",
   displayName: "SQLite",
   units: UNITS,
+  gate: sqliteGate,
   /** The app's client (on @prisma/adapter-better-sqlite3) runs every statement on one connection. */
   sharedConnection: true,
   prismaDb: (client) => (isPrismaRawClient(client) ? prismaDb(client) : undefined),

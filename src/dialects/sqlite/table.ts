@@ -14,6 +14,10 @@ export interface SqliteTable extends TaskTable {
   readonly schedules: string;
   /** Their fired slots: `"tasks_schedule_slots"`. */
   readonly scheduleSlots: string;
+  /** A row per paused or limited queue: `"tasks_queues"`. */
+  readonly queues: string;
+  /** The starts of rate-limited queues: `"tasks_queue_starts"`. */
+  readonly queueStarts: string;
   /** The unquoted name, for index names: `tasks`. */
   readonly base: string;
 }
@@ -28,6 +32,8 @@ export function sqliteTable(table: TaskTable): SqliteTable {
     leaders: `"${table.name}_leaders"`,
     schedules: `"${table.name}_schedules"`,
     scheduleSlots: `"${table.name}_schedule_slots"`,
+    queues: `"${table.name}_queues"`,
+    queueStarts: `"${table.name}_queue_starts"`,
     base: table.name,
   };
 }

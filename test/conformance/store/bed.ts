@@ -22,6 +22,7 @@ export interface TaskSpec {
   runAt?: Date | null;
   maxAttempts?: number;
   key?: string | null;
+  concurrencyKey?: string | null;
 }
 
 /** The task names and queues the suite's pretend workers take. */
@@ -45,6 +46,7 @@ export function prepared(spec: TaskSpec = {}): PreparedTask {
     runAt: spec.runAt ?? null,
     maxAttempts: spec.maxAttempts ?? 5,
     key: spec.key ?? null,
+    ...(spec.concurrencyKey != null && { concurrencyKey: spec.concurrencyKey }),
   };
 }
 

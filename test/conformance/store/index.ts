@@ -3,6 +3,7 @@
 
 import type { StoreArea } from "./area.js";
 import { claimArea } from "./claim.js";
+import { controlsArea } from "./controls.js";
 import { insertArea } from "./insert.js";
 import { leaderArea } from "./leader.js";
 import { operatorArea } from "./operator.js";
@@ -22,6 +23,7 @@ export const AREAS: readonly StoreArea[] = [
   wakeupsArea,
   pruneArea,
   schedulesArea,
+  controlsArea,
   operatorArea,
   viewsArea,
   leaderArea,

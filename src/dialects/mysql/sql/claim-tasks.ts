@@ -7,6 +7,7 @@ import { atomically, type CountingDb } from "../../../store/db.js";
 import type { MysqlTable } from "../table.js";
 import { lockedColumns, markClaimed, type LockedRow } from "./claim-lock.js";
 import { flag, NOW, placeholders } from "./values.js";
+import { PAUSED } from "./queue-controls.js";
 
 /**
  * Claims the pending, due tasks among `ids` that the filter allows: status running, attempts + 1, lease set. Rows are
@@ -20,15 +21,15 @@ export async function claimTasksByIds(db: CountingDb, table: MysqlTable, ids: re
   const names = new Set(filter.names);
   const queues = new Set(filter.queues);
   const { claimed, locked } = await atomically(db, async (tx) => {
-    const rows = await tx.query<LockedRow & { due: unknown }>(
-      `SELECT ${lockedColumns("t")}, t.run_at <= ${NOW} AS due
+    const rows = await tx.query<LockedRow & { due: unknown; paused: unknown }>(
+      `SELECT ${lockedColumns("t")}, t.run_at <= ${NOW} AS due, ${PAUSED("t", table)} AS paused
        FROM ${table.sql} t FORCE INDEX (PRIMARY)
        WHERE t.id IN (${placeholders(unique.length)})
        ORDER BY t.id
        FOR UPDATE SKIP LOCKED`,
       [Math.round(filter.leaseMs), ...unique],
     );
-    const claimable = rows.filter((row) => row.status === "pending" && flag(row.due) && names.has(row.name) && queues.has(row.queue));
+    const claimable = rows.filter((row) => row.status === "pending" && flag(row.due) && !flag(row.paused) && names.has(row.name) && queues.has(row.queue));
     return { claimed: await markClaimed(tx, table, claimable, filter), locked: rows };
   });
   const byId = new Map(claimed.map((task) => [task.id.toLowerCase(), task]));
@@ -52,11 +53,15 @@ interface SeenRow {
   queue: string;
   status: string;
   due: unknown;
+  paused: unknown;
 }
 
 /** The current state of ids the locking read skipped (held by another transaction) or did not find. */
 async function seenRows(db: CountingDb, table: MysqlTable, ids: string[]): Promise<Map<string, SeenRow>> {
-  const rows = await db.query<SeenRow>(`SELECT id, name, queue, status, run_at <= ${NOW} AS due FROM ${table.sql} WHERE id IN (${placeholders(ids.length)})`, ids);
+  const rows = await db.query<SeenRow>(
+    `SELECT t.id, t.name, t.queue, t.status, t.run_at <= ${NOW} AS due, ${PAUSED("t", table)} AS paused FROM ${table.sql} t WHERE t.id IN (${placeholders(ids.length)})`,
+    ids,
+  );
   return new Map(rows.map((row) => [row.id.toLowerCase(), row]));
 }
 
@@ -65,5 +70,6 @@ function reasonOf(row: SeenRow | undefined, names: Set<string>, queues: Set<stri
   if (row.status !== "pending") return "not-pending";
   if (!flag(row.due)) return "not-due";
   if (!names.has(row.name) || !queues.has(row.queue)) return "not-ours";
+  if (flag(row.paused)) return "paused";
   return "locked"; // pending, due and ours, yet skipped: another transaction held its row
 }

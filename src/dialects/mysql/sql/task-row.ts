@@ -29,6 +29,7 @@ export function taskColumns(alias?: string): string {
     `${timeText(`${a}finished_at`)} AS finished_at`,
     `${timeText(`${a}published_at`)} AS published_at`,
     `${a}finished_by`,
+    `${a}concurrency_key`,
     `${jsonText(`${a}errors`)} AS errors`,
   ].join(", ");
 }
@@ -54,6 +55,7 @@ export interface TaskRow {
   finished_at: string | null;
   published_at: string | null;
   finished_by: string | null;
+  concurrency_key: string | null;
   errors: string | null;
 }
 
@@ -78,6 +80,7 @@ export function toTaskRecord(row: TaskRow): TaskRecord {
     finishedAt: fromNullableTimeText(row.finished_at),
     publishedAt: fromNullableTimeText(row.published_at),
     finishedBy: row.finished_by,
+    concurrencyKey: row.concurrency_key ?? null,
     errors: toErrorHistory(row.errors),
   };
 }

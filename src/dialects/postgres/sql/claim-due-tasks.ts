@@ -1,5 +1,5 @@
 // SQL unit: claim up to `limit` due pending tasks without being told their ids (polling, and catch-up at start).
-// Highest priority first, then oldest run_at; rows locked by another claimer are skipped.
+// Highest priority first, then oldest run_at; rows locked by another claimer and paused queues are skipped.
 
 import type { Db } from "../../../store/db.js";
 import type { PgTable } from "../table.js";
@@ -12,8 +12,9 @@ export async function claimDueTasks(db: Db, table: PgTable, limit: number, filte
   const t = table.sql;
   const rows = await db.query<TaskRow>(
     `WITH target AS (
-       SELECT id FROM ${t}
+       SELECT id FROM ${t} c
        WHERE status = 'pending' AND run_at <= now() AND name = ANY($1::text[]) AND queue = ANY($2::text[])
+         AND NOT EXISTS (SELECT 1 FROM ${table.queues} q WHERE q.queue = c.queue AND q.paused_at IS NOT NULL)
        ORDER BY priority DESC, run_at
        LIMIT $3
        FOR UPDATE SKIP LOCKED

@@ -1,5 +1,6 @@
 // SQL unit: claim tasks by id (ids that wake-ups named), in one statement for a whole batch.
-// Reports, for every id it could not claim, why: missing row, not pending, not due, not ours, or locked by someone.
+// Reports, for every id it could not claim, why: missing row, not pending, not due, not ours, paused, or locked by someone.
+// A filter with limited queues goes through store/limited-claim.ts instead, which calls this for the ids it chose.
 
 import type { Db } from "../../../store/db.js";
 import type { PgTable } from "../table.js";
@@ -8,7 +9,8 @@ import { taskColumns, toTaskRecord, type TaskRow } from "./task-row.js";
 
 /**
  * Claims the pending, due tasks among `ids` that the filter allows: status running, attempts + 1, lease set.
- * Rows another transaction holds locked are skipped (reason "locked"), never waited for.
+ * Rows another transaction holds locked are skipped (reason "locked"), never waited for; tasks of a paused queue are
+ * left pending (reason "paused": one probe of the queue table's primary key per row).
  *
  * Rows are found by primary key only (`id = ANY`) and their status is checked after the lock, so the planner can
  * never pick the partial pending index: with fresh or stale statistics it hashed the whole pending set for every
@@ -34,13 +36,14 @@ export async function claimTasksByIds(db: Db, table: PgTable, ids: readonly stri
      FROM locked
      WHERE t.id = locked.id AND locked.status = 'pending' AND locked.run_at <= now()
        AND locked.name = ANY($2::text[]) AND locked.queue = ANY($3::text[])
+       AND NOT EXISTS (SELECT 1 FROM ${table.queues} q WHERE q.queue = locked.queue AND q.paused_at IS NOT NULL)
      RETURNING ${taskColumns("t")}`,
     [one ? unique[0] : unique, filter.names, filter.queues, filter.owner, Math.round(filter.leaseMs)],
     one ? "ptq_claim_one" : "ptq_claim_by_id",
   );
   const byId = new Map(claimed.map((row) => [row.id, row]));
   const rest = unique.filter((id) => !byId.has(id));
-  const seen = rest.length === 0 ? new Map<string, SeenRow>() : await seenRows(db, t, rest, filter);
+  const seen = rest.length === 0 ? new Map<string, SeenRow>() : await seenRows(db, table, rest, filter);
   return unique.map((id): ClaimByIdResult => {
     const row = byId.get(id);
     if (row) return { id, claimed: toTaskRecord(row) };
@@ -58,14 +61,16 @@ interface SeenRow {
   status: string;
   not_due: boolean;
   not_ours: boolean;
+  paused: boolean;
 }
 
 /** The current state of the ids the claim did not take, to tell why. */
-async function seenRows(db: Db, t: string, ids: string[], filter: ClaimFilter): Promise<Map<string, SeenRow>> {
+async function seenRows(db: Db, table: PgTable, ids: string[], filter: ClaimFilter): Promise<Map<string, SeenRow>> {
   const rows = await db.query<SeenRow>(
     `SELECT id::text AS id, name, queue, status, run_at > now() AS not_due,
-            NOT (name = ANY($2::text[]) AND queue = ANY($3::text[])) AS not_ours
-     FROM ${t} WHERE id = ANY($1::uuid[])`,
+            NOT (name = ANY($2::text[]) AND queue = ANY($3::text[])) AS not_ours,
+            EXISTS (SELECT 1 FROM ${table.queues} q WHERE q.queue = t.queue AND q.paused_at IS NOT NULL) AS paused
+     FROM ${table.sql} t WHERE id = ANY($1::uuid[])`,
     [ids, filter.names, filter.queues],
   );
   return new Map(rows.map((row) => [row.id, row]));
@@ -76,5 +81,6 @@ function reasonOf(seen: SeenRow | undefined): UnclaimedReason {
   if (seen.status !== "pending") return "not-pending";
   if (seen.not_due) return "not-due";
   if (seen.not_ours) return "not-ours";
+  if (seen.paused) return "paused";
   return "locked"; // pending, due and ours, yet skipped: another transaction held its row
 }

@@ -18,16 +18,18 @@ import { NOTIFIED_GUARD, notifiedCte } from "./notify-wakeups.js";
  * With `notify`, `$3` is the NOTIFY channel the new tasks' wake-ups (due now, or due later) are sent on, inside the
  * enqueuing transaction.
  */
-export function insertTasksSql(table: PgTable, notify = false): string {
+export function insertTasksSql(table: PgTable, notify = false, concurrencyKeys = false): string {
   const t = table.sql;
+  // The concurrency_key column only when a task has one, so an app that declares no key enqueues on a table without it.
+  const ck = concurrencyKeys ? ", concurrency_key" : "";
   return `WITH input AS (
   SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(
     i int, id uuid, name text, queue text, payload jsonb, priority int,
-    delay_ms bigint, run_at timestamptz, max_attempts int, key text)
+    delay_ms bigint, run_at timestamptz, max_attempts int, key text${concurrencyKeys ? ", concurrency_key text" : ""})
 ), inserted AS (
-  INSERT INTO ${t} (id, name, queue, payload, priority, run_at, max_attempts, key, published_at)
+  INSERT INTO ${t} (id, name, queue, payload, priority, run_at, max_attempts, key, published_at${ck})
   SELECT id, name, queue, COALESCE(payload, 'null'::jsonb), priority, due_at, max_attempts, key,
-         CASE WHEN $2::boolean AND due_at <= now() THEN now() END
+         CASE WHEN $2::boolean AND due_at <= now() THEN now() END${ck}
   FROM (SELECT *, COALESCE(run_at, now() + delay_ms * interval '1 millisecond') AS due_at FROM input) AS timed
   ORDER BY i
   ON CONFLICT (key) WHERE key IS NOT NULL DO NOTHING
@@ -61,7 +63,7 @@ export function insertTasksParam(rows: readonly PreparedTask[]): string {
       `{"i":${i},"id":"${row.id}","name":${JSON.stringify(row.name)},"queue":${JSON.stringify(row.queue)},` +
       `"payload":${row.json},"priority":${row.priority},"delay_ms":${row.delayMs},` +
       `"run_at":${row.runAt ? `"${row.runAt.toISOString()}"` : "null"},"max_attempts":${row.maxAttempts},` +
-      `"key":${row.key === null ? "null" : JSON.stringify(row.key)}}`,
+      `"key":${row.key === null ? "null" : JSON.stringify(row.key)},"concurrency_key":${row.concurrencyKey == null ? "null" : JSON.stringify(row.concurrencyKey)}}`,
   );
   return `[${parts.join(",")}]`;
 }

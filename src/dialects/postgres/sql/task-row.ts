@@ -27,6 +27,7 @@ export function taskColumns(alias?: string): string {
     `${a}finished_at`,
     `${a}published_at`,
     `${a}finished_by`,
+    `${a}concurrency_key`,
     `${a}errors`,
   ].join(", ");
 }
@@ -52,6 +53,7 @@ export interface TaskRow {
   finished_at: Date | string | null;
   published_at: Date | string | null;
   finished_by: string | null;
+  concurrency_key: string | null;
   errors: unknown;
 }
 
@@ -76,6 +78,7 @@ export function toTaskRecord(row: TaskRow): TaskRecord {
     finishedAt: toNullableDate(row.finished_at),
     publishedAt: toNullableDate(row.published_at),
     finishedBy: row.finished_by,
+    concurrencyKey: row.concurrency_key ?? null,
     errors: toErrorHistory(row.errors),
   };
 }

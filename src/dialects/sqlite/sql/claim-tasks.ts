@@ -14,6 +14,9 @@ import { jsonList, taskColumns, toTaskRecord, type SqliteTaskRow } from "./task-
 const CLAIM_SET = `status = 'running', attempts = attempts + 1, lease_owner = {owner}, lease_expires_at = ${nowPlus("{leaseMs}")}, updated_at = ${NOW}`;
 const OURS = `name IN ${jsonList("{names}")} AND queue IN ${jsonList("{queues}")}`;
 
+/** Not a task of a paused queue (one probe of the queue table's primary key). */
+const NOT_PAUSED = (table: SqliteTable, alias: string) => `NOT EXISTS (SELECT 1 FROM ${table.queues} q WHERE q.queue = ${alias}.queue AND q.paused_at IS NOT NULL)`;
+
 const claimParams = (filter: ClaimFilter) => ({
   owner: filter.owner,
   leaseMs: Math.round(filter.leaseMs),
@@ -26,8 +29,8 @@ export async function claimTasksByIds(db: Db, table: SqliteTable, ids: readonly 
   const unique = [...new Set(ids)];
   const claimed = await db.query<SqliteTaskRow>(
     ...bind(
-      `UPDATE ${table.sql} SET ${CLAIM_SET}
-       WHERE id IN ${jsonList("{ids}")} AND status = 'pending' AND run_at <= ${NOW} AND ${OURS}
+      `UPDATE ${table.sql} AS t SET ${CLAIM_SET}
+       WHERE id IN ${jsonList("{ids}")} AND status = 'pending' AND run_at <= ${NOW} AND ${OURS} AND ${NOT_PAUSED(table, "t")}
        RETURNING ${taskColumns()}`,
       { ...claimParams(filter), ids: JSON.stringify(unique) },
     ),
@@ -57,6 +60,7 @@ export async function claimDueTasks(db: Db, table: SqliteTable, limit: number, f
     (_, i) =>
       `SELECT * FROM (SELECT id, priority, run_at FROM ${table.sql}
          WHERE status = 'pending' AND queue = {queue${i}} AND run_at <= ${NOW} AND name IN ${jsonList("{names}")}
+           AND NOT EXISTS (SELECT 1 FROM ${table.queues} q WHERE q.queue = {queue${i}} AND q.paused_at IS NOT NULL)
          ORDER BY priority DESC, run_at LIMIT {limit})`,
   );
   const rows = await db.query<SqliteTaskRow>(
@@ -78,13 +82,14 @@ interface SeenRow {
   status: string;
   not_due: number;
   not_ours: number;
+  paused: number;
 }
 
 async function seenRows(db: Db, table: SqliteTable, ids: string[], filter: ClaimFilter): Promise<Map<string, SeenRow>> {
   const rows = await db.query<SeenRow>(
     ...bind(
-      `SELECT id, name, queue, status, run_at > ${NOW} AS not_due, NOT (${OURS}) AS not_ours
-       FROM ${table.sql} WHERE id IN ${jsonList("{ids}")}`,
+      `SELECT id, name, queue, status, run_at > ${NOW} AS not_due, NOT (${OURS}) AS not_ours, EXISTS (SELECT 1 FROM ${table.queues} q WHERE q.queue = t.queue AND q.paused_at IS NOT NULL) AS paused
+       FROM ${table.sql} t WHERE id IN ${jsonList("{ids}")}`,
       { ...claimParams(filter), ids: JSON.stringify(ids) },
     ),
   );
@@ -96,5 +101,6 @@ function reasonOf(seen: SeenRow | undefined): UnclaimedReason {
   if (seen.status !== "pending") return "not-pending";
   if (Number(seen.not_due) === 1) return "not-due";
   if (Number(seen.not_ours) === 1) return "not-ours";
+  if (Number(seen.paused) === 1) return "paused";
   return "not-pending"; // claimed by another worker between the two statements
 }

@@ -30,6 +30,7 @@ export function taskColumns(alias?: string): string {
     `${a}finished_at AS finished_at`,
     `${a}published_at AS published_at`,
     `${a}finished_by AS finished_by`,
+    `${a}concurrency_key AS concurrency_key`,
     `CAST(${a}errors AS TEXT) AS errors`,
   ].join(", ");
 }
@@ -55,6 +56,7 @@ export interface SqliteTaskRow {
   finished_at: unknown;
   published_at: unknown;
   finished_by: string | null;
+  concurrency_key: string | null;
   errors: string | null;
 }
 
@@ -84,6 +86,7 @@ export function toTaskRecord(row: SqliteTaskRow): TaskRecord {
     finishedAt: toNullableDate(row.finished_at),
     publishedAt: toNullableDate(row.published_at),
     finishedBy: row.finished_by,
+    concurrencyKey: row.concurrency_key ?? null,
     errors: toErrorHistory(row.errors),
   };
 }

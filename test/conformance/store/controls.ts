@@ -1,0 +1,205 @@
+// Queue controls: pause and resume, the queue rows, and the claims of limited queues (a queue's concurrency, a task's
+// concurrency per key, a rate of starts). The running rows are the slots: what ends a run frees one, a stale owner never.
+
+import { expect } from "vitest";
+import type { ClaimLimits, ClaimRefusal } from "../../../src/store/queue-controls.js";
+import type { ClaimFilter } from "../../../src/store/task-writes.js";
+import { area } from "./area.js";
+import { filterFor, type StoreBed } from "./bed.js";
+
+/** A claimer's filter with limits, recording what it was told it was refused. */
+function limited(owner: string, limits: ClaimLimits, refusals: ClaimRefusal[] = [], leaseMs = 30_000): ClaimFilter {
+  return { ...filterFor(owner, leaseMs), limits, refused: (refusal) => void refusals.push(refusal) };
+}
+
+async function running(bed: StoreBed, queue = "default"): Promise<number> {
+  const counts = await bed.store.countTasks();
+  return counts.filter((row) => row.queue === queue && row.status === "running").reduce((sum, row) => sum + row.count, 0);
+}
+
+export const controlsArea = area("controls", {
+  pauseQueue: {
+    "a paused queue's due tasks stay pending: claimDue takes none, claimByIds says paused; other queues are claimed": async (bed) => {
+      const [a, b, other] = await bed.insert([{}, {}, { queue: "other" }]);
+      expect(await bed.store.pauseQueue("default")).toBe(true);
+      const due = await bed.store.claimDue(10, filterFor("w"));
+      expect(due.map((task) => task.id)).toEqual([other]);
+      const [result] = await bed.store.claimByIds([a!], filterFor("w"));
+      expect(result).toEqual({ id: a, claimed: null, reason: "paused", name: "mail", queue: "default" });
+      for (const id of [a!, b!]) expect((await bed.task(id)).status).toBe("pending");
+    },
+
+    "a limited queue that is paused claims nothing either, by id or due": async (bed) => {
+      const [a] = await bed.insert([{}, {}]);
+      await bed.store.pauseQueue("default");
+      const refusals: ClaimRefusal[] = [];
+      const limits = { default: { concurrency: 10 } };
+      expect(await bed.store.claimDue(10, limited("w", limits, refusals))).toEqual([]);
+      const [result] = await bed.store.claimByIds([a!], limited("w", limits, refusals));
+      expect(result).toMatchObject({ id: a, claimed: null, reason: "paused" });
+      expect(refusals).toContainEqual({ queue: "default", reason: "paused" });
+    },
+
+    "pausing twice answers false; a running task of a paused queue still completes": async (bed) => {
+      const [id] = await bed.insert([{}]);
+      await bed.claim([id!], "runner");
+      expect(await bed.store.pauseQueue("default")).toBe(true);
+      expect(await bed.store.pauseQueue("default")).toBe(false);
+      expect(await bed.store.complete("runner", [{ id: id!, resultJson: "null" }])).toEqual([id]);
+      expect((await bed.store.listQueues()).map((q) => [q.queue, q.pausedAt instanceof Date])).toEqual([["default", true]]);
+    },
+  },
+
+  resumeQueue: {
+    "resuming makes the tasks claimable again, marks them unpublished, and returns the oldest due ones up to wakeLimit": async (bed) => {
+      const ids = await bed.insert([{}, {}, {}, { delayMs: 60_000 }], true);
+      await bed.store.pauseQueue("default");
+      const { resumed, due } = await bed.store.resumeQueue("default", 2);
+      expect(resumed).toBe(true);
+      expect(due).toEqual([
+        { id: ids[0], queue: "default" },
+        { id: ids[1], queue: "default" },
+      ]);
+      const unpublished = await bed.store.findUnpublished({ graceMs: 0, limit: 10 });
+      expect(unpublished.map((task) => task.id).sort()).toEqual(ids.slice(0, 3).sort());
+      expect((await bed.store.claimDue(10, filterFor("w"))).map((task) => task.id).sort()).toEqual(ids.slice(0, 3).sort());
+      expect((await bed.store.resumeQueue("default", 10)).resumed).toBe(false);
+    },
+  },
+
+  syncQueues: {
+    "writes each queue's declared limits, keeps its pause; listQueues shows them ordered by queue": async (bed) => {
+      await bed.store.pauseQueue("reports");
+      await bed.store.syncQueues([
+        { queue: "reports", concurrency: 5, rateLimit: { starts: 10, perMs: 1000 } },
+        { queue: "emails", concurrency: null, rateLimit: null },
+      ]);
+      await bed.store.syncQueues([{ queue: "reports", concurrency: 5, rateLimit: { starts: 10, perMs: 1000 } }]);
+      const queues = await bed.store.listQueues();
+      expect(queues.map(({ queue, concurrency, rateLimit, pausedAt }) => ({ queue, concurrency, rateLimit, paused: pausedAt !== null }))).toEqual([
+        { queue: "emails", concurrency: null, rateLimit: null, paused: false },
+        { queue: "reports", concurrency: 5, rateLimit: { starts: 10, perMs: 1000 }, paused: true },
+      ]);
+      for (const row of queues) expect(row.updatedAt).toBeInstanceOf(Date);
+    },
+  },
+
+  listQueues: {
+    "no queue rows: an empty list": async (bed) => {
+      expect(await bed.store.listQueues()).toEqual([]);
+    },
+  },
+
+  claimDue: {
+    "a queue's concurrency: never more running than the limit, whatever is asked; a completion frees one slot": async (bed) => {
+      const ids = await bed.insert(Array.from({ length: 6 }, (_, i) => ({ priority: 6 - i })));
+      const limits = { default: { concurrency: 2 } };
+      const refusals: ClaimRefusal[] = [];
+      const first = await bed.store.claimDue(10, limited("w1", limits, refusals));
+      expect(first.map((task) => task.id)).toEqual(ids.slice(0, 2));
+      expect(await bed.store.claimDue(10, limited("w2", limits, refusals))).toEqual([]);
+      expect(refusals).toContainEqual({ queue: "default", reason: "limited" });
+      await bed.store.complete("w1", [{ id: first[0]!.id, resultJson: "null" }]);
+      expect((await bed.store.claimDue(10, limited("w2", limits))).map((task) => task.id)).toEqual([ids[2]]);
+      expect(await running(bed)).toBe(2);
+    },
+
+    "concurrent claimers of a limited queue take no more than the limit together": async (bed) => {
+      await bed.insert(Array.from({ length: 30 }, () => ({})));
+      const limits = { default: { concurrency: 7 } };
+      const other = bed.other();
+      const claims = await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 === 0 ? bed.store : other).claimDue(5, limited(`w${i}`, limits))));
+      expect(claims.flat()).toHaveLength(7);
+      expect(await running(bed)).toBe(7);
+    },
+
+    "an expired lease holds its slot until recovery puts the task back; then the slot is free once": async (bed) => {
+      const [stale, next, third] = await bed.insert([{ priority: 2 }, { priority: 1 }, {}]);
+      await bed.expired([stale!], "lost-worker");
+      const limits = { default: { concurrency: 1 } };
+      expect(await bed.store.claimDue(10, limited("w", limits)), "an expired, unrecovered lease still runs").toEqual([]);
+      expect((await bed.store.requeueExpired([stale!])).map((task) => task.status)).toEqual(["pending"]);
+      const after = await bed.store.claimDue(10, limited("w", limits));
+      expect(after.map((task) => task.id)).toEqual([stale]);
+      expect(await bed.store.claimDue(10, limited("w3", limits))).toEqual([]);
+      for (const id of [next!, third!]) expect((await bed.task(id)).status).toBe("pending");
+    },
+
+    "a stale owner's release, completion or failure frees no slot: the new owner's run keeps it": async (bed) => {
+      const [task, waiting] = await bed.insert([{ priority: 1 }, {}]);
+      await bed.expired([task!], "stale-worker");
+      await bed.store.requeueExpired([task!]);
+      const limits = { default: { concurrency: 1 } };
+      expect((await bed.store.claimDue(1, limited("new-owner", limits))).map((t) => t.id)).toEqual([task]);
+      expect(await bed.store.release("stale-worker", [task!])).toEqual([]);
+      expect(await bed.store.complete("stale-worker", [{ id: task!, resultJson: "null" }])).toEqual([]);
+      expect(await bed.store.fail("stale-worker", [{ id: task!, error: "late", delayMs: 0, finalReason: null }])).toEqual([]);
+      expect(await bed.store.claimDue(1, limited("third", limits)), "the slot is still held by the new owner").toEqual([]);
+      expect(await running(bed)).toBe(1);
+      expect((await bed.task(waiting!)).status).toBe("pending");
+    },
+
+    "a task's concurrency per key: at most its limit per key, and a full key's backlog does not hold back other keys": async (bed) => {
+      const specs: Array<{ name?: string; concurrencyKey: string; priority: number }> = [
+        ...Array.from({ length: 5 }, () => ({ concurrencyKey: "acct-a", priority: 5 })),
+        { concurrencyKey: "acct-b", priority: 1 },
+        { concurrencyKey: "acct-c", priority: 1 },
+        { name: "image", concurrencyKey: "acct-a", priority: 0 },
+      ];
+      const ids = await bed.insert(specs);
+      const limits = { default: { tasks: { mail: 2 } } };
+      const groups = (tasks: Array<{ id: string }>) =>
+        tasks.map((task) => `${specs[ids.indexOf(task.id)]!.name ?? "mail"}:${specs[ids.indexOf(task.id)]!.concurrencyKey}`).sort();
+      // Tasks of equal priority inserted together share run_at: which of acct-b and acct-c comes first is not fixed.
+      const claimed = await bed.store.claimDue(3, limited("w", limits));
+      expect(groups(claimed).slice(0, 2)).toEqual(["mail:acct-a", "mail:acct-a"]);
+      expect(["mail:acct-b", "mail:acct-c"]).toContain(groups(claimed)[2]);
+      const more = await bed.store.claimDue(10, limited("w2", limits));
+      expect(groups([...claimed, ...more])).toEqual(["image:acct-a", "mail:acct-a", "mail:acct-a", "mail:acct-b", "mail:acct-c"]);
+      expect(await bed.store.claimDue(10, limited("w3", limits))).toEqual([]);
+    },
+
+    "a rate of starts: no more than its starts within the window; the window frees them again": async (bed) => {
+      const ids = await bed.insert(Array.from({ length: 5 }, () => ({})));
+      const perMs = 400;
+      const limits = { default: { rateLimit: { starts: 2, perMs } } };
+      const refusals: ClaimRefusal[] = [];
+      const first = await bed.store.claimDue(10, limited("w", limits, refusals));
+      const firstAt = await bed.store.now();
+      expect(first).toHaveLength(2);
+      await bed.store.complete(
+        "w",
+        first.map((task) => ({ id: task.id, resultJson: "null" })),
+      );
+      expect(await bed.store.claimDue(10, limited("w", limits, refusals)), "completions do not give starts back").toEqual([]);
+      const refusal = refusals.find((r) => r.retryInMs !== undefined);
+      expect(refusal?.retryInMs).toBeGreaterThan(0);
+      expect(refusal?.retryInMs).toBeLessThanOrEqual(perMs);
+      await bed.untilPast(new Date(firstAt.getTime() + perMs));
+      const second = await bed.store.claimDue(10, limited("w", limits));
+      expect(second).toHaveLength(2);
+      expect([...first, ...second].map((task) => task.id)).toEqual(ids.slice(0, 4));
+    },
+  },
+
+  claimByIds: {
+    "ids beyond a queue's concurrency come back limited and stay pending; ids of other queues are claimed as usual": async (bed) => {
+      const [a, b, c, other] = await bed.insert([{}, {}, {}, { queue: "other" }]);
+      const refusals: ClaimRefusal[] = [];
+      const results = await bed.store.claimByIds([a!, b!, c!, other!], limited("w", { default: { concurrency: 2 } }, refusals));
+      expect(results.map((result) => (result.claimed ? "claimed" : result.reason))).toEqual(["claimed", "claimed", "limited", "claimed"]);
+      expect(results[2]).toEqual({ id: c, claimed: null, reason: "limited", name: "mail", queue: "default" });
+      expect((await bed.task(c!)).status).toBe("pending");
+      expect(refusals).toContainEqual({ queue: "default", reason: "limited" });
+    },
+
+    "a queue served alone: ids of a full key are limited, others claimed; reasons of the rest as usual": async (bed) => {
+      const [a1, a2, b1, done] = await bed.insert([{ concurrencyKey: "a" }, { concurrencyKey: "a" }, { concurrencyKey: "b" }, {}]);
+      await bed.succeed([done!]);
+      const filter = { ...limited("w", { default: { tasks: { mail: 1 } } }), queues: ["default"] };
+      const results = await bed.store.claimByIds([a1!, a2!, b1!, done!], filter);
+      expect(results.map((result) => (result.claimed ? "claimed" : result.reason))).toEqual(["claimed", "limited", "claimed", "not-pending"]);
+      expect((await bed.store.claimByIds([a2!], filter))[0]).toMatchObject({ reason: "limited" });
+    },
+  },
+});
