@@ -25,3 +25,25 @@ export function taskTable(name = "tasks", schema?: string): TaskTable {
   }
   return schema === undefined ? { name } : { name, schema };
 }
+
+/** The tables that live beside the task table, named after it: the same in every dialect, quoted by each its own way. */
+export interface CompanionTables {
+  /** The schedules of recurring tasks: `tasks_schedules`. */
+  readonly schedules: string;
+  /** Their fired slots: `tasks_schedule_slots`. */
+  readonly scheduleSlots: string;
+  /** A row per paused or limited queue: `tasks_queues`. */
+  readonly queues: string;
+  /** The starts of rate-limited queues: `tasks_queue_starts`. */
+  readonly queueStarts: string;
+}
+
+/** The companion tables of `table`, each name passed through the dialect's `quote`. */
+export function companionTables(table: TaskTable, quote: (name: string) => string): CompanionTables {
+  return {
+    schedules: quote(`${table.name}_schedules`),
+    scheduleSlots: quote(`${table.name}_schedule_slots`),
+    queues: quote(`${table.name}_queues`),
+    queueStarts: quote(`${table.name}_queue_starts`),
+  };
+}
