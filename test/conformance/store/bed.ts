@@ -72,6 +72,11 @@ export async function settleKeys(store: Store, answers: InsertedTask[]): Promise
   });
 }
 
+/** Resolves once `settled` is true or the database shows a writer waiting for another transaction's lock. */
+export async function untilBlockedOrSettled(bed: StoreBed, settled: () => boolean): Promise<void> {
+  while (!settled() && !(await bed.raw.writerBlocked())) await new Promise((resolve) => setTimeout(resolve, 2));
+}
+
 export class StoreBed {
   private readonly closers: Array<() => Promise<void>> = [];
   private prismaClient: StorePrisma | undefined;
