@@ -81,6 +81,7 @@ const result = await runSoak({
     earlyWakeups: least,
     faultsPerKind: least,
     scheduleSlots: 10 * least,
+    limitedStarts: 10 * least,
   },
   print: (line) => {
     lines.push(line);

@@ -6,7 +6,7 @@ import { createCleaner } from "../../src/cleaner/create-cleaner.js";
 import { createWorker } from "../../src/worker/create-worker.js";
 import { jsonLogger, openStore, taskQueue, type WakeupsChoice } from "../../src/index.js";
 import { SOAK_BUSY_MS, soakPrisma } from "./soak-prisma.js";
-import { soakTasks } from "./soak-tasks.js";
+import { soakQueueLimits, soakTasks } from "./soak-tasks.js";
 
 const env = (name: string) => {
   const value = process.env[name];
@@ -34,6 +34,7 @@ const runner =
         pollIntervalMs: 500,
         shutdownGraceMs: 5000,
         workerId: `soak-worker-${process.pid}`,
+        queueLimits: soakQueueLimits,
       })
     : createCleaner({ ...common, intervalMs: 300, unpublishedGraceMs: 1500, republishAfterMs: 5000, retentionMs: 3_600_000 });
 

@@ -1,5 +1,5 @@
 // The chaos soak: app-like load through the extension while 2-3 worker processes and 2 cleaner processes run, and a
-// seeded fault schedule kills processes, cuts and stalls the broker's connections, misdelivers wake-ups and injects
+// seeded fault schedule kills processes, cuts and stalls the broker's connections, misdelivers wake-ups, pauses a queue and injects
 // the database's own faults (soak-database.ts: cut and stalled connections of a server, a SQLite file's write lock
 // held past the busy timeout). After the faults stop and the system settles, it checks the guarantees (soak-check.ts)
 // and prints a summary.
@@ -24,6 +24,8 @@ import { DriverLink } from "./soak-driver-link.js";
 import { emptyLoadRecord, type LoadRecord } from "./soak-load.js";
 import { readRunLog } from "./soak-runlog.js";
 import { SeededRandom } from "./seeded-random.js";
+import type { PauseWindow } from "./soak-check-controls.js";
+import { SOAK_PAUSED_QUEUE } from "./soak-tasks.js";
 
 export interface SoakOptions {
   /** A migrated database (task table + reports) of its own: postgresql://, mysql:// (or mariadb://) or a SQLite file: URL. */
@@ -107,6 +109,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const brokerFaults: readonly string[] = ["cut-broker", "stall-broker", "publish-failure"];
   const faults = emptyFaultCounts([...COMMON_FAULT_KINDS.filter((kind) => !notify || !brokerFaults.includes(kind)), ...db.faultKinds]);
   const phantomIds: string[] = [];
+  const pauses: PauseWindow[] = [];
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   const targets: FaultTargets = {
     async killWorker() {
@@ -145,6 +148,17 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       driverBrokerProxy.refuse();
       await sleep(ms);
       driverBrokerProxy.restore();
+    },
+    async pauseQueue(ms) {
+      // The window checked is from after the pause committed to before the resume began, by the database clock.
+      await db.store.pauseQueue(SOAK_PAUSED_QUEUE);
+      const from = (await db.store.now()).getTime();
+      await sleep(ms);
+      const to = (await db.store.now()).getTime();
+      // The resume marks the queue's due tasks unpublished: the cleaners send their wake-ups, the workers' polls find them.
+      await db.store.resumeQueue(SOAK_PAUSED_QUEUE, 0);
+      pauses.push({ from, to });
+      return `${SOAK_PAUSED_QUEUE} for ${ms} ms`;
     },
   };
 
@@ -203,6 +217,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         killedWorkers: children.killedWorkers,
         killsMidTask: children.killsMidTask,
         phantomIds,
+        pauses,
         faults,
         recoveries: children.lines("cleaner").filter((line) => /^lease expired; task/.test(line.message)).length,
         leaseLossesOnLiveWorkers: workerLines
