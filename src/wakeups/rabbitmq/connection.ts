@@ -1,9 +1,10 @@
-// One RabbitMQ connection that reconnects until closed: with exponential backoff and jitter while the broker is away,
-// slowly (and with one error naming the fix) when it refuses. Users react to 'connected' and 'disconnected'.
+// One RabbitMQ connection that reconnects until closed, to one node or to the first of several (a cluster) that answers:
+// with backoff and jitter while every node is away, slowly (with one error naming the fix) when they refuse.
 
 import { EventEmitter } from "node:events";
 import type { ChannelModel } from "amqplib";
 import type { Logger } from "../../logger.js";
+import { amqpUrls, redactUrls } from "../../amqp-url.js";
 import { redactUrl } from "../../redact-url.js";
 import type { BrokerState } from "../transport.js";
 import { WakeupBrokerError } from "../wakeup-errors.js";
@@ -24,6 +25,17 @@ interface BrokerConnectionOptions {
   lastingRetryDelayMs?: number;
   /** AMQP heartbeat in seconds, used when the URL does not set one; detects a silent broker. Default 5. */
   heartbeatSeconds?: number;
+  /**
+   * How long one node may take to accept the connection and finish the AMQP handshake before the next is tried.
+   * Default 5 s: a node that accepts TCP but does not answer (frozen, overloaded) does not hold up the others.
+   */
+  nodeTimeoutMs?: number;
+}
+
+/** One connect attempt that failed: the node it was made to and what it threw. */
+interface NodeFailure {
+  url: string;
+  error: Error;
 }
 
 /**
@@ -39,20 +51,25 @@ export class BrokerConnection extends EventEmitter {
   private attempt = 0;
   private timer: NodeJS.Timeout | undefined;
   private connecting: Promise<void> | undefined;
-  private readonly url: string;
-  private readonly givenUrl: string;
+  /** The nodes as given (comma-separated in the option), and as connected to (with the default heartbeat). */
+  private readonly givenUrls: string[];
+  private readonly urls: string[];
+  /** The node the next attempt starts with: after a loss, the one after the node that was lost. */
+  private nextNode = 0;
   private status: BrokerState;
-  /** The fix last logged as an error, so that a lasting failure is logged once, not at every attempt. */
-  private loggedFix: string | undefined;
+  /** The fixes already logged as errors, so that a lasting failure is logged once, not at every attempt. */
+  private loggedFixes = new Set<string>();
 
+  /** `url`: one AMQP URL, or several separated by commas (the nodes of one cluster). */
   constructor(
     url: string,
     private readonly options: BrokerConnectionOptions,
   ) {
     super();
-    this.url = withHeartbeat(url, options.heartbeatSeconds ?? 5);
-    this.givenUrl = url;
-    this.status = { transport: "rabbitmq", state: "connecting", url: redactUrl(url), since: new Date() };
+    this.givenUrls = amqpUrls(url);
+    if (this.givenUrls.length === 0) this.givenUrls = [url];
+    this.urls = this.givenUrls.map((node) => withHeartbeat(node, options.heartbeatSeconds ?? 5));
+    this.status = { transport: "rabbitmq", state: "connecting", url: redactUrls(this.givenUrls), since: new Date() };
   }
 
   /** The broker's state now (a copy). */
@@ -99,44 +116,75 @@ export class BrokerConnection extends EventEmitter {
     if (model) await closeConnection(model, 2000);
   }
 
+  /** Tries each node once, starting with `nextNode`; schedules the next round when none accepted. */
   private async connect(): Promise<void> {
+    const failures: NodeFailure[] = [];
     try {
-      // noDelay: amqplib leaves Nagle's algorithm on, which holds small frames (a wake-up, an ack) for the peer's delayed ACK.
-      const model = await this.amqp.connect(this.url, { noDelay: true });
-      if (this.closed) {
-        await closeConnection(model, 2000);
-        return;
+      for (let i = 0; i < this.urls.length && !this.closed; i += 1) {
+        const node = (this.nextNode + i) % this.urls.length;
+        try {
+          const model = await this.open(node);
+          if (model) this.connected(model, node);
+          return;
+        } catch (error) {
+          failures.push({ url: this.givenUrls[node]!, error: error as Error });
+        }
       }
-      this.attempt = 0;
-      this.loggedFix = undefined;
-      this.model = model;
-      this.status = { transport: "rabbitmq", state: "connected", url: this.status.url, since: new Date() };
-      model.on("error", () => {}); // 'close' follows and carries the reconnect
-      model.on("close", (error?: Error) => this.lost(model, error ?? new WakeupBrokerError("the broker connection closed")));
-      this.options.logger.info("broker connected", {});
-      this.emit("connected", model);
-    } catch (error) {
-      this.schedule(error as Error);
+      if (failures.length > 0) this.schedule(failures);
     } finally {
       this.connecting = undefined;
     }
   }
 
-  private lost(model: ChannelModel, error: Error): void {
+  /** Connects to node `node`; undefined when closed meanwhile. */
+  private async open(node: number): Promise<ChannelModel | undefined> {
+    // noDelay: amqplib leaves Nagle's algorithm on, which holds small frames (a wake-up, an ack) for the peer's delayed ACK.
+    const model = await this.amqp.connect(this.urls[node]!, { noDelay: true, timeout: this.options.nodeTimeoutMs ?? 5000 });
+    if (!this.closed) return model;
+    await closeConnection(model, 2000);
+    return undefined;
+  }
+
+  private connected(model: ChannelModel, node: number): void {
+    this.attempt = 0;
+    this.loggedFixes.clear();
+    this.nextNode = node;
+    this.model = model;
+    const url = redactUrl(this.givenUrls[node]!);
+    this.status = { transport: "rabbitmq", state: "connected", url, since: new Date() };
+    model.on("error", () => {}); // 'close' follows and carries the reconnect
+    model.on("close", (error?: Error) => this.lost(model, node, error ?? new WakeupBrokerError("the broker connection closed")));
+    this.options.logger.info("broker connected", this.urls.length > 1 ? { url } : {});
+    this.emit("connected", model);
+  }
+
+  private lost(model: ChannelModel, node: number, error: Error): void {
     if (this.model !== model) return;
     this.model = undefined;
     if (this.closed) return;
-    this.options.logger.warn("broker connection lost", { error: error.message });
+    this.options.logger.warn("broker connection lost", this.urls.length > 1 ? { error: error.message, url: redactUrl(this.givenUrls[node]!) } : { error: error.message });
+    this.status = { transport: "rabbitmq", state: "connecting", url: redactUrls(this.givenUrls), since: new Date() };
     this.emit("disconnected", error);
-    this.schedule(error);
+    if (this.urls.length === 1) {
+      this.schedule([{ url: this.givenUrls[0]!, error }]);
+      return;
+    }
+    // Another node of the cluster is likely up: try the others at once, the lost node last.
+    this.nextNode = (node + 1) % this.urls.length;
+    this.connecting = this.connect();
   }
 
-  private schedule(error: Error): void {
+  /**
+   * After a round in which no node accepted: waits long when every node refused (credentials, virtual host), else
+   * backs off. A node that refuses while another is away does not stop the attempts: its fix is logged once.
+   */
+  private schedule(failures: NodeFailure[]): void {
     if (this.closed) return;
     this.attempt += 1;
-    const failure = classifyBrokerError(error, this.givenUrl);
+    const classified = failures.map(({ url, error }) => classifyBrokerError(error, url));
+    const failure = classified.find((one) => one.state !== "refused") ?? classified[0]!;
     const since = this.status.state === failure.state && this.status.fix === failure.fix ? this.status.since : new Date();
-    this.status = { transport: "rabbitmq", state: failure.state, url: this.status.url, error: failure.error, fix: failure.fix, since };
+    this.status = { transport: "rabbitmq", state: failure.state, url: redactUrls(this.givenUrls), error: failure.error, fix: failure.fix, since };
     // Refusals wait long; an unknown host (lasting too, but in a container network it resolves once the broker runs)
     // keeps the backoff of a broker that is away.
     const base =
@@ -144,19 +192,19 @@ export class BrokerConnection extends EventEmitter {
         ? (this.options.lastingRetryDelayMs ?? 30_000)
         : Math.min(this.options.maxDelayMs ?? 10_000, (this.options.minDelayMs ?? 100) * 2 ** (this.attempt - 1));
     const delay = Math.round(base * (0.8 + Math.random() * 0.4));
-    if (failure.lasting) {
-      if (failure.fix !== this.loggedFix) {
-        this.loggedFix = failure.fix;
-        this.options.logger.error(
-          `broker connection failed and retrying will not fix it: ${failure.fix}. Until then nothing is published: workers ` +
-            "poll the database and the cleaner sends due tasks, so tasks run late. Retrying " +
-            (failure.state === "refused" ? `every ${base >= 1000 ? `${Math.round(base / 1000)} s` : `${base} ms`}` : "with backoff") +
-            " without logging this again",
-          { url: this.status.url, error: failure.error },
-        );
-      }
-    } else if (this.attempt === 1 || this.attempt % 10 === 0) {
-      this.options.logger.warn("broker unreachable, retrying", { attempt: this.attempt, delayMs: delay, error: error.message });
+    for (const one of classified) {
+      if (!one.lasting || !one.fix || this.loggedFixes.has(one.fix)) continue;
+      this.loggedFixes.add(one.fix);
+      const retrying = one.state === "refused" && failure.state === "refused" ? `every ${base >= 1000 ? `${Math.round(base / 1000)} s` : `${base} ms`}` : "with backoff";
+      this.options.logger.error(
+        `broker connection failed and retrying will not fix it: ${one.fix}. Until then nothing is published` +
+          (this.urls.length > 1 ? " through that node" : "") +
+          `: workers poll the database and the cleaner sends due tasks, so tasks run late. Retrying ${retrying} without logging this again`,
+        { url: this.status.url, error: one.error },
+      );
+    }
+    if (!failure.lasting && (this.attempt === 1 || this.attempt % 10 === 0)) {
+      this.options.logger.warn("broker unreachable, retrying", { attempt: this.attempt, delayMs: delay, error: failures.map((f) => f.error.message).join("; ") });
     }
     if (failure.state === "refused") this.emit("refused", failure);
     this.timer = setTimeout(() => {

@@ -12,6 +12,13 @@ import type { BrokerConnection } from "./connection.js";
 import { declareExchanges, declareQueue, type Topology } from "./topology.js";
 import { encodeWakeup, MAX_IDS_PER_MESSAGE } from "./wakeup-message.js";
 
+/** Wake-ups of one message that were not confirmed; `nacked` when the broker refused them rather than losing them. */
+interface ChunkFailure {
+  ids: string[];
+  error: Error;
+  nacked: boolean;
+}
+
 interface PublisherOptions extends PublishHooks {
   connection: BrokerConnection;
   topology: Topology;
@@ -154,21 +161,43 @@ export class Publisher implements WakeupPublisher {
     this.declared.add(queue);
   }
 
-  private async send(channel: ConfirmChannel, queue: string, ids: string[]): Promise<void> {
+  /**
+   * Sends the wake-ups of `ids` and waits for the broker's confirms. Those lost with the channel or the connection (a
+   * node of a cluster went away) are sent once more on the next channel, which may be on another node; a wake-up that
+   * fails again, or that the broker refused, is left to the cleaner.
+   */
+  private async send(channel: ConfirmChannel, queue: string, ids: string[], again = true): Promise<void> {
+    let failed: ChunkFailure[];
     try {
       await this.declare(channel, queue);
-      const sends: Promise<void>[] = [];
-      for (let start = 0; start < ids.length; start += MAX_IDS_PER_MESSAGE) {
-        const chunk = ids.slice(start, start + MAX_IDS_PER_MESSAGE);
-        sends.push(this.sendOne(channel, queue, chunk));
-      }
-      await Promise.all(sends);
+      const chunks: string[][] = [];
+      for (let start = 0; start < ids.length; start += MAX_IDS_PER_MESSAGE) chunks.push(ids.slice(start, start + MAX_IDS_PER_MESSAGE));
+      const results = await Promise.all(chunks.map((chunk) => this.sendOne(channel, queue, chunk)));
+      failed = results.filter((result) => result !== undefined);
     } catch (error) {
-      this.fail(ids, error as Error);
+      failed = [{ ids, error: error as Error, nacked: false }];
     }
+    const retried = again && !this.closed ? failed.filter((failure) => !failure.nacked) : [];
+    for (const failure of failed) if (!retried.includes(failure)) this.fail(failure.ids, failure.error);
+    if (retried.length === 0) return;
+    let next: ConfirmChannel;
+    try {
+      next = await this.openChannel();
+    } catch {
+      for (const failure of retried) this.fail(failure.ids, failure.error);
+      return;
+    }
+    this.options.logger.debug("wake-ups lost with the broker connection; sending them again", { count: retried.reduce((n, f) => n + f.ids.length, 0) });
+    await this.send(
+      next,
+      queue,
+      retried.flatMap((failure) => failure.ids),
+      false,
+    );
   }
 
-  private sendOne(channel: ConfirmChannel, queue: string, ids: string[]): Promise<void> {
+  /** Publishes one message; resolves undefined once confirmed, or with what failed. */
+  private sendOne(channel: ConfirmChannel, queue: string, ids: string[]): Promise<ChunkFailure | undefined> {
     return new Promise((resolve) => {
       const body = encodeWakeup(ids);
       // Transient: a wake-up is a hint, the row is the truth. A RabbitMQ restart drops queued wake-ups and the cleaner
@@ -178,13 +207,16 @@ export class Publisher implements WakeupPublisher {
       try {
         traceWakeups(traceChannels.wakeupsPublished, queue, ids);
         channel.publish(this.options.topology.exchange, queue, body, options, (error: unknown) => {
-          if (error) this.fail(ids, error instanceof Error ? error : new WakeupBrokerError(`broker nacked the wake-up: ${valueText(error)}`));
-          else this.options.onConfirmed?.(ids);
-          resolve();
+          if (!error) {
+            this.options.onConfirmed?.(ids);
+            resolve(undefined);
+            return;
+          }
+          const nacked = error instanceof Error && error.message === "message nacked";
+          resolve({ ids, error: error instanceof Error ? error : new WakeupBrokerError(`broker nacked the wake-up: ${valueText(error)}`), nacked });
         });
       } catch (error) {
-        this.fail(ids, error as Error);
-        resolve();
+        resolve({ ids, error: error as Error, nacked: false });
       }
     });
   }
