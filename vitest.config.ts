@@ -1,10 +1,12 @@
 // Vitest: real PostgreSQL and RabbitMQ (see test/global-setup.ts), a database per test file, a leak check per file,
 // and the type tests (*.test-d.ts) checked by tsc.
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // The cluster tests start three RabbitMQ nodes (30-60 s): `npm run test:cluster` (vitest.cluster.config.ts).
+    exclude: [...configDefaults.exclude, "test/cluster/**"],
     globalSetup: ["test/global-setup.ts"],
     setupFiles: ["test/leak-check.ts"],
     pool: "forks",

@@ -5,6 +5,9 @@
 # start   starts the nodes that are not running and joins them into one cluster; a running cluster is reused.
 # stop    stops the three nodes and removes their folders.
 # status  prints each node's state and the cluster's members.
+# urls    prints the AMQP URLs of the three nodes, separated by commas (the value of amqpUrl).
+# pid N   prints the process id of node N (1-3): what a test SIGKILLs, SIGSTOPs or SIGCONTs.
+# ctl N … runs rabbitmqctl against node N (e.g. ctl 2 stop_app, ctl 2 start_app).
 # Environment: PTQ_RABBITMQ_CLUSTER_DIR (default /tmp/ptq-rabbitmq-cluster) holds each node's data, logs and config.
 # The nodes run as the user that owns the Erlang cookie (rabbitmq), so this script runs as root or as that user.
 
@@ -58,6 +61,7 @@ prepare() {
   cat >"$dir/rabbitmq.conf" <<EOF
 listeners.tcp.local = 127.0.0.1:$(amqp_port "$n")
 loopback_users = none
+cluster_partition_handling = pause_minority
 EOF
   cat >"$dir/advanced.config" <<EOF
 [{kernel, [{net_ticktime, $NET_TICKTIME}]}].
@@ -148,8 +152,14 @@ case "${1:-}" in
   stop) cmd_stop ;;
   status) cmd_status ;;
   urls) urls ;;
+  pid) cat "$BASE/ptq${2:?node number 1-3}/pid" ;;
+  ctl)
+    n=${2:?node number 1-3}
+    shift 2
+    ctl "$n" "$@"
+    ;;
   *)
-    echo "usage: $0 start|stop|status|urls" >&2
+    echo "usage: $0 start|stop|status|urls|pid N|ctl N ARGS" >&2
     exit 2
     ;;
 esac
