@@ -1,7 +1,8 @@
-// `npm run soak -- --minutes 10 [--seed N] [--workers 3] [--dialect postgresql|sqlite|mysql|mariadb] [--wakeups notify]`:
+// `npm run soak -- --minutes 10 [--seed N] [--workers 3] [--dialect postgresql|sqlite|mysql|mariadb] [--wakeups notify] [--rabbitmq-cluster]`:
 // the long soak on the local services, in its own database (PostgreSQL: a fresh database on the server; SQLite: a
 // fresh file; MySQL: a fresh database on MYSQL_URL, else the local MariaDB; all with the local RabbitMQ, or on
-// PostgreSQL with --wakeups notify, LISTEN/NOTIFY wake-ups and no broker). Prints the fault log, the summary table
+// PostgreSQL with --wakeups notify, LISTEN/NOTIFY wake-ups and no broker; with --rabbitmq-cluster, the three-node
+// cluster of scripts/rabbitmq-cluster.sh, started when not running, with quorum queues and node faults). Prints the fault log, the summary table
 // and any violation, writes them to .artifacts/soak-<dialect>-latest.md; exits 1 when an invariant broke or the soak did
 // less than its length asks for.
 
@@ -16,6 +17,7 @@ import { resolveServices } from "../support/services.js";
 import { applySqliteSchema } from "../support/sqlite.js";
 import { mysqlSoakUrl } from "./soak-database.js";
 import { runSoak } from "./soak.js";
+import { startCluster } from "../support/rabbitmq-cluster.js";
 
 const { values } = parseArgs({
   options: {
@@ -24,12 +26,14 @@ const { values } = parseArgs({
     workers: { type: "string", default: "3" },
     dialect: { type: "string", default: "postgresql" },
     wakeups: { type: "string" },
+    "rabbitmq-cluster": { type: "boolean", default: false },
   },
 });
 if (values.wakeups !== undefined && !(values.wakeups === "notify" && values.dialect === "postgresql")) {
   throw new Error(`--wakeups ${values.wakeups}: only "notify", on --dialect postgresql (RabbitMQ is the default)`);
 }
-const variant = values.wakeups === "notify" ? `${values.dialect}-notify` : values.dialect;
+if (values.wakeups !== undefined && values["rabbitmq-cluster"]) throw new Error("--rabbitmq-cluster wakes through RabbitMQ: leave --wakeups out");
+const variant = values.wakeups === "notify" ? `${values.dialect}-notify` : values["rabbitmq-cluster"] ? `${values.dialect}-rabbitmq-cluster` : values.dialect;
 const seed = values.seed ? Number(values.seed) : Date.now() % 1_000_000;
 const dialects: Record<string, () => Promise<{ url: string; drop: () => Promise<void> }>> = {
   async postgresql() {
@@ -57,6 +61,7 @@ if (values.dialect === "mariadb") values.dialect = "mysql";
 const create = dialects[values.dialect];
 if (!create) throw new Error(`--dialect ${values.dialect}: use one of ${Object.keys(dialects).join(", ")}`);
 const services = await resolveServices();
+const clusterUrl = values["rabbitmq-cluster"] ? await startCluster() : undefined;
 const database = await create();
 const databaseUrl = database.url;
 const started = Date.now();
@@ -66,7 +71,9 @@ const least = Math.max(1, Math.round(2 * minutes));
 const lines: string[] = [];
 const result = await runSoak({
   databaseUrl,
-  amqpUrl: services.amqpUrl,
+  amqpUrl: clusterUrl ?? services.amqpUrl,
+  // Each cluster fault takes 10-60 s (a node restarts, a frozen one waits out the net tick time), one at a time.
+  cluster: clusterUrl ? { clusterFaultsPerKind: Math.max(1, Math.floor((2 * minutes) / 3)) } : undefined,
   wakeups: values.wakeups === "notify" ? "notify" : undefined,
   seed,
   seconds: minutes * 60,

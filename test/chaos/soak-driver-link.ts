@@ -16,6 +16,8 @@ export interface DriverSettings {
   amqpDirectUrl: string;
   /** "notify": the app wakes through PostgreSQL NOTIFY (amqpUrl is then ""). */
   wakeups?: "notify";
+  /** Declare quorum queues (the soak on a RabbitMQ cluster). */
+  quorumQueues?: boolean;
   prefix: string;
   seed: number;
   concurrency: number;
@@ -56,6 +58,7 @@ export class DriverLink {
         AMQP_URL: settings.amqpUrl,
         SOAK_AMQP_DIRECT: settings.amqpDirectUrl,
         SOAK_WAKEUPS: settings.wakeups ?? "",
+        SOAK_QUORUM: settings.quorumQueues ? "1" : "",
         SOAK_PREFIX: settings.prefix,
         SOAK_SEED: String(settings.seed),
         SOAK_CONCURRENCY: String(settings.concurrency),

@@ -1,14 +1,13 @@
 // Child-process entry of the soak's driver: the app-like load (soak-load.ts) in a process of its own, so it neither
 // starves nor is starved by the orchestrator's TCP proxies. Talks to the orchestrator over IPC (see soak-driver-link.ts).
 
-import amqp from "amqplib";
-import { declareExchanges, declareQueue, topology } from "../../src/wakeups/rabbitmq/topology.js";
-import { encodeWakeup } from "../../src/wakeups/rabbitmq/wakeup-message.js";
+import { topology } from "../../src/wakeups/rabbitmq/topology.js";
 import { notifyChannel } from "../../src/wakeups/notify/notify-channel.js";
 import { openStore, silentLogger, taskQueue } from "../../src/index.js";
 import { breakCommit, soakPrisma } from "./soak-prisma.js";
 import { driveLoad, type LoadDelta } from "./soak-load.js";
 import { SeededRandom } from "./seeded-random.js";
+import { RawBroker } from "./soak-raw-broker.js";
 import { soakTasks } from "./soak-tasks.js";
 
 /** Orchestrator → driver. */
@@ -24,18 +23,23 @@ const env = (name: string) => {
 const send = (message: FromDriver) => process.send!(message);
 
 const prefix = env("SOAK_PREFIX");
-const names = topology(prefix);
+const quorumQueues = process.env.SOAK_QUORUM === "1";
+const names = topology(prefix, quorumQueues);
 // Early wake-ups go straight to the broker (not through the proxy that fails publishing on purpose).
-const raw = await amqp.connect(env("SOAK_AMQP_DIRECT"));
-const channel = await raw.createConfirmChannel();
-await declareExchanges(channel, names);
-await declareQueue(channel, names, "default");
+const raw = await RawBroker.open(env("SOAK_AMQP_DIRECT"), names);
 // Only to classify the database's errors: a transient one (SQLite's lock held past the busy timeout) fails the
 // transaction, which the app would retry; the soak records it as rolled back and checks that it left nothing.
 const store = openStore(env("DATABASE_URL"), { max: 1 });
 const notify = process.env.SOAK_WAKEUPS === "notify";
 const prisma = soakPrisma(env("DATABASE_URL")).$extends(
-  taskQueue({ tasks: soakTasks, amqpUrl: process.env.AMQP_URL || undefined, amqpPrefix: prefix, wakeups: notify ? "notify" : undefined, logger: silentLogger }),
+  taskQueue({
+    tasks: soakTasks,
+    amqpUrl: process.env.AMQP_URL || undefined,
+    amqpPrefix: prefix,
+    quorumQueues,
+    wakeups: notify ? "notify" : undefined,
+    logger: silentLogger,
+  }),
 );
 
 let stopped = false;
@@ -58,7 +62,7 @@ try {
         if (ids.length === 0) return;
         // With NOTIFY the early wake-up goes out at once, outside the transaction it overtakes.
         if (notify) void store.notifications!.notify(notifyChannel(prefix), "default", ids).catch(() => {});
-        else channel.publish(names.exchange, "default", encodeWakeup(ids), { persistent: true });
+        else raw.publish(ids);
       },
       takeEarlyWakeup: () => (earlyWakeups > 0 ? (earlyWakeups--, true) : false),
       takeFailingCommit: () => (failingCommits > 0 ? (failingCommits--, true) : false),
@@ -71,7 +75,7 @@ try {
     { concurrency: Number(env("SOAK_CONCURRENCY")), perSecond: Number(env("SOAK_RATE")) },
     () => !stopped,
   );
-  await channel.waitForConfirms();
+  await raw.waitForConfirms();
   await prisma.$taskQueue.flush();
   send({ type: "done" });
 } catch (error) {

@@ -8,9 +8,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { join } from "node:path";
-import amqp from "amqplib";
-import { declareExchanges, declareQueue, topology } from "../../src/wakeups/rabbitmq/topology.js";
-import { encodeWakeup } from "../../src/wakeups/rabbitmq/wakeup-message.js";
+import { amqpUrls } from "../../src/amqp-url.js";
+import { topology } from "../../src/wakeups/rabbitmq/topology.js";
 import { notifyChannel } from "../../src/wakeups/notify/notify-channel.js";
 import { openStore } from "../../src/open-store.js";
 import { TcpProxy } from "../support/tcp-proxy.js";
@@ -26,6 +25,8 @@ import { readRunLog } from "./soak-runlog.js";
 import { SeededRandom } from "./seeded-random.js";
 import type { PauseWindow } from "./soak-check-controls.js";
 import { SOAK_PAUSED_QUEUE } from "./soak-tasks.js";
+import { ClusterFaults, CLUSTER_FAULT_KINDS, ProxySet } from "./soak-cluster.js";
+import { RawBroker } from "./soak-raw-broker.js";
 
 export interface SoakOptions {
   /** A migrated database (task table + reports) of its own: postgresql://, mysql:// (or mariadb://) or a SQLite file: URL. */
@@ -37,6 +38,12 @@ export interface SoakOptions {
    * cut and stalled by the database faults). Default: RabbitMQ.
    */
   wakeups?: "notify";
+  /**
+   * amqpUrl names the three nodes of the cluster of scripts/rabbitmq-cluster.sh (separated by commas): quorum queues,
+   * a proxy per node, and the cluster's own faults (soak-cluster.ts) beside the others, each at least
+   * `clusterFaultsPerKind` times.
+   */
+  cluster?: { clusterFaultsPerKind: number };
   seed: number;
   /** How long load and faults run. */
   seconds: number;
@@ -69,26 +76,28 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const faultRandom = new SeededRandom(options.seed ^ 0x5eed);
   print(`soak: seed ${options.seed}, ${options.seconds} s of load and faults (replay with --seed ${options.seed})`);
   const prefix = `ptq_soak_${options.seed}_${process.pid}`;
-  const names = topology(prefix);
+  const cluster = options.cluster;
+  const names = topology(prefix, cluster !== undefined);
   const runLogDir = mkdtempSync(join(tmpdir(), "ptq-soak-"));
   const db = await openSoakDatabase(options.databaseUrl);
   print(`soak: ${db.dialect}, database faults: ${db.faultKinds.join(", ")}`);
 
-  const broker = new URL(options.amqpUrl);
-  const brokerProxy = await new TcpProxy(broker.hostname, Number(broker.port || 5672)).start();
-  const driverBrokerProxy = await new TcpProxy(broker.hostname, Number(broker.port || 5672)).start();
+  const proxy = async () => {
+    if (cluster) return ProxySet.start(amqpUrls(options.amqpUrl));
+    const broker = new URL(options.amqpUrl);
+    return new TcpProxy(broker.hostname, Number(broker.port || 5672)).start();
+  };
+  const brokerProxy = await proxy();
+  const driverBrokerProxy = await proxy();
 
-  const raw = await amqp.connect(options.amqpUrl);
-  const rawChannel = await raw.createConfirmChannel();
-  await declareExchanges(rawChannel, names);
-  await declareQueue(rawChannel, names, "default");
+  const raw = await RawBroker.open(options.amqpUrl, names);
   const notify = options.wakeups === "notify";
   // NOTIFY's duplicate and phantom wake-ups go straight to the database, not through the proxy that faults cut.
   const notifier = notify ? openStore(options.databaseUrl, { max: 1 }) : undefined;
   const publishRaw = (ids: string[]) => {
     if (ids.length === 0) return;
     if (notifier) void notifier.notifications!.notify(notifyChannel(prefix), "default", ids).catch(() => {});
-    else rawChannel.publish(names.exchange, "default", encodeWakeup(ids), { persistent: true });
+    else raw.publish(ids);
   };
 
   const children = new SoakChildren(
@@ -97,6 +106,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       DATABASE_URL: db.childUrl,
       AMQP_URL: notify ? "" : brokerProxy.route(options.amqpUrl),
       SOAK_WAKEUPS: options.wakeups ?? "",
+      SOAK_QUORUM: cluster ? "1" : "",
       SOAK_PREFIX: prefix,
       SOAK_RUNLOG_DIR: runLogDir,
       SOAK_LEASE_MS: String(options.leaseMs ?? SOAK_LEASE_MS),
@@ -162,6 +172,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     },
   };
 
+  const clusterFaults =
+    cluster && brokerProxy instanceof ProxySet
+      ? new ClusterFaults(new SeededRandom(options.seed ^ 0xc1a5), brokerProxy, () => children.lines("worker"), print)
+      : undefined;
+
   const loopDelay = monitorEventLoopDelay({ resolution: 20 });
   loopDelay.enable();
   const loads: number[] = [];
@@ -174,13 +189,16 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       amqpUrl: notify ? "" : driverBrokerProxy.route(options.amqpUrl),
       amqpDirectUrl: options.amqpUrl,
       wakeups: options.wakeups,
+      quorumQueues: cluster !== undefined,
       prefix,
       seed: options.seed,
       concurrency: options.transactionConcurrency ?? 6,
       perSecond: options.transactionsPerSecond ?? 15,
     });
     const endAt = Date.now() + options.seconds * 1000;
+    const clusterRun = clusterFaults?.run(() => Date.now() < endAt);
     await runFaults(faultRandom, targets, faults, options.faultEveryMs ?? 1500, () => Date.now() < endAt, print);
+    await clusterRun;
     db.restore();
     brokerProxy.restore();
     driverBrokerProxy.restore();
@@ -206,7 +224,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     print(`soak: settled in ${Date.now() - settleStarted} ms`);
     let depth = 0;
     if (!notify) {
-      await waitUntil(async () => (depth = (await rawChannel.checkQueue(names.queueName("default"))).messageCount) === 0, "the queue to drain", 15_000).catch(() => {});
+      await waitUntil(async () => (depth = (await raw.depth()) ?? -1) === 0, "the queue to drain", 15_000).catch(() => {});
     }
     const workerLines = children.lines("worker");
     const findings = await checkSoak(
@@ -229,6 +247,16 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     );
     for (const failure of children.startFailures) findings.violations.push(`a process did not start: ${failure}`);
     for (const crash of children.crashes) findings.violations.push(`a process crashed: ${crash}`);
+    if (clusterFaults && cluster) {
+      for (const error of clusterFaults.errors) findings.violations.push(`a cluster fault failed: ${error}`);
+      for (const kind of CLUSTER_FAULT_KINDS) {
+        const seen = clusterFaults.counts[kind];
+        if (seen < cluster.clusterFaultsPerKind) findings.violations.push(`cluster fault ${kind}: ${seen}, fewer than ${cluster.clusterFaultsPerKind}`);
+        findings.summary.splice(-1, 0, [`cluster fault: ${kind} (worst time until its workers consumed again)`, `${seen} (${clusterFaults.worstResumeMs(kind)} ms)`]);
+      }
+      print("soak: cluster faults, and how long the workers on the faulted node took to consume wake-ups again:");
+      for (const line of clusterFaults.report()) print(`  ${line}`);
+    }
     const workers = children.stats("worker");
     const cleaners = children.stats("cleaner");
     findings.summary.splice(
@@ -259,10 +287,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     clearInterval(loadSampler);
     await driver?.kill();
     await children.stop();
-    for (const queue of [names.queueName("default"), names.deadLetterQueue]) await rawChannel.deleteQueue(queue).catch(() => {});
-    await rawChannel.deleteExchange(names.exchange).catch(() => {});
-    await rawChannel.deleteExchange(names.deadLetterExchange).catch(() => {});
-    await raw.close();
+    await raw.deleteAllAndClose();
     await Promise.all([brokerProxy.stop(), driverBrokerProxy.stop()]);
     await notifier?.close();
     await db.close();
