@@ -7,6 +7,7 @@
 # status  prints each node's state and the cluster's members.
 # urls    prints the AMQP URLs of the three nodes, separated by commas (the value of amqpUrl).
 # pid N   prints the process id of node N (1-3): what a test SIGKILLs, SIGSTOPs or SIGCONTs.
+# start-node N  starts node N again after it was killed (it rejoins the cluster by itself) and waits until it runs.
 # ctl N … runs rabbitmqctl against node N (e.g. ctl 2 stop_app, ctl 2 start_app).
 # Environment: PTQ_RABBITMQ_CLUSTER_DIR (default /tmp/ptq-rabbitmq-cluster) holds each node's data, logs and config.
 # The nodes run as the user that owns the Erlang cookie (rabbitmq), so this script runs as root or as that user.
@@ -153,13 +154,17 @@ case "${1:-}" in
   status) cmd_status ;;
   urls) urls ;;
   pid) cat "$BASE/ptq${2:?node number 1-3}/pid" ;;
+  start-node)
+    start_node "${2:?node number 1-3}"
+    wait_node "$2"
+    ;;
   ctl)
     n=${2:?node number 1-3}
     shift 2
     ctl "$n" "$@"
     ;;
   *)
-    echo "usage: $0 start|stop|status|urls|pid N|ctl N ARGS" >&2
+    echo "usage: $0 start|stop|status|urls|pid N|start-node N|ctl N ARGS" >&2
     exit 2
     ;;
 esac

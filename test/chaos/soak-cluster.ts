@@ -6,7 +6,17 @@
 import { amqpUrls } from "../../src/amqp-url.js";
 import { TcpProxy } from "../support/tcp-proxy.js";
 import type { LogLine } from "../support/worker-process.js";
-import { CLUSTER_NODES, ctl, nodeOfUrl, restartMissingNodes, resumeNode, signalNode, waitClusterWhole, type ClusterNode } from "../support/rabbitmq-cluster.js";
+import {
+  CLUSTER_NODES,
+  ctl,
+  nodeOfUrl,
+  restartMissingNodes,
+  restartNode,
+  resumeNode,
+  signalNode,
+  waitClusterWhole,
+  type ClusterNode,
+} from "../support/rabbitmq-cluster.js";
 import type { SeededRandom } from "./seeded-random.js";
 
 export const CLUSTER_FAULT_KINDS = ["kill-broker-node", "stop-worker-node", "freeze-broker-node"] as const;
@@ -103,7 +113,7 @@ export class ClusterFaults {
     switch (kind) {
       case "kill-broker-node":
         await signalNode(node, "SIGKILL");
-        await restartMissingNodes();
+        await restartNode(node);
         break;
       case "stop-worker-node":
         await ctl(node, "stop_app");

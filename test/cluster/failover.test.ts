@@ -9,7 +9,7 @@ import { z } from "zod";
 import { createWorker, defineTasks, taskQueue, type Worker } from "../../src/index.js";
 import { amqpUrls } from "../../src/amqp-url.js";
 import { topology } from "../../src/wakeups/rabbitmq/topology.js";
-import { ctl, nodeOfUrl, restartMissingNodes, resumeNode, signalNode, startCluster, waitClusterWhole, type ClusterNode } from "../support/rabbitmq-cluster.js";
+import { ctl, nodeOfUrl, restartNode, resumeNode, signalNode, startCluster, waitClusterWhole, type ClusterNode } from "../support/rabbitmq-cluster.js";
 import { waitUntil } from "../support/wait.js";
 import { recordingLogger, WorkerTestBed } from "../worker/harness.js";
 import type { testPrisma } from "../support/prisma.js";
@@ -89,8 +89,12 @@ describe("on a three-node RabbitMQ cluster", { timeout: 300_000 }, () => {
   });
 
   it("fails over when the worker's node is SIGKILLed, and the node restarts and rejoins", async () => {
-    await wakesThroughAnotherNode((node) => signalNode(node, "SIGKILL"));
-    await restartMissingNodes();
+    let killed: ClusterNode | undefined;
+    await wakesThroughAnotherNode(async (node) => {
+      killed = node;
+      await signalNode(node, "SIGKILL");
+    });
+    await restartNode(killed!);
   });
 
   it("fails over when the worker's node is frozen (SIGSTOP) past the net tick time, and the node resumes", async () => {

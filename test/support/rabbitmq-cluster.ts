@@ -89,6 +89,12 @@ export async function restartMissingNodes(): Promise<void> {
   await waitClusterWhole();
 }
 
+/** Starts node `n` again after a SIGKILL (it rejoins by itself) and waits until the cluster is whole. */
+export async function restartNode(n: ClusterNode): Promise<void> {
+  await script(["start-node", String(n)], 240_000);
+  await waitClusterWhole();
+}
+
 /**
  * SIGCONTs a frozen node and waits until the cluster is whole. A node frozen past the net tick time comes back
  * partitioned from the others (RabbitMQ 3.10 with pause_minority does not pause it, and autoheal was seen restarting
