@@ -13,6 +13,7 @@ import {
   restartMissingNodes,
   restartNode,
   resumeNode,
+  otherNode,
   signalNode,
   waitClusterWhole,
   type ClusterNode,
@@ -71,6 +72,7 @@ export class ProxySet {
 interface ClusterFaultRecord {
   kind: ClusterFaultKind;
   node: ClusterNode;
+  /** When the fault took effect: the signal sent, or stop_app returned (rabbitmqctl itself takes seconds to minutes under load). */
   at: number;
   /** When the node was back and the cluster whole again. */
   undoneAt: number;
@@ -108,7 +110,7 @@ export class ClusterFaults {
 
   private async inject(kind: ClusterFaultKind): Promise<void> {
     const node = kind === "stop-worker-node" ? (this.workerNode() ?? this.randomNode()) : this.randomNode();
-    const at = Date.now();
+    let at = Date.now();
     this.print(`cluster fault ${new Date(at).toISOString()} ${kind} ptq${node}`);
     switch (kind) {
       case "kill-broker-node":
@@ -117,9 +119,10 @@ export class ClusterFaults {
         break;
       case "stop-worker-node":
         await ctl(node, "stop_app");
+        at = Date.now();
         await new Promise((resolve) => setTimeout(resolve, this.random.int(1000, 4000)));
         await ctl(node, "start_app");
-        await waitClusterWhole();
+        await waitClusterWhole(180_000, otherNode(node));
         break;
       case "freeze-broker-node":
         await signalNode(node, "SIGSTOP");
@@ -157,22 +160,31 @@ export class ClusterFaults {
   }
 
   /**
-   * Per fault: the workers that were on the faulted node (their connection to it was lost in the fault's window) and
-   * how long after the fault began each consumed wake-ups again (through another node, or the same one once back);
-   * undefined for one that did not (killed meanwhile by another fault).
+   * Per fault: the workers whose connection the fault broke (to the faulted node, with the error that fault gives: the
+   * socket closed for a kill, CONNECTION_FORCED for stop_app, missed heartbeats for a freeze; a proxy cut resets
+   * instead), how long after the fault took effect each noticed, and how long after noticing it consumed wake-ups again
+   * (through another node); undefined for one that did not (killed meanwhile by another fault).
    */
-  resumes(): Array<ClusterFaultRecord & { resumedMs: Array<number | undefined> }> {
+  resumes(): Array<ClusterFaultRecord & { workers: Array<{ noticedMs: number; resumedMs: number | undefined }> }> {
     const lines = this.workerLines();
+    const causedBy: Record<ClusterFaultKind, RegExp> = {
+      "kill-broker-node": /Unexpected close|ECONNREFUSED|socket hang up/,
+      "stop-worker-node": /CONNECTION[-_]FORCED|shutdown/,
+      "freeze-broker-node": /[Hh]eartbeat/,
+    };
     return this.records.map((record) => {
-      const affected = new Map<number, number | undefined>();
+      const affected = new Map<number, { noticedMs: number; resumedMs: number | undefined }>();
       for (const line of lines) {
         const time = Date.parse(String(line.time));
-        if (line.message !== "broker connection lost" || typeof line.url !== "string" || time < record.at || time > record.undoneAt) continue;
-        if (this.workerProxies.nodeOfPort(Number(new URL(line.url).port)) !== record.node || affected.has(line.pid)) continue;
+        if (line.message !== "broker connection lost" || typeof line.url !== "string" || !causedBy[record.kind].test(String(line.error))) continue;
+        // stop_app takes effect before rabbitmqctl returns
+        const from = record.kind === "stop-worker-node" ? record.at - 60_000 : record.at;
+        if (time < from || time > record.undoneAt || affected.has(line.pid)) continue;
+        if (this.workerProxies.nodeOfPort(Number(new URL(line.url).port)) !== record.node) continue;
         const resumed = lines.find((next) => next.pid === line.pid && next.message === "consuming wake-ups" && Date.parse(String(next.time)) >= time);
-        affected.set(line.pid, resumed ? Date.parse(String(resumed.time)) - record.at : undefined);
+        affected.set(line.pid, { noticedMs: Math.max(0, time - record.at), resumedMs: resumed ? Date.parse(String(resumed.time)) - time : undefined });
       }
-      return { ...record, resumedMs: [...affected.values()] };
+      return { ...record, workers: [...affected.values()] };
     });
   }
 
@@ -180,18 +192,22 @@ export class ClusterFaults {
   report(): string[] {
     return this.resumes().map((fault) => {
       const shown =
-        fault.resumedMs.length === 0 ? "no worker was on it" : fault.resumedMs.map((ms) => (ms === undefined ? "did not consume again" : `${ms} ms`)).join(", ");
-      return `${new Date(fault.at).toISOString()} ${fault.kind} ptq${fault.node} (undone after ${fault.undoneAt - fault.at} ms): workers on it consumed wake-ups again after ${shown}`;
+        fault.workers.length === 0
+          ? "no worker was on it"
+          : fault.workers
+              .map(
+                ({ noticedMs, resumedMs }) => `noticed after ${noticedMs} ms, consuming again ${resumedMs === undefined ? "never (killed?)" : `${resumedMs} ms later`}`,
+              )
+              .join("; ");
+      return `${new Date(fault.at).toISOString()} ${fault.kind} ptq${fault.node} (node back after ${fault.undoneAt - fault.at} ms): workers on it: ${shown}`;
     });
   }
 
-  /** The longest time a worker on a faulted node took to consume again, per kind of fault, in ms (0: none was on one). */
+  /** The longest time from a fault taking effect to a worker on that node consuming again, per kind, in ms (0: none was on one). */
   worstResumeMs(kind: ClusterFaultKind): number {
-    return Math.max(
-      0,
-      ...this.resumes()
-        .filter((fault) => fault.kind === kind)
-        .flatMap((fault) => fault.resumedMs.filter((ms) => ms !== undefined)),
-    );
+    const times = this.resumes()
+      .filter((fault) => fault.kind === kind)
+      .flatMap((fault) => fault.workers.flatMap(({ noticedMs, resumedMs }) => (resumedMs === undefined ? [] : [noticedMs + resumedMs])));
+    return Math.max(0, ...times);
   }
 }

@@ -9,7 +9,7 @@ import { z } from "zod";
 import { createWorker, defineTasks, taskQueue, type Worker } from "../../src/index.js";
 import { amqpUrls } from "../../src/amqp-url.js";
 import { topology } from "../../src/wakeups/rabbitmq/topology.js";
-import { ctl, nodeOfUrl, restartNode, resumeNode, signalNode, startCluster, waitClusterWhole, type ClusterNode } from "../support/rabbitmq-cluster.js";
+import { ctl, nodeOfUrl, otherNode, restartNode, resumeNode, signalNode, startCluster, waitClusterWhole, type ClusterNode } from "../support/rabbitmq-cluster.js";
 import { waitUntil } from "../support/wait.js";
 import { recordingLogger, WorkerTestBed } from "../worker/harness.js";
 import type { testPrisma } from "../support/prisma.js";
@@ -85,7 +85,7 @@ describe("on a three-node RabbitMQ cluster", { timeout: 300_000 }, () => {
       await ctl(node, "stop_app");
     });
     await ctl(stopped!, "start_app");
-    await waitClusterWhole();
+    await waitClusterWhole(180_000, otherNode(stopped!));
   });
 
   it("fails over when the worker's node is SIGKILLed, and the node restarts and rejoins", async () => {
@@ -105,7 +105,7 @@ describe("on a three-node RabbitMQ cluster", { timeout: 300_000 }, () => {
         await signalNode(node, "SIGSTOP");
       });
       // The others count the node down after the net tick time (10 s); the worker saw it silent after two heartbeats.
-      await waitUntil(async () => (await nodesSeenBy(frozen === 1 ? 2 : 1)) === 2, "the others to count the frozen node down", FAULT_MS);
+      await waitUntil(async () => (await nodesSeenBy(otherNode(frozen!))) === 2, "the others to count the frozen node down", FAULT_MS);
     } finally {
       if (frozen) await resumeNode(frozen);
     }
