@@ -43,7 +43,8 @@ export const COMMON_HELP = `Common options (every command but init):
   -c, --config <path>      config file (default: ./task-runner.config.ts, then .mts, .js, .mjs; optional for status,
                            retry, cancel, run, dashboard and migrate, required for worker, cleaner and start)
       --database-url <url> database URL; overrides DATABASE_URL, which overrides databaseUrl in the config
-      --amqp-url <url>     RabbitMQ URL; overrides AMQP_URL, which overrides amqpUrl in the config
+      --amqp-url <url>     RabbitMQ URL (a cluster: its nodes separated by commas); overrides AMQP_URL, which
+                           overrides amqpUrl in the config
       --table <name>       task table (default tasks); overrides table in the config
       --schema <name>      PostgreSQL schema of the table; overrides schema in the config
       --amqp-prefix <p>    RabbitMQ name prefix and NOTIFY channel prefix (default task_queue); overrides amqpPrefix
