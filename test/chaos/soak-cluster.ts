@@ -109,7 +109,8 @@ export class ClusterFaults {
   }
 
   private async inject(kind: ClusterFaultKind): Promise<void> {
-    const node = kind === "stop-worker-node" ? (this.workerNode() ?? this.randomNode()) : this.randomNode();
+    // A node a worker is on, so that its failover is timed; a kill hits any node (the restart and rejoin are what it tests).
+    const node = kind === "kill-broker-node" ? this.randomNode() : (this.workerNode() ?? this.randomNode());
     let at = Date.now();
     this.print(`cluster fault ${new Date(at).toISOString()} ${kind} ptq${node}`);
     switch (kind) {
