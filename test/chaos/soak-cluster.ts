@@ -173,13 +173,13 @@ export class ClusterFaults {
       "stop-worker-node": /CONNECTION[-_]FORCED|shutdown/,
       "freeze-broker-node": /[Hh]eartbeat/,
     };
-    return this.records.map((record) => {
+    return this.records.map((record, index) => {
       const affected = new Map<number, { noticedMs: number; resumedMs: number | undefined }>();
       for (const line of lines) {
         const time = Date.parse(String(line.time));
         if (line.message !== "broker connection lost" || typeof line.url !== "string" || !causedBy[record.kind].test(String(line.error))) continue;
         // stop_app takes effect before rabbitmqctl returns
-        const from = record.kind === "stop-worker-node" ? record.at - 60_000 : record.at;
+        const from = record.kind === "stop-worker-node" ? Math.max(record.at - 60_000, this.records[index - 1]?.undoneAt ?? 0) : record.at;
         if (time < from || time > record.undoneAt || affected.has(line.pid)) continue;
         if (this.workerProxies.nodeOfPort(Number(new URL(line.url).port)) !== record.node) continue;
         const resumed = lines.find((next) => next.pid === line.pid && next.message === "consuming wake-ups" && Date.parse(String(next.time)) >= time);
