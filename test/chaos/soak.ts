@@ -37,6 +37,8 @@ export interface SoakOptions {
    * cut and stalled by the database faults). Default: RabbitMQ.
    */
   wakeups?: "notify";
+  /** PostgreSQL through a PgBouncer in transaction mode of the soak's own (pgbouncer=true), sessions on the direct URL. */
+  pgbouncer?: boolean;
   seed: number;
   /** How long load and faults run. */
   seconds: number;
@@ -71,8 +73,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const prefix = `ptq_soak_${options.seed}_${process.pid}`;
   const names = topology(prefix);
   const runLogDir = mkdtempSync(join(tmpdir(), "ptq-soak-"));
-  const db = await openSoakDatabase(options.databaseUrl);
-  print(`soak: ${db.dialect}, database faults: ${db.faultKinds.join(", ")}`);
+  const db = await openSoakDatabase(options.databaseUrl, { pgbouncer: options.pgbouncer });
+  print(`soak: ${db.dialect}${options.pgbouncer ? " through PgBouncer (transaction mode)" : ""}, database faults: ${db.faultKinds.join(", ")}`);
 
   const broker = new URL(options.amqpUrl);
   const brokerProxy = await new TcpProxy(broker.hostname, Number(broker.port || 5672)).start();
@@ -95,6 +97,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     (role: Role) => ({
       SOAK_ROLE: role,
       DATABASE_URL: db.childUrl,
+      DIRECT_URL: db.childDirectUrl ?? "",
       AMQP_URL: notify ? "" : brokerProxy.route(options.amqpUrl),
       SOAK_WAKEUPS: options.wakeups ?? "",
       SOAK_PREFIX: prefix,
@@ -170,7 +173,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     await children.start("worker", options.workers ?? 3);
     await children.start("cleaner", options.cleaners ?? 2);
     driver = await DriverLink.start({
-      databaseUrl: db.url,
+      databaseUrl: db.appUrl,
       amqpUrl: notify ? "" : driverBrokerProxy.route(options.amqpUrl),
       amqpDirectUrl: options.amqpUrl,
       wakeups: options.wakeups,

@@ -39,7 +39,7 @@ export class PgBouncer {
         `auth_file = ${join(dir, "users.txt")}`,
         "pool_mode = transaction",
         "max_client_conn = 1000",
-        "default_pool_size = 20",
+        "default_pool_size = 40",
         "server_reset_query =",
         // What pg and Prisma send at startup that PgBouncer would otherwise refuse.
         "ignore_startup_parameters = extra_float_digits",
