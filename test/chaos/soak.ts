@@ -10,9 +10,6 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { join } from "node:path";
 import amqp from "amqplib";
 import { declareExchanges, declareQueue, topology } from "../../src/wakeups/rabbitmq/topology.js";
-import { encodeWakeup } from "../../src/wakeups/rabbitmq/wakeup-message.js";
-import { notifyChannel } from "../../src/wakeups/notify/notify-channel.js";
-import { openStore } from "../../src/open-store.js";
 import { TcpProxy } from "../support/tcp-proxy.js";
 import type { LogLine } from "../support/worker-process.js";
 import { waitUntil } from "../support/wait.js";
@@ -24,6 +21,7 @@ import { DriverLink } from "./soak-driver-link.js";
 import { emptyLoadRecord, type LoadRecord } from "./soak-load.js";
 import { readRunLog } from "./soak-runlog.js";
 import { SeededRandom } from "./seeded-random.js";
+import { rawWakeups, type SoakWakeups } from "./soak-wakeups.js";
 import type { PauseWindow } from "./soak-check-controls.js";
 import { SOAK_PAUSED_QUEUE } from "./soak-tasks.js";
 
@@ -34,9 +32,10 @@ export interface SoakOptions {
   /**
    * "notify": every process wakes through PostgreSQL NOTIFY instead of RabbitMQ (no AMQP_URL in the children or the
    * driver); the broker faults give way to NOTIFY's (duplicate and phantom notifications; the listener's session is
-   * cut and stalled by the database faults). Default: RabbitMQ.
+   * cut and stalled by the database faults). "local" (SQLite): no broker, so workers of other processes are woken
+   * through their local sockets; the soak's own wake-ups are written to those sockets. Default: RabbitMQ.
    */
-  wakeups?: "notify";
+  wakeups?: SoakWakeups;
   /** PostgreSQL through a PgBouncer in transaction mode of the soak's own (pgbouncer=true), sessions on the direct URL. */
   pgbouncer?: boolean;
   seed: number;
@@ -84,13 +83,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const rawChannel = await raw.createConfirmChannel();
   await declareExchanges(rawChannel, names);
   await declareQueue(rawChannel, names, "default");
-  const notify = options.wakeups === "notify";
-  // NOTIFY's duplicate and phantom wake-ups go straight to the database, not through the proxy that faults cut.
-  const notifier = notify ? openStore(options.databaseUrl, { max: 1 }) : undefined;
+  // Without a broker (NOTIFY, SQLite's local sockets) the broker's faults do not apply.
+  const brokerless = options.wakeups !== undefined;
+  // Duplicate and phantom wake-ups go straight to the broker, the database or the sockets, not through the proxies.
+  const raws = rawWakeups(options.wakeups, { prefix, channel: rawChannel, store: db.store });
   const publishRaw = (ids: string[]) => {
-    if (ids.length === 0) return;
-    if (notifier) void notifier.notifications!.notify(notifyChannel(prefix), "default", ids).catch(() => {});
-    else rawChannel.publish(names.exchange, "default", encodeWakeup(ids), { persistent: true });
+    if (ids.length > 0) raws.publish(ids);
   };
 
   const children = new SoakChildren(
@@ -98,8 +96,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       SOAK_ROLE: role,
       DATABASE_URL: db.childUrl,
       DIRECT_URL: db.childDirectUrl ?? "",
-      AMQP_URL: notify ? "" : brokerProxy.route(options.amqpUrl),
-      SOAK_WAKEUPS: options.wakeups ?? "",
+      AMQP_URL: brokerless ? "" : brokerProxy.route(options.amqpUrl),
+      SOAK_WAKEUPS: options.wakeups === "notify" ? "notify" : "",
       SOAK_PREFIX: prefix,
       SOAK_RUNLOG_DIR: runLogDir,
       SOAK_LEASE_MS: String(options.leaseMs ?? SOAK_LEASE_MS),
@@ -110,7 +108,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const loadNow = () => driver?.load ?? emptyLoadRecord();
   // Without a broker its faults do not apply: a NOTIFY that fails fails the insert's transaction (a database fault).
   const brokerFaults: readonly string[] = ["cut-broker", "stall-broker", "publish-failure"];
-  const faults = emptyFaultCounts([...COMMON_FAULT_KINDS.filter((kind) => !notify || !brokerFaults.includes(kind)), ...db.faultKinds]);
+  const faults = emptyFaultCounts([...COMMON_FAULT_KINDS.filter((kind) => !brokerless || !brokerFaults.includes(kind)), ...db.faultKinds]);
   const phantomIds: string[] = [];
   const pauses: PauseWindow[] = [];
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -174,7 +172,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     await children.start("cleaner", options.cleaners ?? 2);
     driver = await DriverLink.start({
       databaseUrl: db.appUrl,
-      amqpUrl: notify ? "" : driverBrokerProxy.route(options.amqpUrl),
+      amqpUrl: brokerless ? "" : driverBrokerProxy.route(options.amqpUrl),
       amqpDirectUrl: options.amqpUrl,
       wakeups: options.wakeups,
       prefix,
@@ -208,7 +206,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     ).catch((error: Error) => print(`soak: ${error.message}`));
     print(`soak: settled in ${Date.now() - settleStarted} ms`);
     let depth = 0;
-    if (!notify) {
+    if (!brokerless) {
       await waitUntil(async () => (depth = (await rawChannel.checkQueue(names.queueName("default"))).messageCount) === 0, "the queue to drain", 15_000).catch(() => {});
     }
     const workerLines = children.lines("worker");
@@ -237,6 +235,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     findings.summary.splice(
       -1,
       1,
+      ['claims by wake-up / timer / poll (the workers\' "task claimed" lines)', claimRoutes(workerLines)],
       ["machine load average (1 min), mean / max", `${(loads.reduce((a, b) => a + b, 0) / Math.max(1, loads.length)).toFixed(1)} / ${Math.max(0, ...loads).toFixed(1)}`],
       ["event-loop delay max (ms): orchestrator / workers / cleaners", `${Math.round(loopDelay.max / 1e6)} / ${workers.loopDelayMaxMs} / ${cleaners.loopDelayMaxMs}`],
       ["CPU per process, mean %: workers / cleaners", `${workers.cpuPercent} / ${cleaners.cpuPercent}`],
@@ -267,10 +266,16 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     await rawChannel.deleteExchange(names.deadLetterExchange).catch(() => {});
     await raw.close();
     await Promise.all([brokerProxy.stop(), driverBrokerProxy.stop()]);
-    await notifier?.close();
+    await raws.close();
     await db.close();
     rmSync(runLogDir, { recursive: true, force: true });
   }
+}
+
+/** How the workers' claims came about: by a wake-up, a due-timer or a poll, from their "task claimed" lines. */
+function claimRoutes(lines: readonly LogLine[]): string {
+  const claims = lines.filter((line) => line.message === "task claimed");
+  return ["wakeup", "timer", "poll"].map((via) => claims.filter((line) => line.via === via).length).join(" / ");
 }
 
 /** Debugging aid (env SOAK_CSV=path): per task, when it committed, was first claimed and finished, as CSV. */
