@@ -108,4 +108,5 @@ export const postgresParts: StoreParts<Db, PgTable, PgOwnDb> = {
     return advisoryLock(own.url, key, timing);
   },
   notifications: (db, own) => pgNotifications(db, own?.url),
+  asyncCommit: (own) => own.asyncCommit,
 };
