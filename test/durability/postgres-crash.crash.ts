@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applySchema } from "../support/schema.js";
 import { OwnPostgresServer } from "../support/own-postgres-server.js";
 import { testPrisma } from "../support/prisma.js";
-import { drainWithCrash, EFFECTS_TABLE, type CrashableServer, type CrashReport } from "./crash-drain.js";
+import { drainWithCrash, EFFECTS_TABLE, type CrashableServer } from "./crash-drain.js";
+import { crashSummary } from "./crash-summary.js";
 
 const TOTAL = Number(process.env.PTQ_CRASH_TASKS ?? 3000);
 const LEASE_MS = 6000;
@@ -48,22 +49,6 @@ async function query(url: string, sql: string): Promise<Array<Record<string, unk
   }
 }
 
-function summary(report: CrashReport): string {
-  const { reran, afterFailure, unexplainedReruns, afterLeaseLoss, overlapping, unfinished, wrongEffects, ...figures } = report;
-  return JSON.stringify({
-    ...figures,
-    drainRate: Math.round(figures.drainRate),
-    downMs: Math.round(figures.downMs),
-    reran: reran.length,
-    afterFailure: afterFailure.length,
-    afterLeaseLoss: afterLeaseLoss.length,
-    unexplainedReruns: unexplainedReruns.length,
-    overlapping: overlapping.length,
-    unfinished: unfinished.length,
-    wrongEffects: wrongEffects.length,
-  });
-}
-
 beforeAll(async () => {
   server = await OwnPostgresServer.start();
 });
@@ -86,7 +71,7 @@ describe("a PostgreSQL crash mid-drain", () => {
 
   it("as a power cut, default options: no task lost; a task runs again only after its committed success was undone, never twice at once", async () => {
     const report = await drain({}, true);
-    console.log(`[crash] postgresql, power cut, default options: ${summary(report)}`);
+    console.log(`[crash] postgresql, power cut, default options: ${crashSummary(report)}`);
     expect(report.unfinished).toEqual([]);
     expect(report.wrongEffects).toEqual([]);
     expect(report.unexplainedReruns).toEqual([]);
@@ -98,7 +83,7 @@ describe("a PostgreSQL crash mid-drain", () => {
 
   it("as a power cut, asyncCompletions: false: no task lost, no committed success undone", async () => {
     const report = await drain({ asyncCompletions: false }, true);
-    console.log(`[crash] postgresql, power cut, durable completions: ${summary(report)}`);
+    console.log(`[crash] postgresql, power cut, durable completions: ${crashSummary(report)}`);
     expect(report.unfinished).toEqual([]);
     expect(report.wrongEffects).toEqual([]);
     expect(report.lostCompletions).toBe(0);
@@ -109,7 +94,7 @@ describe("a PostgreSQL crash mid-drain", () => {
 
   it("as a power cut, asyncClaims: no task lost, every transactional effect once; a task runs again only after an undone success, a lost claim or a broken run", async () => {
     const report = await drain({ asyncClaims: true }, true);
-    console.log(`[crash] postgresql, power cut, async claims and completions: ${summary(report)}`);
+    console.log(`[crash] postgresql, power cut, async claims and completions: ${crashSummary(report)}`);
     expect(report.unfinished).toEqual([]);
     expect(report.wrongEffects).toEqual([]);
     expect(report.unexplainedReruns).toEqual([]);
@@ -117,7 +102,7 @@ describe("a PostgreSQL crash mid-drain", () => {
 
   it("as a kill of the server (the OS keeps what it was given), default options: no task lost, none runs twice at once", async () => {
     const report = await drain({}, false);
-    console.log(`[crash] postgresql, server killed, default options: ${summary(report)}`);
+    console.log(`[crash] postgresql, server killed, default options: ${crashSummary(report)}`);
     expect(report.unfinished).toEqual([]);
     expect(report.wrongEffects).toEqual([]);
     expect(report.unexplainedReruns).toEqual([]);
