@@ -14,6 +14,8 @@ interface Run {
   end?: number;
   /** How the worker said the run ended: its success committed, its failure recorded, or its lease gone. */
   outcome?: "acked" | "failed" | "lease-lost";
+  /** When the outcome was told, on this process's clock. */
+  outcomeAt?: number;
 }
 
 /** What happened to the tasks of one drain with a crash. */
@@ -26,6 +28,8 @@ export interface CrashReport {
   ackedBeforeCrash: number;
   /** Tasks that ran again after a run whose success had been committed: completions the crash undid. */
   lostCompletions: number;
+  /** How long before the crash began the earliest undone success had been committed, in ms (0: none undone). */
+  lostWindowMs: number;
   /** Tasks that ran more than once. */
   reran: string[];
   /** Tasks that ran again after a run whose failure was recorded (a transactional run the crash broke). */
@@ -117,7 +121,7 @@ export async function drainWithCrash(
     // Outcomes are written one statement at a time, so they come in the order the runs ended: the earliest run without
     // one is the run this outcome is of (a lost claim's run and the run of its second claim have the same attempt).
     const run = typeof fields?.taskId === "string" ? runs.get(fields.taskId)?.find((candidate) => candidate.outcome === undefined) : undefined;
-    if (run) run.outcome = outcome;
+    if (run) Object.assign(run, { outcome, outcomeAt: performance.now() });
     if (outcome === "acked") acked += 1;
   };
   const logger: Logger = {
@@ -206,8 +210,15 @@ export async function drainWithCrash(
         .get(id)!
         .slice(0, -1)
         .some((run) => run.outcome === outcome);
+    const undone = ids.flatMap((id) =>
+      (runs.get(id) ?? [])
+        .slice(0, -1)
+        .filter((run) => run.outcome === "acked")
+        .map((run) => run.outcomeAt!),
+    );
     return {
       tasks: options.total,
+      lostWindowMs: undone.length === 0 ? 0 : down - Math.min(...undone),
       succeededAtCrash: atCrash,
       drainRate,
       ackedBeforeCrash: ackedBefore,

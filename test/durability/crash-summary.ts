@@ -9,6 +9,7 @@ export function crashSummary(report: CrashReport): string {
     ...figures,
     drainRate: Math.round(figures.drainRate),
     downMs: Math.round(figures.downMs),
+    lostWindowMs: Math.round(figures.lostWindowMs),
     reran: reran.length,
     afterFailure: afterFailure.length,
     afterLeaseLoss: afterLeaseLoss.length,
