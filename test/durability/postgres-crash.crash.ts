@@ -77,8 +77,8 @@ describe("a PostgreSQL crash mid-drain", () => {
     expect(report.unexplainedReruns).toEqual([]);
     expect(report.afterLeaseLoss).toEqual([]);
     expect(report.overlapping).toEqual([]);
-    // The crash did undo committed completions (else this case would test nothing): with durable ones it cannot.
-    expect(report.lostCompletions).toBeGreaterThan(0);
+    // How many successes the crash undoes depends on when the last durable commit (a claim) came before it: often
+    // hundreds, sometimes none. The asyncClaims case below always undoes some, and checks the same of them.
   }, 120_000);
 
   it("as a power cut, asyncCompletions: false: no task lost, no committed success undone", async () => {
@@ -95,6 +95,8 @@ describe("a PostgreSQL crash mid-drain", () => {
   it("as a power cut, asyncClaims: no task lost, every transactional effect once; a task runs again only after an undone success, a lost claim or a broken run", async () => {
     const report = await drain({ asyncClaims: true }, true);
     console.log(`[crash] postgresql, power cut, async claims and completions: ${crashSummary(report)}`);
+    // Nothing durable for seconds but heartbeats: the crash undoes successes (else this case would test nothing).
+    expect(report.lostCompletions).toBeGreaterThan(0);
     expect(report.unfinished).toEqual([]);
     expect(report.wrongEffects).toEqual([]);
     expect(report.unexplainedReruns).toEqual([]);
