@@ -10,7 +10,7 @@ import type { NamingOptions } from "../naming-options.js";
 /** Options every part shares, set once at the top of the config. */
 type SharedKeys = "tasks" | "databaseUrl" | "directUrl" | "db" | "amqpUrl" | "prisma" | "table" | "schema" | "amqpPrefix" | "quorumQueues" | "wakeups" | "logger";
 
-/** Worker options of the config (`worker: {...}`): concurrency, claimAhead, queues, leaseMs, pollIntervalMs, shutdownGraceMs, workerId, listenUrl. */
+/** Worker options of the config (`worker: {...}`): concurrency, claimAhead, queues, leaseMs, pollIntervalMs, shutdownGraceMs, workerId, listenUrl, asyncCompletions, asyncClaims. */
 export type RunnerWorkerOptions = Partial<Omit<WorkerOptions, SharedKeys>>;
 
 /** Cleaner options of the config (`cleaner: {...}`): intervalMs, republishAfterMs, retentionMs, batchSize, … */

@@ -20,7 +20,7 @@ export const postgresDialect: Dialect = {
   prismaProviders: ["postgresql", "postgres"],
   schemaFiles: { model: "prisma/task.prisma", migrations: "prisma/migrations" },
   packageFiles: ["prisma/task.prisma", "prisma/migrations"],
-  capabilities: { notifications: true, inProcessWakeups: false, wakeupsWithoutBroker: "notify" },
+  capabilities: { notifications: true, inProcessWakeups: false, wakeupsWithoutBroker: "notify", asyncCommit: true },
   matchesUrl: (url) => /^postgres(ql)?:\/\//i.test(url),
   openStore(url: string, options: OpenStoreOptions): Store {
     const pool = ownDb(withStatementTimeout(url, options.statementTimeoutMs), {

@@ -19,8 +19,20 @@ export interface PgOwnDb extends Db {
    */
   readonly sessionUrl: string | undefined;
   transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
+  /**
+   * The same pool, every statement (and transaction) in a transaction of its own whose COMMIT does not wait for the
+   * WAL flush: `SET LOCAL synchronous_commit = off`. Local to the transaction, so a pooler in transaction mode never
+   * carries it to another client's session.
+   */
+  readonly asyncCommit: Db;
   close(): Promise<void>;
 }
+
+/**
+ * Opens a transaction whose COMMIT returns before the WAL reaches the disk (one round trip for both statements). A
+ * server crash (not a client's) within about 3 × wal_writer_delay (200 ms by default) of the commit can lose it.
+ */
+const ASYNC_COMMIT_BEGIN = "BEGIN; SET LOCAL synchronous_commit = off";
 
 /** Options of ownDb(). */
 interface OwnDbOptions {
@@ -68,34 +80,41 @@ export function ownDb(givenUrl: string, options: OwnDbOptions = {}): PgOwnDb {
   const config = (text: string, values: readonly unknown[], name: string | undefined) =>
     prepared && name ? { name: names.of(name, text), text, values: values as unknown[] } : { text, values: values as unknown[] };
   const query = async <Row>(text: string, values: readonly unknown[], name?: string) => (await pool.query(config(text, values, name))).rows as Row[];
+  /** Runs `fn` between `begin` (one round trip, however many statements) and COMMIT on one checked-out client. */
+  async function inTransaction<T>(fn: (tx: Db) => Promise<T>, begin: string): Promise<T> {
+    const client = await pool.connect();
+    let broken: Error | undefined;
+    // A checked-out client whose connection breaks between two statements emits 'error' with no listener of the
+    // pool's: without this one that kills the process. The next statement fails, and the client is discarded.
+    const onError = (error: Error) => void (broken = error);
+    client.on("error", onError);
+    try {
+      await client.query(begin);
+      const txQuery = async <Row>(text: string, values: readonly unknown[], name?: string) => (await client.query(config(text, values, name))).rows as Row[];
+      const result = await fn({ query: txQuery, request: (text, values) => txQuery(text, values) });
+      await client.query("COMMIT");
+      return result;
+    } catch (error) {
+      await client.query("ROLLBACK").catch((rollbackError: Error) => {
+        broken = rollbackError;
+      });
+      throw error;
+    } finally {
+      client.off("error", onError);
+      client.release(broken);
+    }
+  }
   return {
     pool,
     url: connectionString,
     sessionUrl: options.directUrl ? poolerUrl(options.directUrl).url : transactionPooled ? undefined : connectionString,
     query,
     request: (text: string, values: readonly unknown[]) => query(text, values),
-    async transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
-      const client = await pool.connect();
-      let broken: Error | undefined;
-      // A checked-out client whose connection breaks between two statements emits 'error' with no listener of the
-      // pool's: without this one that kills the process. The next statement fails, and the client is discarded.
-      const onError = (error: Error) => void (broken = error);
-      client.on("error", onError);
-      try {
-        await client.query("BEGIN");
-        const txQuery = async <Row>(text: string, values: readonly unknown[], name?: string) => (await client.query(config(text, values, name))).rows as Row[];
-        const result = await fn({ query: txQuery, request: (text, values) => txQuery(text, values) });
-        await client.query("COMMIT");
-        return result;
-      } catch (error) {
-        await client.query("ROLLBACK").catch((rollbackError: Error) => {
-          broken = rollbackError;
-        });
-        throw error;
-      } finally {
-        client.off("error", onError);
-        client.release(broken);
-      }
+    transaction: (fn) => inTransaction(fn, "BEGIN"),
+    asyncCommit: {
+      query: <Row>(text: string, values: readonly unknown[], name?: string) => inTransaction((tx) => tx.query<Row>(text, values, name), ASYNC_COMMIT_BEGIN),
+      request: (text, values) => inTransaction((tx) => tx.query(text, values), ASYNC_COMMIT_BEGIN),
+      transaction: (fn) => inTransaction(fn, ASYNC_COMMIT_BEGIN),
     },
     close: () => pool.end(),
   };

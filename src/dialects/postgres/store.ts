@@ -109,4 +109,5 @@ export const postgresParts: StoreParts<Db, PgTable, PgOwnDb> = {
     return advisoryLock(own.sessionUrl, key, timing);
   },
   notifications: (db, own) => pgNotifications(db, own),
+  asyncCommit: (own) => own.asyncCommit,
 };
