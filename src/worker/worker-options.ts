@@ -108,6 +108,14 @@ export interface WorkerOptions<Tasks extends TaskRegistry = TaskRegistry> extend
    * its definition's `concurrency`. Trade-off: the claims of a limited queue lock its row and go one at a time.
    */
   queueLimits?: Record<string, QueueLimitOptions>;
+  /**
+   * Delete a task's row when its handler succeeds and returns nothing (undefined or null), instead of keeping it as
+   * succeeded until the cleaner prunes it after retentionMs. Default false. A task's own `deleteOnSuccess` wins over
+   * this. Saves the database a row version and its index entries per task; the cost is what a kept row gives: the task
+   * is gone from `task-runner show`, the dashboard's lists, throughput and "workers seen", and its dedupe key is free
+   * again at once (docs/configuration.md, "Delete on success").
+   */
+  deleteOnSuccess?: boolean;
   /** Written to lease_owner of the tasks this worker claims. Default `${hostname}:${pid}:${random}`. Must be unique per worker. */
   workerId?: string;
   /** Where the worker logs every task state change. Default: JSON lines on stderr, info and above. */
@@ -141,6 +149,8 @@ export interface ResolvedWorkerOptions {
   pollIntervalMs: number;
   preparedStatements: boolean;
   shutdownGraceMs: number;
+  /** Delete on success for tasks that do not choose (their own deleteOnSuccess). */
+  deleteOnSuccess: boolean;
   workerId: string;
   logger: Logger;
   /** The limited queues served, with their limits (queueLimits and the tasks' concurrency). */
@@ -226,6 +236,7 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
     pollIntervalMs: positiveInteger("pollIntervalMs", options.pollIntervalMs, DEFAULT_POLL_INTERVAL_MS, 10),
     preparedStatements: flag("preparedStatements", options.preparedStatements, true),
     shutdownGraceMs: positiveInteger("shutdownGraceMs", options.shutdownGraceMs, 10_000, 0),
+    deleteOnSuccess: flag("deleteOnSuccess", options.deleteOnSuccess, false),
     workerId,
     logger: options.logger ?? jsonLogger(),
     limits: resolveQueueLimits(options.queueLimits, tasks, [...handled.keys()], queues),

@@ -1,6 +1,7 @@
 // The Store on MySQL 8 and MariaDB 10.6+: each operation is one SQL unit of ./sql or ./dashboard-sql, run through a
 // CountingDb (a mariadb pool of the store's own, or an app's Prisma client on @prisma/adapter-mariadb).
 
+import { deleteSucceededTasks } from "./sql/delete-succeeded-tasks.js";
 import type { StoreParts } from "../../store/dialect-store.js";
 import type { StoreUnits } from "../../store/unit-store.js";
 import { browseIndexSql, hasBrowseIndex } from "./dashboard-sql/browse-index.js";
@@ -48,6 +49,7 @@ const UNITS: StoreUnits<CountingDb, MysqlTable> = {
   claimByIds: claimTasksByIds,
   claimDue: claimDueTasks,
   complete: completeTasks,
+  deleteSucceeded: deleteSucceededTasks,
   fail: failTasks,
   extendLeases,
   release: releaseTasks,

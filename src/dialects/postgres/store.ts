@@ -1,6 +1,7 @@
 // The PostgreSQL store's parts: each operation's SQL unit of ./sql or ./dashboard-sql, run through a Db (a pg pool of
 // the store's own, or an app's Prisma client), and what PostgreSQL does its own way (notifications, the version check).
 
+import { deleteSucceededTasks } from "./sql/delete-succeeded-tasks.js";
 import type { StoreParts } from "../../store/dialect-store.js";
 import type { StoreUnits } from "../../store/unit-store.js";
 import { countGroups } from "./dashboard-sql/count-groups.js";
@@ -48,6 +49,7 @@ const UNITS: StoreUnits<Db, PgTable> = {
   claimByIds: claimTasksByIds,
   claimDue: claimDueTasks,
   complete: completeTasks,
+  deleteSucceeded: deleteSucceededTasks,
   fail: failTasks,
   extendLeases,
   release: releaseTasks,

@@ -2,6 +2,7 @@
 // connection of the store's own, or an app's Prisma client on @prisma/adapter-better-sqlite3), and what SQLite does its
 // own way: one connection shared by the app's client, in-process wake-ups, readying the app's client.
 
+import { deleteSucceededTasks } from "./sql/delete-succeeded-tasks.js";
 import { realpathSync } from "node:fs";
 import type { StoreParts } from "../../store/dialect-store.js";
 import type { StoreUnits } from "../../store/unit-store.js";
@@ -36,6 +37,7 @@ const UNITS: StoreUnits<Db, SqliteTable> = {
   claimByIds: claimTasksByIds,
   claimDue: claimDueTasks,
   complete: completeTasks,
+  deleteSucceeded: deleteSucceededTasks,
   fail: failTasks,
   extendLeases,
   release: releaseTasks,
