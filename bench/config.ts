@@ -11,7 +11,7 @@ export const PEERS = ["ours", "graphile-worker", "pg-boss", "ours-sqlite", "ours
 export type PeerName = (typeof PEERS)[number];
 
 /** The benchmark's scenarios, in the order they run. */
-export const SCENARIOS = ["enqueue", "bulk", "drain", "latency", "lateness", "controls"] as const;
+export const SCENARIOS = ["enqueue", "bulk", "drain", "latency", "lateness", "controls", "backlog", "retention"] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 export interface BenchConfig {

@@ -85,6 +85,7 @@ export function oursProducer(base: BenchPrisma, target: RunTarget, own: { remain
       await addMany(count);
       await client.$taskQueue.flush();
     },
+    ...(target.amqpUrl ? { wakeupsWaiting: () => wakeupsWaiting(target) } : {}),
     remaining: () => own.remaining(),
     flush: () => client.$taskQueue.flush(),
     async close() {
@@ -93,6 +94,17 @@ export function oursProducer(base: BenchPrisma, target: RunTarget, own: { remain
       await own.close();
     },
   };
+}
+
+/** Wake-up messages waiting in the RabbitMQ queue of the bench task's queue ("default"). */
+async function wakeupsWaiting(target: RunTarget): Promise<number> {
+  const model = await amqp.connect(target.amqpUrl);
+  try {
+    const channel = await model.createChannel();
+    return (await channel.checkQueue(topology(target.prefix).queueName("default"))).messageCount;
+  } finally {
+    await model.close();
+  }
 }
 
 /** Deletes the RabbitMQ queues and exchanges of a run's prefix. */

@@ -23,6 +23,8 @@ export interface Producer {
   bulkAdd(count: number): Promise<void>;
   /** Leaves `count` committed tasks ready to run (for ours: their wake-ups confirmed by RabbitMQ). */
   seed(count: number): Promise<void>;
+  /** Wake-up messages waiting in the broker's queue now; only peers with a broker have it. */
+  wakeupsWaiting?(): Promise<number>;
   /** How many tasks are not finished yet; a cheap query, polled while draining. */
   remaining(): Promise<number>;
   /**
