@@ -40,6 +40,7 @@ export async function backlogDrain(
 
 /** `count` committed transactions of one task each (and the business row), SEED_CONCURRENCY at a time. */
 async function seedSingly(producer: Producer, count: number): Promise<void> {
+  if (producer.seedSingly) return producer.seedSingly(count, SEED_CONCURRENCY);
   let next = 0;
   await Promise.all(
     Array.from({ length: SEED_CONCURRENCY }, async () => {
