@@ -61,9 +61,8 @@ export interface WorkerOptions<Tasks extends TaskRegistry = TaskRegistry> extend
    */
   queues?: string[];
   /**
-   * Handlers running at once. Default 10. The RabbitMQ prefetch of each queue is set to it, so a worker buffers at most
-   * this many wake-ups per queue beyond what it runs. Higher means more throughput for I/O-bound handlers and more
-   * database connections used by handlers at once.
+   * Handlers running at once. Default 10. Higher means more throughput for I/O-bound handlers and more database
+   * connections used by handlers at once.
    */
   concurrency?: number;
   /**
@@ -75,7 +74,9 @@ export interface WorkerOptions<Tasks extends TaskRegistry = TaskRegistry> extend
    * the rest. A task claimed ahead holds its lease (the heartbeat extends it) while it waits here. 0 claims only as
    * many as can run at once. Polling claims again once half of what it claimed ahead has started. A wake-up whose ids
    * find no claim slot for 200 ms is handed back to the queue when another worker consumes it and nothing waits ready
-   * there.
+   * there. The RabbitMQ prefetch of each queue is concurrency + claimAhead (at most 65,535): the worker holds at most as
+   * many wake-up messages unacknowledged as it may hold tasks claimed, so one-task wake-ups are claimed hundreds per
+   * statement; 0 brings it down to concurrency.
    */
   claimAhead?: number;
   /**
