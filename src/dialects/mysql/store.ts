@@ -1,7 +1,6 @@
 // The Store on MySQL 8 and MariaDB 10.6+: each operation is one SQL unit of ./sql or ./dashboard-sql, run through a
 // CountingDb (a mariadb pool of the store's own, or an app's Prisma client on @prisma/adapter-mariadb).
 
-import { deleteSucceededTasks } from "./sql/delete-succeeded-tasks.js";
 import type { StoreParts } from "../../store/dialect-store.js";
 import type { StoreUnits } from "../../store/unit-store.js";
 import { browseIndexSql, hasBrowseIndex } from "./dashboard-sql/browse-index.js";
@@ -24,6 +23,7 @@ import { checkTable } from "./sql/check-table.js";
 import { claimDueTasks } from "./sql/claim-due-tasks.js";
 import { claimTasksByIds } from "./sql/claim-tasks.js";
 import { completeTasks } from "./sql/complete-tasks.js";
+import { deleteSucceededTasks } from "./sql/delete-succeeded-tasks.js";
 import { extendLeases } from "./sql/extend-leases.js";
 import { failTasks } from "./sql/fail-tasks.js";
 import { findStaleWakeups, queuesWithStaleWakeups } from "./sql/find-stale-wakeups.js";

@@ -1,7 +1,6 @@
 // The PostgreSQL store's parts: each operation's SQL unit of ./sql or ./dashboard-sql, run through a Db (a pg pool of
 // the store's own, or an app's Prisma client), and what PostgreSQL does its own way (notifications, the version check).
 
-import { deleteSucceededTasks } from "./sql/delete-succeeded-tasks.js";
 import type { StoreParts } from "../../store/dialect-store.js";
 import type { StoreUnits } from "../../store/unit-store.js";
 import { countGroups } from "./dashboard-sql/count-groups.js";
@@ -24,6 +23,7 @@ import { cleanerLockKey, leaderLockHolder } from "./sql/leader.js";
 import { claimDueTasks } from "./sql/claim-due-tasks.js";
 import { claimTasksByIds } from "./sql/claim-tasks.js";
 import { completeTasks } from "./sql/complete-tasks.js";
+import { deleteSucceededTasks } from "./sql/delete-succeeded-tasks.js";
 import { extendLeases } from "./sql/extend-leases.js";
 import { failTasks } from "./sql/fail-tasks.js";
 import { findStaleWakeups, queuesWithStaleWakeups } from "./sql/find-stale-wakeups.js";

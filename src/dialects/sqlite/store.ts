@@ -2,7 +2,6 @@
 // connection of the store's own, or an app's Prisma client on @prisma/adapter-better-sqlite3), and what SQLite does its
 // own way: one connection shared by the app's client, in-process wake-ups, readying the app's client.
 
-import { deleteSucceededTasks } from "./sql/delete-succeeded-tasks.js";
 import { realpathSync } from "node:fs";
 import type { StoreParts } from "../../store/dialect-store.js";
 import type { StoreUnits } from "../../store/unit-store.js";
@@ -23,6 +22,7 @@ import { selectTasksByKeys } from "./sql/insert-tasks.js";
 import { leaseHolder } from "./sql/leader.js";
 import { cancelTask, pruneTasks, retryDeadTasks, retryTask, runTaskNow } from "./sql/operator-actions.js";
 import { completeTasks, extendLeases, failTasks, releaseTasks } from "./sql/outcomes.js";
+import { deleteSucceededTasks } from "./sql/delete-succeeded-tasks.js";
 import { abandonExpired, findExpiredLeases, holdExpiredLease, requeueExpired } from "./sql/recover-leases.js";
 import { advanceSchedule, claimScheduleSlot, listSchedules, pruneScheduleSlots, syncSchedules } from "./sql/schedules.js";
 import { findStaleWakeups, findUnpublished, markPublished, markUnpublished, queuesWithStaleWakeups } from "./sql/wakeups.js";
