@@ -14,6 +14,8 @@ export interface OpenStoreOptions {
   applicationName?: string;
   /** Prepare the frequent statements once per connection, where the driver can. Default true. */
   preparedStatements?: boolean;
+  /** PostgreSQL: a direct URL for what needs a session of its own (leader lock, LISTEN), when the URL is a pooler's. */
+  directUrl?: string;
   /** Give up opening a connection after this long, in ms. */
   connectTimeoutMs?: number;
   /** Client-side limit on one statement, in ms. */

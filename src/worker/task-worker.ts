@@ -18,6 +18,7 @@ import { checkDatabase } from "./start-checks.js";
 import { StopSignal } from "./stop-signal.js";
 import type { TaskRun } from "./task-run.js";
 import { WakeupDelivery } from "./wakeup-delivery.js";
+import { listenableWakeups } from "./listen-fallback.js";
 import { openTransport } from "../wakeups/open-transport.js";
 import type { WakeupListener, WakeupTransport } from "../wakeups/transport.js";
 import { WakeupSender } from "../wakeups/wakeup-sender.js";
@@ -100,11 +101,13 @@ export class TaskWorker {
         table: options.table,
         ...WORKER_POOL,
         preparedStatements: options.preparedStatements,
+        directUrl: options.directUrl,
       }));
     try {
       // Inside the try: a transport that cannot be made (its client package not installed) closes the store too.
       this.transport = openTransport({
         ...options.naming,
+        wakeups: listenableWakeups({ ...options, wakeups: options.naming.wakeups }, this.store, this.logger),
         amqpUrl: options.amqpUrl,
         logger: this.logger,
         store: this.store,

@@ -4,6 +4,7 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { backoffPolicyProblem } from "../backoff.js";
+import { checkDirectUrl } from "../direct-url.js";
 import { dialectForUrl, notificationUrls } from "../dialects/index.js";
 import type { Store } from "../store/store.js";
 import { taskTable, type TaskTable } from "../store/task-table.js";
@@ -39,11 +40,17 @@ export interface WorkerOptions<Tasks extends TaskRegistry = TaskRegistry> extend
    */
   store?: Store;
   /**
-   * With NOTIFY wake-ups (docs/transports.md): the URL of the worker's LISTEN session. Default: databaseUrl (or the
-   * store's URL). Set it to a direct or session-pooled URL when databaseUrl goes through PgBouncer in transaction
-   * mode, where LISTEN does not work. Ignored by the other transports.
+   * With NOTIFY wake-ups (docs/transports.md): the URL of the worker's LISTEN session. Default: directUrl, else
+   * databaseUrl (or the store's URL). Behind PgBouncer in transaction mode (`pgbouncer=true` in databaseUrl), where
+   * LISTEN does not work, without this or directUrl the worker polls and says so in its log. Ignored by the other
+   * transports.
    */
   listenUrl?: string;
+  /**
+   * PostgreSQL behind PgBouncer in transaction mode (`pgbouncer=true` in databaseUrl): a direct or session-pooled URL of
+   * the same database, for the LISTEN session (unless listenUrl is set). Ignored with `store` (pass it to openStore).
+   */
+  directUrl?: string;
   /**
    * RabbitMQ URL for wake-ups, e.g. amqp://guest:guest@127.0.0.1:5672. Default: none, and the worker LISTENs for NOTIFY
    * wake-ups on PostgreSQL; elsewhere it only polls every pollIntervalMs (tasks still run, but up to one interval late,
@@ -144,6 +151,7 @@ export interface ResolvedWorkerOptions {
   /** The broker names and the transport choice, for openTransport(). */
   naming: { amqpPrefix: string | undefined; quorumQueues: boolean; wakeups: WakeupsChoice | undefined };
   listenUrl: string | undefined;
+  directUrl: string | undefined;
   concurrency: number;
   claimAhead: number;
   leaseMs: number;
@@ -194,6 +202,7 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
     throw new TaskQueueConfigError("store", "pass a store made by openStore(url, { table }).");
   }
   if (options.store === undefined) dialectForUrl(options.databaseUrl);
+  checkDirectUrl(options.directUrl, options.databaseUrl);
   if (options.listenUrl !== undefined && options.listenUrl !== "" && !dialectForUrl(options.listenUrl, "listenUrl").capabilities.notifications) {
     throw new TaskQueueConfigError("listenUrl", `the NOTIFY listener needs ${notificationUrls()}, the same database as the tasks'.`);
   }
@@ -231,6 +240,7 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
     table: taskTable(options.table, options.schema),
     naming: { amqpPrefix: options.amqpPrefix, quorumQueues: options.quorumQueues ?? false, wakeups: options.wakeups },
     listenUrl: options.listenUrl,
+    directUrl: options.directUrl,
     concurrency: positiveInteger("concurrency", options.concurrency, 10, 1, 10_000),
     claimAhead: positiveInteger("claimAhead", options.claimAhead, 1000, 0, 100_000),
     leaseMs,

@@ -1,5 +1,5 @@
 // The chaos soak: app-like load through the extension while 2-3 worker processes and 2 cleaner processes run, and a
-// seeded fault schedule kills processes, cuts and stalls the broker's connections, misdelivers wake-ups and injects
+// seeded fault schedule kills processes, cuts and stalls the broker's connections, misdelivers wake-ups, pauses a queue and injects
 // the database's own faults (soak-database.ts: cut and stalled connections of a server, a SQLite file's write lock
 // held past the busy timeout). After the faults stop and the system settles, it checks the guarantees (soak-check.ts)
 // and prints a summary.
@@ -24,6 +24,8 @@ import { DriverLink } from "./soak-driver-link.js";
 import { emptyLoadRecord, type LoadRecord } from "./soak-load.js";
 import { readRunLog } from "./soak-runlog.js";
 import { SeededRandom } from "./seeded-random.js";
+import type { PauseWindow } from "./soak-check-controls.js";
+import { SOAK_PAUSED_QUEUE } from "./soak-tasks.js";
 
 export interface SoakOptions {
   /** A migrated database (task table + reports) of its own: postgresql://, mysql:// (or mariadb://) or a SQLite file: URL. */
@@ -35,6 +37,8 @@ export interface SoakOptions {
    * cut and stalled by the database faults). Default: RabbitMQ.
    */
   wakeups?: "notify";
+  /** PostgreSQL through a PgBouncer in transaction mode of the soak's own (pgbouncer=true), sessions on the direct URL. */
+  pgbouncer?: boolean;
   seed: number;
   /** How long load and faults run. */
   seconds: number;
@@ -69,8 +73,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const prefix = `ptq_soak_${options.seed}_${process.pid}`;
   const names = topology(prefix);
   const runLogDir = mkdtempSync(join(tmpdir(), "ptq-soak-"));
-  const db = await openSoakDatabase(options.databaseUrl);
-  print(`soak: ${db.dialect}, database faults: ${db.faultKinds.join(", ")}`);
+  const db = await openSoakDatabase(options.databaseUrl, { pgbouncer: options.pgbouncer });
+  print(`soak: ${db.dialect}${options.pgbouncer ? " through PgBouncer (transaction mode)" : ""}, database faults: ${db.faultKinds.join(", ")}`);
 
   const broker = new URL(options.amqpUrl);
   const brokerProxy = await new TcpProxy(broker.hostname, Number(broker.port || 5672)).start();
@@ -93,6 +97,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     (role: Role) => ({
       SOAK_ROLE: role,
       DATABASE_URL: db.childUrl,
+      DIRECT_URL: db.childDirectUrl ?? "",
       AMQP_URL: notify ? "" : brokerProxy.route(options.amqpUrl),
       SOAK_WAKEUPS: options.wakeups ?? "",
       SOAK_PREFIX: prefix,
@@ -107,6 +112,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const brokerFaults: readonly string[] = ["cut-broker", "stall-broker", "publish-failure"];
   const faults = emptyFaultCounts([...COMMON_FAULT_KINDS.filter((kind) => !notify || !brokerFaults.includes(kind)), ...db.faultKinds]);
   const phantomIds: string[] = [];
+  const pauses: PauseWindow[] = [];
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   const targets: FaultTargets = {
     async killWorker() {
@@ -146,6 +152,17 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       await sleep(ms);
       driverBrokerProxy.restore();
     },
+    async pauseQueue(ms) {
+      // The window checked is from after the pause committed to before the resume began, by the database clock.
+      await db.store.pauseQueue(SOAK_PAUSED_QUEUE);
+      const from = (await db.store.now()).getTime();
+      await sleep(ms);
+      const to = (await db.store.now()).getTime();
+      // The resume marks the queue's due tasks unpublished: the cleaners send their wake-ups, the workers' polls find them.
+      await db.store.resumeQueue(SOAK_PAUSED_QUEUE, 0);
+      pauses.push({ from, to });
+      return `${SOAK_PAUSED_QUEUE} for ${ms} ms`;
+    },
   };
 
   const loopDelay = monitorEventLoopDelay({ resolution: 20 });
@@ -156,7 +173,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     await children.start("worker", options.workers ?? 3);
     await children.start("cleaner", options.cleaners ?? 2);
     driver = await DriverLink.start({
-      databaseUrl: db.url,
+      databaseUrl: db.appUrl,
       amqpUrl: notify ? "" : driverBrokerProxy.route(options.amqpUrl),
       amqpDirectUrl: options.amqpUrl,
       wakeups: options.wakeups,
@@ -203,6 +220,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         killedWorkers: children.killedWorkers,
         killsMidTask: children.killsMidTask,
         phantomIds,
+        pauses,
         faults,
         recoveries: children.lines("cleaner").filter((line) => /^lease expired; task/.test(line.message)).length,
         leaseLossesOnLiveWorkers: workerLines

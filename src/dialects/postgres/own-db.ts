@@ -5,13 +5,19 @@ import { createHash } from "node:crypto";
 import type pg from "pg";
 import type { Db } from "../../store/db.js";
 import { pgDriver } from "./driver.js";
+import { poolerUrl } from "./pooler-url.js";
 import { fastTypes } from "./timestamp-parser.js";
 
 /** A pg Pool wrapped as a Db, plus close(). */
 export interface PgOwnDb extends Db {
   readonly pool: pg.Pool;
-  /** The URL the pool connects to (the leader lock opens its own session on it). */
+  /** The URL the pool connects to. */
   readonly url: string;
+  /**
+   * Where a session of its own may be opened (the cleaners' leader lock, a worker's LISTEN): `directUrl`, else the
+   * pool's URL, unless that goes through PgBouncer in transaction mode (`pgbouncer=true`): then undefined.
+   */
+  readonly sessionUrl: string | undefined;
   transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
@@ -26,9 +32,12 @@ interface OwnDbOptions {
   connectTimeoutMs?: number;
   /**
    * Prepare the statements the caller names, once per connection, so the server parses and plans them once. Default
-   * true. Turn it off behind a pooler that cannot keep prepared statements (PgBouncer before 1.21 in transaction mode).
+   * true, and false when the URL says `pgbouncer=true`. Turn it off behind a pooler that cannot keep prepared
+   * statements (PgBouncer before 1.21 in transaction mode).
    */
   preparedStatements?: boolean;
+  /** A direct (or session-pooled) URL of the same database, for what needs a session of its own. Default: the pool's URL. */
+  directUrl?: string;
   /**
    * Client-side limit on one statement, in ms. Default 60000. It also ends the wait on a half-open connection (one whose
    * peer vanished without a reset), which TCP alone may not notice for minutes.
@@ -40,7 +49,8 @@ interface OwnDbOptions {
  * Opens a pool on `connectionString`, with TCP keep-alive and the time limits of OwnDbOptions. Nothing connects yet;
  * a missing pg package fails here, where the store is opened.
  */
-export function ownDb(connectionString: string, options: OwnDbOptions = {}): PgOwnDb {
+export function ownDb(givenUrl: string, options: OwnDbOptions = {}): PgOwnDb {
+  const { url: connectionString, transactionPooled } = poolerUrl(givenUrl);
   const pool = new (pgDriver().Pool)({
     connectionString,
     max: options.max ?? 10,
@@ -53,7 +63,7 @@ export function ownDb(connectionString: string, options: OwnDbOptions = {}): PgO
   });
   // An idle client that loses its connection emits 'error' on the pool; without a listener that kills the process.
   pool.on("error", () => {});
-  const prepared = options.preparedStatements ?? true;
+  const prepared = options.preparedStatements ?? !transactionPooled;
   const names = new StatementNames();
   const config = (text: string, values: readonly unknown[], name: string | undefined) =>
     prepared && name ? { name: names.of(name, text), text, values: values as unknown[] } : { text, values: values as unknown[] };
@@ -61,6 +71,7 @@ export function ownDb(connectionString: string, options: OwnDbOptions = {}): PgO
   return {
     pool,
     url: connectionString,
+    sessionUrl: options.directUrl ? poolerUrl(options.directUrl).url : transactionPooled ? undefined : connectionString,
     query,
     request: (text: string, values: readonly unknown[]) => query(text, values),
     async transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
