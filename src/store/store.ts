@@ -40,6 +40,12 @@ export interface WorkerStore {
   claimDue(limit: number, filter: ClaimFilter): Promise<TaskRecord[]>;
   /** Marks the tasks succeeded where `owner` still holds the lease; returns the ids it marked. */
   complete(owner: string, completions: readonly Completion[]): Promise<string[]>;
+  /**
+   * Deletes the tasks among `ids` where `owner` still holds the lease, instead of marking them succeeded (delete on
+   * success, for a success with no result to keep); returns the ids it deleted. Once deleted, a task's dedupe key is
+   * free for a new task.
+   */
+  deleteSucceeded(owner: string, ids: readonly string[]): Promise<string[]>;
   /** Records failed runs where `owner` still holds the lease: pending again after each delay, or dead. */
   fail(owner: string, failures: readonly Failure[]): Promise<FailedTask[]>;
   /** Extends the leases `owner` holds among `ids` to leaseMs from now; says per id whether it was extended or lost. */

@@ -35,6 +35,7 @@ const UNCERTAIN = "task outcome not written again: the connection dropped during
 export class OutcomeWriter {
   private readonly successes: StatementBatcher<Completion, boolean>;
   private readonly failures: StatementBatcher<Failure, FailedTask | undefined>;
+  private readonly deletions: StatementBatcher<string, boolean>;
   private readonly notifications = new Set<Promise<void>>();
 
   constructor(private readonly options: OutcomeWriterOptions) {
@@ -44,31 +45,40 @@ export class OutcomeWriter {
       const marked = new Set(await completions.complete(owner, items));
       return items.map((item) => marked.has(item.id));
     });
+    this.deletions = new StatementBatcher(async (ids) => {
+      const deleted = new Set(await completions.deleteSucceeded(owner, ids));
+      return ids.map((id) => deleted.has(id));
+    });
     this.failures = new StatementBatcher(async (items) => {
       const byId = new Map((await store.fail(owner, items)).map((row) => [row.id, row]));
       return items.map((item) => byId.get(item.id));
     });
   }
 
-  /** Marks the task succeeded with `value` as its result. False when the lease was lost (or the write gave up). */
-  succeed(task: TaskRecord, value: unknown, startedAt: number): Promise<boolean> {
+  /**
+   * Marks the task succeeded with `value` as its result, or, with `deleteIfNoResult` and no result (undefined or null),
+   * deletes its row. False when the lease was lost (or the write gave up).
+   */
+  succeed(task: TaskRecord, value: unknown, startedAt: number, deleteIfNoResult = false): Promise<boolean> {
     const { json, problem } = resultJson(value);
     if (problem) this.options.logger.warn("task result not storable, stored null", { taskId: task.id, taskName: task.name, problem });
-    const completion: Completion = { id: task.id, resultJson: json };
+    const deletes = deleteIfNoResult && json === "null";
+    const write = deletes ? () => this.deletions.add(task.id) : () => this.successes.add({ id: task.id, resultJson: json } satisfies Completion);
     // The first write on the happy path is a plain promise chain: one success per task, thousands a second.
-    return this.successes.add(completion).then(
-      (marked) => this.succeeded(task, marked, false, startedAt),
+    return write().then(
+      (marked) => this.succeeded(task, marked, false, startedAt, deletes),
       async (error: unknown) => {
-        const { value: marked, retried } = await this.persist(task, "success", () => this.successes.add(completion), error);
-        return marked !== GAVE_UP && this.succeeded(task, marked, retried, startedAt);
+        const { value: marked, retried } = await this.persist(task, "success", write, error);
+        return marked !== GAVE_UP && this.succeeded(task, marked, retried, startedAt, deletes);
       },
     );
   }
 
-  private succeeded(task: TaskRecord, marked: boolean, retried: boolean, startedAt: number): boolean {
+  private succeeded(task: TaskRecord, marked: boolean, retried: boolean, startedAt: number, deleted: boolean): boolean {
     const log = this.options.logger;
     if (marked) {
-      log.info("task succeeded", { taskId: task.id, taskName: task.name, attempt: task.attempts, durationMs: Date.now() - startedAt });
+      const fields = { taskId: task.id, taskName: task.name, attempt: task.attempts, durationMs: Date.now() - startedAt };
+      log.info("task succeeded", deleted ? { ...fields, deleted: true } : fields);
     } else if (retried) {
       log.info(UNCERTAIN, { taskId: task.id, taskName: task.name, outcome: "success" });
     } else {
@@ -107,7 +117,7 @@ export class OutcomeWriter {
 
   /** Resolves when every outcome handed over so far is written and every dead-letter notification settled. */
   async flush(): Promise<void> {
-    await Promise.all([this.successes.flush(), this.failures.flush()]);
+    await Promise.all([this.successes.flush(), this.deletions.flush(), this.failures.flush()]);
     while (this.notifications.size > 0) await Promise.all([...this.notifications]);
   }
 

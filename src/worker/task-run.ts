@@ -204,7 +204,8 @@ export class TaskRun {
 
   private handlerReturned(value: unknown): void {
     if (!this.take("finishing")) return; // settled by timeout, lease loss or shutdown: the late outcome is ignored
-    this.outcomes.succeed(this.task, value, this.startedAt).then(this.doneNow, this.doneAfterError);
+    const deletes = deletesOnSuccess(this.options, this.options.handled.get(this.task.name));
+    this.outcomes.succeed(this.task, value, this.startedAt, deletes).then(this.doneNow, this.doneAfterError);
   }
 
   private handlerFailed(definition: HandledDefinition, error: unknown): void {
@@ -224,7 +225,12 @@ export class TaskRun {
           if (!this.take("committing")) throw this.abortReason ?? new TaskLeaseLostError(task.name, task.id);
           const { json, problem } = resultJson(value);
           if (problem) this.logger.warn("task result not storable, stored null", { problem });
-          const marked = await this.store.through(tx).complete(options.workerId, [{ id: task.id, resultJson: json }]);
+          // Delete on success deletes in this same transaction, so the handler's writes and the row's end commit together.
+          const through = this.store.through(tx);
+          const marked =
+            json === "null" && deletesOnSuccess(options, definition)
+              ? await through.deleteSucceeded(options.workerId, [task.id])
+              : await through.complete(options.workerId, [{ id: task.id, resultJson: json }]);
           if (marked.length === 0) throw new TaskLeaseLostError(task.name, task.id);
         },
         { timeout: timeoutMs + 5000, maxWait: 10_000 },
@@ -290,6 +296,11 @@ function contextOf(run: TaskRun, prisma: unknown): RunContext {
     prisma,
     tx: undefined,
   };
+}
+
+/** Whether a success of `definition` with no result deletes the task's row: the task's own choice, else the worker's. */
+function deletesOnSuccess(options: ResolvedWorkerOptions, definition: HandledDefinition | undefined): boolean {
+  return definition?.deleteOnSuccess ?? options.deleteOnSuccess;
 }
 
 /** `ctx` with the transaction of a transactional handler (the getters stay getters). */

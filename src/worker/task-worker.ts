@@ -5,7 +5,7 @@ import { openStore } from "../dialects/index.js";
 import type { Logger } from "../logger.js";
 import type { Store } from "../store/store.js";
 import type { ClaimFilter } from "../store/task-writes.js";
-import { ClaimBudget } from "./claim-budget.js";
+import { ClaimBudget, wakeupPrefetch } from "./claim-budget.js";
 import { ClaimLoop } from "./claim-loop.js";
 import { Claimer } from "./claimer.js";
 import { DueTimers } from "./due-timers.js";
@@ -199,7 +199,7 @@ export class TaskWorker {
     const delivery = new WakeupDelivery({ transport, listener, sender, poller, claimLoop, launcher, claims, budget, filter, logger, stop });
     this.listener = transport.listen({
       queues: options.queues,
-      prefetch: options.concurrency,
+      prefetch: wakeupPrefetch(options.concurrency, options.claimAhead),
       deliver: (ids, queue) => {
         traceWakeups(traceChannels.wakeupsReceived, queue, ids);
         return this.track(delivery.deliver(ids, queue));

@@ -68,9 +68,8 @@ export interface WorkerOptions<Tasks extends TaskRegistry = TaskRegistry> extend
    */
   queues?: string[];
   /**
-   * Handlers running at once. Default 10. The RabbitMQ prefetch of each queue is set to it, so a worker buffers at most
-   * this many wake-ups per queue beyond what it runs. Higher means more throughput for I/O-bound handlers and more
-   * database connections used by handlers at once.
+   * Handlers running at once. Default 10. Higher means more throughput for I/O-bound handlers and more database
+   * connections used by handlers at once.
    */
   concurrency?: number;
   /**
@@ -82,7 +81,9 @@ export interface WorkerOptions<Tasks extends TaskRegistry = TaskRegistry> extend
    * the rest. A task claimed ahead holds its lease (the heartbeat extends it) while it waits here. 0 claims only as
    * many as can run at once. Polling claims again once half of what it claimed ahead has started. A wake-up whose ids
    * find no claim slot for 200 ms is handed back to the queue when another worker consumes it and nothing waits ready
-   * there.
+   * there. The RabbitMQ prefetch of each queue is concurrency + claimAhead (at most 65,535): the worker holds at most as
+   * many wake-up messages unacknowledged as it may hold tasks claimed, so one-task wake-ups are claimed hundreds per
+   * statement; 0 brings it down to concurrency.
    */
   claimAhead?: number;
   /**
@@ -132,6 +133,14 @@ export interface WorkerOptions<Tasks extends TaskRegistry = TaskRegistry> extend
    * its definition's `concurrency`. Trade-off: the claims of a limited queue lock its row and go one at a time.
    */
   queueLimits?: Record<string, QueueLimitOptions>;
+  /**
+   * Delete a task's row when its handler succeeds and returns nothing (undefined or null), instead of keeping it as
+   * succeeded until the cleaner prunes it after retentionMs. Default false. A task's own `deleteOnSuccess` wins over
+   * this. Saves the database a row version and its index entries per task; the cost is what a kept row gives: the task
+   * is gone from `task-runner show`, the dashboard's lists, throughput and "workers seen", and its dedupe key is free
+   * again at once (docs/configuration.md, "Delete on success").
+   */
+  deleteOnSuccess?: boolean;
   /** Written to lease_owner of the tasks this worker claims. Default `${hostname}:${pid}:${random}`. Must be unique per worker. */
   workerId?: string;
   /** Where the worker logs every task state change. Default: JSON lines on stderr, info and above. */
@@ -168,6 +177,8 @@ export interface ResolvedWorkerOptions {
   asyncCompletions: boolean;
   asyncClaims: boolean;
   shutdownGraceMs: number;
+  /** Delete on success for tasks that do not choose (their own deleteOnSuccess). */
+  deleteOnSuccess: boolean;
   workerId: string;
   logger: Logger;
   /** The limited queues served, with their limits (queueLimits and the tasks' concurrency). */
@@ -257,6 +268,7 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
     asyncCompletions: flag("asyncCompletions", options.asyncCompletions, true),
     asyncClaims: flag("asyncClaims", options.asyncClaims, false),
     shutdownGraceMs: positiveInteger("shutdownGraceMs", options.shutdownGraceMs, 10_000, 0),
+    deleteOnSuccess: flag("deleteOnSuccess", options.deleteOnSuccess, false),
     workerId,
     logger: options.logger ?? jsonLogger(),
     limits: resolveQueueLimits(options.queueLimits, tasks, [...handled.keys()], queues),

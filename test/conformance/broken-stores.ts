@@ -10,6 +10,7 @@ import type { ClaimByIdResult, ClaimFilter, FailedTask, RecoveredTask, WakeupTar
 export const BROKEN_STORES = {
   "claim-without-lock": { area: "claim", breaks: "claimByIds trusts an earlier read: a task seen pending is handed out even when another claimer took it meanwhile" },
   "complete-without-lease-guard": { area: "outcomes", breaks: "complete records the success in the name of whoever holds the lease now" },
+  "delete-without-lease-guard": { area: "outcomes", breaks: "deleteSucceeded deletes the tasks whoever holds their lease, and pending ones too" },
   "leader-grants-twice": { area: "leader", breaks: "every contender of the leader lock is told it leads" },
   "insert-ignores-keys": { area: "insert", breaks: "insertTasks drops the dedupe keys, so a key already taken gets a second task" },
   "claim-ignores-priority": { area: "claim", breaks: "claimDue takes due tasks by run_at alone, whatever their priority" },
@@ -61,6 +62,20 @@ export function brokenStore(store: Store, kind: BrokenKind): Store {
         if (holder) marked.push(...(await store.complete(holder, [completion])));
       }
       return marked;
+    };
+  }
+  if (kind === "delete-without-lease-guard") {
+    // Deletes what it is asked to, running under another worker's lease or not running at all.
+    overrides.deleteSucceeded = async (_owner, ids) => {
+      const deleted: string[] = [];
+      for (const id of ids) {
+        const task = await store.findTask(id);
+        if (!task) continue;
+        if (task.status !== "running") await store.claimByIds([id], { owner: "breaker", leaseMs: 60_000, names: [task.name], queues: [task.queue] });
+        const holder = (await store.findTask(id))?.leaseOwner;
+        if (holder) deleted.push(...(await store.deleteSucceeded(holder, [id])));
+      }
+      return deleted;
     };
   }
   if (kind === "leader-grants-twice") {

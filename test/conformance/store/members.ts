@@ -10,6 +10,7 @@ export const STORE_MEMBERS: Record<keyof Store, true> = {
   claimByIds: true,
   claimDue: true,
   complete: true,
+  deleteSucceeded: true,
   fail: true,
   extendLeases: true,
   release: true,
