@@ -10,6 +10,8 @@ import type { Completion, FailedTask, Failure } from "../store/task-writes.js";
 import { errorMessage, errorText } from "../error-text.js";
 import { resultJson } from "./result-json.js";
 import { StatementBatcher } from "./statement-batcher.js";
+import { runFields } from "./task-logger.js";
+import { runScopeOf } from "../telemetry/telemetry.js";
 
 /** Publishes dead-task notifications; rejects when the broker did not confirm. */
 interface DeadLetterSink {
@@ -64,8 +66,9 @@ export class OutcomeWriter {
 
   private succeeded(task: TaskRecord, marked: boolean, retried: boolean, startedAt: number): boolean {
     const log = this.options.logger;
+    if (marked) runScopeOf(task)?.end("succeeded");
     if (marked) {
-      log.info("task succeeded", { taskId: task.id, taskName: task.name, attempt: task.attempts, durationMs: Date.now() - startedAt });
+      log.info("task succeeded", { ...runFields(task), durationMs: Date.now() - startedAt });
     } else if (retried) {
       log.info(UNCERTAIN, { taskId: task.id, taskName: task.name, outcome: "success" });
     } else {
@@ -85,8 +88,9 @@ export class OutcomeWriter {
     const { value: row, retried } = await this.persist(task, "failure", () => this.failures.add(failure));
     const writtenAt = performance.now();
     if (row === GAVE_UP) return undefined;
+    if (row !== undefined) runScopeOf(task)?.end(row.status === "pending" ? "retry" : "dead", thrown);
     const log = this.options.logger;
-    const fields = { taskId: task.id, taskName: task.name, attempt: task.attempts, error: errorMessage(thrown) };
+    const fields = { ...runFields(task), error: errorMessage(thrown) };
     if (row === undefined && retried) {
       log.info(UNCERTAIN, { ...fields, outcome: "failure" });
     } else if (row === undefined) {
