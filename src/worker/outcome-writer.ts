@@ -52,7 +52,7 @@ export class OutcomeWriter {
   /** Marks the task succeeded with `value` as its result. False when the lease was lost (or the write gave up). */
   succeed(task: TaskRecord, value: unknown, startedAt: number): Promise<boolean> {
     const { json, problem } = resultJson(value);
-    if (problem) this.options.logger.warn("task result not storable, stored null", { taskId: task.id, taskName: task.name, problem });
+    if (problem) this.options.logger.warn("task result not storable, stored null", { ...runFields(task), problem });
     const completion: Completion = { id: task.id, resultJson: json };
     // The first write on the happy path is a plain promise chain: one success per task, thousands a second.
     return this.successes.add(completion).then(
@@ -66,13 +66,13 @@ export class OutcomeWriter {
 
   private succeeded(task: TaskRecord, marked: boolean, retried: boolean, startedAt: number): boolean {
     const log = this.options.logger;
-    if (marked) runScopeOf(task)?.end("succeeded");
     if (marked) {
+      runScopeOf(task)?.end("succeeded");
       log.info("task succeeded", { ...runFields(task), durationMs: Date.now() - startedAt });
     } else if (retried) {
-      log.info(UNCERTAIN, { taskId: task.id, taskName: task.name, outcome: "success" });
+      log.info(UNCERTAIN, { ...runFields(task), outcome: "success" });
     } else {
-      log.warn("task result discarded: this worker no longer holds its lease", { taskId: task.id, taskName: task.name });
+      log.warn("task result discarded: this worker no longer holds its lease", runFields(task));
     }
     return marked;
   }
@@ -146,7 +146,7 @@ export class OutcomeWriter {
           error = thrown;
         }
       }
-      const fields = { taskId: task.id, taskName: task.name, error: errorMessage(error) };
+      const fields = { ...runFields(task), error: errorMessage(error) };
       if (Date.now() >= deadline) {
         this.options.logger.error(`could not record task ${what}; the cleaner recovers the task when its lease expires`, fields);
         return { value: GAVE_UP, retried: true };
