@@ -1,6 +1,7 @@
 // What OpenTelemetry costs a drain: the same seeded tasks drained by one in-process worker with an OpenTelemetry SDK
 // registered (every span and metric recorded, then handed to exporters that drop them) and without one (the API's
-// no-op providers), alternating the two modes in one process, a fresh database per drain.
+// no-op providers), alternating the two modes in one process, a fresh database per drain. It reports the drain's rate
+// and this process's CPU time per task (user + system), which a machine busy with other work disturbs less.
 // Usage: npx tsx bench/telemetry-overhead.ts [--peer=ours|ours-sqlite|ours-mysql] [--count=5000] [--rounds=3] [--concurrency=10]
 
 import { loadavg } from "node:os";
@@ -60,9 +61,10 @@ const services = await resolveServices();
 const databases: BenchDatabases = peer.database === "sqlite" ? new SqliteFiles() : peer.database === "mysql" ? new MysqlDatabases() : new Databases(services.databaseUrl);
 const template = await databases.template("otel", (url) => peer.install({ databaseUrl: url, amqpUrl: "", prefix: "" }));
 const results: Record<"off" | "on", number[]> = { off: [], on: [] };
+const cpu: Record<"off" | "on", number[]> = { off: [], on: [] };
 const loads: number[] = [];
 
-async function drain(mode: "off" | "on"): Promise<number> {
+async function drain(mode: "off" | "on"): Promise<{ rate: number; cpuUsPerTask: number }> {
   const database = await databases.clone(template);
   const target = { databaseUrl: database.url, amqpUrl: peer.broker ? services.amqpUrl : "", prefix: `ptq_otel_${process.pid}_${mode}` };
   const unregister = mode === "on" ? registerSdk() : undefined;
@@ -79,11 +81,13 @@ async function drain(mode: "off" | "on"): Promise<number> {
       logger: silentLogger,
     });
     const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
     await worker.start();
     while ((await producer.remaining()) > 0) await sleep(5);
     const ms = performance.now() - t0;
+    const used = process.cpuUsage(cpu0);
     await worker.stop();
-    return (count / ms) * 1000;
+    return { rate: (count / ms) * 1000, cpuUsPerTask: (used.user + used.system) / count };
   } finally {
     await producer.close();
     await unregister?.();
@@ -96,9 +100,12 @@ try {
   for (let round = 1; round <= rounds; round++) {
     for (const mode of round % 2 === 1 ? (["off", "on"] as const) : (["on", "off"] as const)) {
       loads.push(loadavg()[0]!);
-      const rate = await drain(mode);
+      const { rate, cpuUsPerTask } = await drain(mode);
       results[mode].push(rate);
-      console.log(`round ${round} ${mode === "on" ? "SDK on " : "SDK off"}: ${Math.round(rate)} tasks/s (load ${loadavg()[0]!.toFixed(2)})`);
+      cpu[mode].push(cpuUsPerTask);
+      console.log(
+        `round ${round} ${mode === "on" ? "SDK on " : "SDK off"}: ${Math.round(rate)} tasks/s, ${Math.round(cpuUsPerTask)} µs CPU/task (load ${loadavg()[0]!.toFixed(2)})`,
+      );
     }
   }
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -106,7 +113,7 @@ try {
   const on = median(results.on);
   console.log(
     `${peer.name}, ${count} tasks, concurrency ${concurrency}, ${rounds} rounds: median SDK off ${Math.round(off)} tasks/s, SDK on ${Math.round(on)} tasks/s ` +
-      `(${(((on - off) / off) * 100).toFixed(1)}%); 1-min load ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)}`,
+      `(${(((on - off) / off) * 100).toFixed(1)}%); median CPU per task off ${Math.round(median(cpu.off))} µs, on ${Math.round(median(cpu.on))} µs; 1-min load ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)}`,
   );
 } finally {
   await databases.dropAll();

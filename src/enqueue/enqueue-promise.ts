@@ -111,6 +111,13 @@ export async function settleBatch(core: EnqueueCore, client: object, items: read
   return settled;
 }
 
+/** Ends the enqueue spans of a batch $transaction that failed, with its error. */
+export function failBatch(items: readonly unknown[], error: unknown): void {
+  for (const item of items) {
+    if (typeof item === "object" && item !== null) batchItems.get(item)?.span?.end(error);
+  }
+}
+
 /**
  * Fills in rows whose key collided with a task that committed after the insert took its snapshot: the insert
  * could not see that task, a fresh statement can.

@@ -52,6 +52,8 @@ type Client = {
     enqueue(name: string, payload: unknown): Promise<{ id: string }>;
     enqueueMany(items: Array<{ name: string; payload: unknown }>): Promise<Array<{ id: string }>>;
   };
+  $transaction(items: unknown[]): Promise<unknown[]>;
+  $executeRawUnsafe(sql: string): Promise<number>;
   $taskQueue: { close(): Promise<void> };
   $disconnect(): Promise<void>;
 };
@@ -226,6 +228,23 @@ for (const harness of [postgresHarness, sqliteHarness, mysqlHarness] as DialectH
       const run = await one("process default");
       expect(run.attributes["messaging.message.id"]).toBe(sent.taskId);
       expect(run.links.map((link) => [link.context.traceId, link.context.spanId, link.context.isRemote])).toEqual([[sent.traceId, sent.spanId, true]]);
+    });
+
+    it("an enqueue in a batch $transaction([...]): its send span ends with the batch, with an error status when the batch fails", async () => {
+      const [task] = (await prisma.$transaction([prisma.task.enqueue("ok", {})])) as Array<{ id: string }>;
+      const send = await one("send default");
+      expect(send.attributes["messaging.message.id"]).toBe(task!.id);
+      expect(send.status.code).toBe(SpanStatusCode.UNSET);
+      otel.spans.reset();
+      await expect(prisma.$transaction([prisma.task.enqueue("ok", {}), prisma.$executeRawUnsafe("SELECT * FROM no_such_table")])).rejects.toThrow();
+      const failed = await one("send default");
+      expect(failed.status.code).toBe(SpanStatusCode.ERROR);
+      expect(failed.attributes["error.type"]).toEqual(expect.any(String));
+      // The batch that committed runs here, linked to its span, and leaves nothing for the next case.
+      await startWorker();
+      const run = await one("process default");
+      expect(run.attributes["messaging.message.id"]).toBe(task!.id);
+      expect(linkedTo(run)).toEqual([send.spanContext().spanId]);
     });
 
     it("a batch: one send span with its message count, stored with every task, each run linked to it", async () => {
