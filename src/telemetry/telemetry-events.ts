@@ -26,7 +26,7 @@ export type RunOutcome =
   | "retry"
   /** The run failed and the task is dead (attempts used up, unrecoverable, invalid payload, unknown task). */
   | "dead"
-  /** The worker lost the task's lease before writing the outcome: nothing was recorded for this run. */
+  /** Nothing was recorded for this run: the worker lost the task's lease, or gave up writing the outcome. */
   | "lost"
   /** The worker shut down and gave the task back to pending without using an attempt. */
   | "released";

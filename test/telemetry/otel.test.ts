@@ -37,6 +37,11 @@ const tasks = defineTasks({
       });
     },
   },
+  held: {
+    payload: z.object({}),
+    // Runs until the worker shuts down and aborts it.
+    handler: (_payload, ctx) => new Promise<void>((resolve) => ctx.signal.addEventListener("abort", () => resolve())),
+  },
   flaky: {
     payload: z.object({}),
     maxAttempts: 3,
@@ -103,8 +108,17 @@ for (const harness of [postgresHarness, sqliteHarness, mysqlHarness] as DialectH
     });
 
     /** A worker on a store of its own (not the app's client): the link comes from the stored row alone. */
-    async function startWorker(): Promise<Worker> {
-      worker = createWorker({ tasks, databaseUrl: bed.url, amqpUrl: bed.amqpUrl, amqpPrefix: bed.prefix, wakeups: harness.wakeups, logger: capture, pollIntervalMs: 50 });
+    async function startWorker(shutdownGraceMs?: number): Promise<Worker> {
+      worker = createWorker({
+        tasks,
+        databaseUrl: bed.url,
+        amqpUrl: bed.amqpUrl,
+        amqpPrefix: bed.prefix,
+        wakeups: harness.wakeups,
+        logger: capture,
+        pollIntervalMs: 50,
+        ...(shutdownGraceMs !== undefined && { shutdownGraceMs }),
+      });
       await worker.start();
       return worker;
     }
@@ -245,6 +259,22 @@ for (const harness of [postgresHarness, sqliteHarness, mysqlHarness] as DialectH
       const run = await one("process default");
       expect(run.attributes["messaging.message.id"]).toBe(task!.id);
       expect(linkedTo(run)).toEqual([send.spanContext().spanId]);
+    });
+
+    it("a run the worker gives back at shutdown ends its span as released, without an error, and counts as no consumed message", async () => {
+      const task = await prisma.task.enqueue("held", {});
+      const running = await startWorker(1);
+      await waitUntil(async () => (await bed.store.findTask(task.id))?.status === "running", "the task to run");
+      await running.stop();
+      worker = undefined;
+      const run = await one("process default");
+      expect(run.attributes).toMatchObject({ "messaging.message.id": task.id, "prisma_task_queue.task.outcome": "released" });
+      expect(run.attributes["error.type"]).toBeUndefined();
+      expect(run.status.code).toBe(SpanStatusCode.UNSET);
+      expect((await bed.store.findTask(task.id))?.status).toBe("pending");
+      expect(await otel.total("messaging.client.consumed.messages")).toBe(0);
+      // Cancelled, so that the next case starts from an empty queue.
+      await bed.store.cancelTask(task.id);
     });
 
     it("a batch: one send span with its message count, stored with every task, each run linked to it", async () => {
