@@ -114,11 +114,13 @@ export class LimitedClaims<D extends Db, T> {
         const { room } = await this.room(tx, queue, limits, ids.length, filter);
         if (room >= ids.length) return this.claim(tx, queue, ids, filter, limits);
       }
+      // The lock first: the groups' running counts read after it include every claim that committed before it.
+      const lock = await this.gate.lockQueue(tx, this.table, queue);
       const names = new Set(filter.names);
       const rows = await this.gate.idRows(tx, this.table, ids, Object.keys(limits.tasks ?? {}));
       const claimable = rows.filter((row) => row.queue === queue && row.status === "pending" && row.due && names.has(row.name));
       if (claimable.length === 0) return this.claimIds(tx, this.table, ids, unlimited); // each id's reason
-      const { room, paused } = await this.room(tx, queue, limits, claimable.length, filter);
+      const { room, paused } = await this.room(tx, queue, limits, claimable.length, filter, lock);
       const chosen = room === 0 ? [] : fitGroups(claimable, limits, room);
       const chosenIds = new Set(chosen.map((row) => row.id));
       const refused = new Map(claimable.filter((row) => !chosenIds.has(row.id)).map((row) => [row.id, row]));
@@ -136,11 +138,18 @@ export class LimitedClaims<D extends Db, T> {
   }
 
   /**
-   * Locks the queue's row and says how many of `wanted` tasks may start now: 0 while paused or at a limit. Tells the
-   * filter's `refused` when it is fewer than wanted.
+   * Locks the queue's row (unless `locked`: the lock this transaction took already) and says how many of `wanted` tasks
+   * may start now: 0 while paused or at a limit. Tells the filter's `refused` when it is fewer than wanted.
    */
-  private async room(tx: D, queue: string, limits: QueueLimits, wanted: number, filter: ClaimFilter): Promise<{ room: number; paused: boolean }> {
-    const { paused } = await this.gate.lockQueue(tx, this.table, queue);
+  private async room(
+    tx: D,
+    queue: string,
+    limits: QueueLimits,
+    wanted: number,
+    filter: ClaimFilter,
+    locked?: { paused: boolean },
+  ): Promise<{ room: number; paused: boolean }> {
+    const { paused } = locked ?? (await this.gate.lockQueue(tx, this.table, queue));
     if (paused) {
       filter.refused?.({ queue, reason: "paused" });
       return { room: 0, paused };

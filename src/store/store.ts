@@ -230,6 +230,14 @@ export interface Store extends EnqueueStore, WorkerStore, CleanerStore, Schedule
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
   /** The same store bound to a Prisma client or transaction client (a transactional handler's `tx`). */
   through(prisma: unknown): Store;
+  /**
+   * The same store on the same connection, its writes committing without waiting for the database to flush them to
+   * disk (PostgreSQL: `SET LOCAL synchronous_commit = off` in each transaction). A crash of the database server (not
+   * of this process) shortly after such a commit can undo it. Undefined where the dialect cannot choose this for the
+   * store's own connection alone (capabilities.asyncCommit false), and for a store bound to a Prisma client. Closing
+   * it closes nothing.
+   */
+  withAsyncCommit(): Store | undefined;
   /** Reads the task table once: undefined when it can serve the queue, else what is wrong. Never throws. */
   check(): Promise<StoreProblem | undefined>;
   /** What a driver error means. */

@@ -20,6 +20,8 @@ interface DeadLetterSink {
 
 interface OutcomeWriterOptions {
   store: WorkerStore;
+  /** Where successes are written, when not `store` (one whose commits do not wait for the disk flush). */
+  completions?: WorkerStore;
   owner: string;
   leaseMs: number;
   logger: Logger;
@@ -39,8 +41,9 @@ export class OutcomeWriter {
 
   constructor(private readonly options: OutcomeWriterOptions) {
     const { store, owner } = options;
+    const completions = options.completions ?? store;
     this.successes = new StatementBatcher(async (items) => {
-      const marked = new Set(await store.complete(owner, items));
+      const marked = new Set(await completions.complete(owner, items));
       return items.map((item) => marked.has(item.id));
     });
     this.failures = new StatementBatcher(async (items) => {

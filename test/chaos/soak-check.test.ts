@@ -19,7 +19,17 @@ let sql: pg.Pool;
 let prisma: SoakPrisma;
 let dir: string;
 let load: LoadRecord;
-const NONE: SoakMinimums = { committedTasks: 0, retries: 0, killsMidTask: 0, rerunsAfterKill: 0, recoveries: 0, earlyWakeups: 0, faultsPerKind: 0, scheduleSlots: 0 };
+const NONE: SoakMinimums = {
+  committedTasks: 0,
+  retries: 0,
+  killsMidTask: 0,
+  rerunsAfterKill: 0,
+  recoveries: 0,
+  earlyWakeups: 0,
+  faultsPerKind: 0,
+  scheduleSlots: 0,
+  limitedStarts: 0,
+};
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -68,6 +78,7 @@ function observations(overrides: Partial<SoakObservations> = {}): SoakObservatio
     killedWorkers: new Map(),
     killsMidTask: 0,
     phantomIds: [],
+    pauses: [],
     faults: emptyFaultCounts(COMMON_FAULT_KINDS),
     recoveries: 0,
     leaseLossesOnLiveWorkers: [],
@@ -217,4 +228,69 @@ it("fails a soak in which no slot fired", async () => {
   const findings = await checkSoak({ prisma }, observations(), { ...NONE, scheduleSlots: 1 });
   expect(findings.violations).toEqual(["coverage: schedule slots fired 0, fewer than the 1 required"]);
   expect(findings.summary).toContainEqual(["schedule slots fired", "0"]);
+});
+
+/** A committed task of `name` that succeeded on attempt 1. */
+const done = (name: string) => task(name, "succeeded", 1);
+
+it("accepts runs that keep every queue control, a SIGKILLed run's slot ending at the kill", async () => {
+  const [a, b, c, d] = await Promise.all(["soak-account", "soak-account", "soak-account", "soak-account"].map(done));
+  const rated = await Promise.all(Array.from({ length: 6 }, () => done("soak-rated")));
+  const paused = await done("soak-pausable");
+  const limited = { queue: "soak-limited" };
+  runs(
+    // Three at once on the queue (its limit), one per account; d starts on another worker after c's was killed.
+    { e: "start", id: a!, attempt: 1, pid: 1, t: 100, ...limited, key: "acme" },
+    { e: "start", id: b!, attempt: 1, pid: 1, t: 110, ...limited, key: "globex" },
+    { e: "start", id: c!, attempt: 1, pid: 3, t: 120, ...limited, key: "hooli" },
+    { e: "start", id: d!, attempt: 1, pid: 2, t: 600, ...limited, key: "hooli" },
+    { e: "ok", id: a!, attempt: 1, pid: 1, t: 700 },
+    { e: "ok", id: b!, attempt: 1, pid: 1, t: 700 },
+    { e: "ok", id: d!, attempt: 1, pid: 2, t: 800 },
+    // Three starts per second: claimed at 0, 10, 20 and 1000, 1010, 1020 (handlers started up to 300 ms later).
+    ...rated.flatMap((id, i) => {
+      const claimedAt = (i < 3 ? 0 : 1000) + (i % 3) * 10;
+      return [
+        { e: "start" as const, id, attempt: 1, pid: 1, t: claimedAt + 300, queue: "soak-rated", claimedAt },
+        { e: "ok" as const, id, attempt: 1, pid: 1, t: claimedAt + 320 },
+      ];
+    }),
+    // Claimed before the pause committed, started after it.
+    { e: "start", id: paused, attempt: 1, pid: 1, t: 2100, queue: "soak-paused", claimedAt: 1990 },
+    { e: "ok", id: paused, attempt: 1, pid: 1, t: 2200 },
+  );
+  const findings = await checkSoak({ prisma }, observations({ killedWorkers: new Map([[3, 500]]), pauses: [{ from: 2000, to: 3000 }] }), { ...NONE, limitedStarts: 4 });
+  expect(findings.violations).toEqual([]);
+  expect(findings.summary).toContainEqual(["limited queue: starts, most at once (limit)", "4, 3 (3; 1 per account)"]);
+  expect(findings.summary).toContainEqual(["rate-limited queue: starts, most in one window (limit)", "6, 3 (3 per 1000 ms)"]);
+  expect(findings.summary).toContainEqual(["pauses of a queue; its claims while paused", "1; 0"]);
+});
+
+it("reports a queue's and an account's concurrency exceeded, a rate exceeded and a claim while paused", async () => {
+  const accounts = await Promise.all(Array.from({ length: 4 }, () => done("soak-account")));
+  const rated = await Promise.all(Array.from({ length: 4 }, () => done("soak-rated")));
+  const paused = await done("soak-pausable");
+  runs(
+    ...accounts.map((id, i) => ({ e: "start" as const, id, attempt: 1, pid: 1, t: 100 + i, queue: "soak-limited", key: i < 2 ? "acme" : `other-${i}` })),
+    ...accounts.map((id) => ({ e: "ok" as const, id, attempt: 1, pid: 1, t: 500 })),
+    ...rated.map((id, i) => ({ e: "start" as const, id, attempt: 1, pid: 1, t: 200 + i * 100, queue: "soak-rated", claimedAt: 100 + i * 100 })),
+    ...rated.map((id, i) => ({ e: "ok" as const, id, attempt: 1, pid: 1, t: 210 + i * 100 })),
+    { e: "start", id: paused, attempt: 1, pid: 1, t: 2100, queue: "soak-paused", claimedAt: 2050 },
+    { e: "ok", id: paused, attempt: 1, pid: 1, t: 2200 },
+  );
+  const findings = await checkSoak({ prisma }, observations({ pauses: [{ from: 2000, to: 3000 }] }), { ...NONE, limitedStarts: 10 });
+  expect(findings.violations).toHaveLength(6);
+  expect(findings.violations).toEqual(
+    expect.arrayContaining([
+      expect.stringMatching(
+        /^account acme of soak-limited ran 2 tasks at once, above its limit of 1; the runs: run of task .* attempt 1 on pid 1: claimed undefined, started .*Z, ended .*Z \(ok\); run of /,
+      ),
+      expect.stringMatching(/^soak-limited ran 4 tasks at once, above its concurrency of 3; the runs: (run of task [^;]*; ){3}run of task [^;]*$/),
+      "soak-rated started 4 tasks within 1000 ms, above its rate of 3",
+      `task ${paused} of soak-paused was claimed at ${new Date(2050).toISOString()}, while its queue was paused (1000 ms from ${new Date(2000).toISOString()})`,
+      "coverage: starts of the limited queue 4, fewer than the 10 required",
+      "coverage: starts of the rate-limited queue 4, fewer than the 10 required",
+    ]),
+  );
+  expect(findings.suspects).toEqual(expect.arrayContaining([paused, accounts[0]]));
 });

@@ -4,8 +4,10 @@
 import type { SoakDatabase } from "./soak-database.js";
 import type { FaultCounts } from "./soak-faults.js";
 import type { LoadRecord } from "./soak-load.js";
+import { checkControls, type PauseWindow } from "./soak-check-controls.js";
 import { checkSchedules } from "./soak-check-schedules.js";
 import { readRunLog, type Run } from "./soak-runlog.js";
+import { SOAK_LIMITS } from "./soak-tasks.js";
 
 export interface SoakFindings {
   violations: string[];
@@ -26,6 +28,8 @@ export interface SoakObservations {
   killsMidTask: number;
   /** Ids of wake-ups for tasks that never existed. */
   phantomIds: string[];
+  /** The pause fault's windows, by the database clock. */
+  pauses: PauseWindow[];
   faults: FaultCounts;
   /** "lease expired; task back to pending|dead" lines of all cleaners. */
   recoveries: number;
@@ -46,6 +50,8 @@ export interface SoakMinimums {
   faultsPerKind: number;
   /** Slot rows of the recurring schedules. */
   scheduleSlots: number;
+  /** Starts of the limited queue, and of the rate-limited one (each). */
+  limitedStarts: number;
 }
 
 export async function checkSoak(db: Pick<SoakDatabase, "prisma">, seen: SoakObservations, minimums: SoakMinimums): Promise<SoakFindings> {
@@ -138,6 +144,9 @@ export async function checkSoak(db: Pick<SoakDatabase, "prisma">, seen: SoakObse
     if (task.name === "soak-tx" && byId.get(id)?.status === "succeeded" && !effectAttempts.has(id)) flag(id, `transactional task ${id} succeeded without its effect`);
   }
 
+  // 4b. Queue controls: no limit exceeded, nothing claimed while paused (soak-check-controls.ts).
+  const controls = checkControls(runs, seen.killedWorkers, seen.pauses, flag, (text) => violations.push(text));
+
   // 5. Nothing stuck, the queue empty, no rows leaked.
   for (const row of all) if (row.status === "pending" || row.status === "running") flag(row.id, `task ${row.id} is still ${row.status}`);
   if (seen.queueDepth > 0) violations.push(`${seen.queueDepth} wake-ups left in the broker's queue`);
@@ -157,6 +166,8 @@ export async function checkSoak(db: Pick<SoakDatabase, "prisma">, seen: SoakObse
     ["wake-ups before commit", load.earlyWakeups, minimums.earlyWakeups],
     ["commits failed on purpose", load.failedCommits, minimums.faultsPerKind],
     ["schedule slots fired", scheduled.slotsFired, minimums.scheduleSlots],
+    ["starts of the limited queue", controls.limitedStarts, minimums.limitedStarts],
+    ["starts of the rate-limited queue", controls.ratedStarts, minimums.limitedStarts],
     ...Object.entries(seen.faults).map(([kind, n]): [string, number, number] => [`fault ${kind}`, n, minimums.faultsPerKind]),
   ];
   for (const [what, got, least] of coverage) if (got < least) violations.push(`coverage: ${what} ${got}, fewer than the ${least} required`);
@@ -178,6 +189,15 @@ export async function checkSoak(db: Pick<SoakDatabase, "prisma">, seen: SoakObse
     ...Object.entries(seen.faults).map(([kind, n]) => [`fault: ${kind}`, String(n)] as [string, string]),
     ["worker kills with a task in flight", String(seen.killsMidTask)],
     ["schedule slots fired", String(scheduled.slotsFired)],
+    [
+      "limited queue: starts, most at once (limit)",
+      `${controls.limitedStarts}, ${controls.mostLimitedAtOnce} (${SOAK_LIMITS.queue}; ${SOAK_LIMITS.perAccount} per account)`,
+    ],
+    [
+      "rate-limited queue: starts, most in one window (limit)",
+      `${controls.ratedStarts}, ${controls.mostRatedInWindow} (${SOAK_LIMITS.rate.starts} per ${SOAK_LIMITS.rate.perMs} ms)`,
+    ],
+    ["pauses of a queue; its claims while paused", `${seen.pauses.length}; ${controls.pausedStarts}`],
     ["handler runs", String([...runs.values()].reduce((sum, list) => sum + list.length, 0))],
     ["retries (attempts beyond the first)", String(retries)],
     ["transactional commits that failed (recorded as failures)", String(commitsFailed)],

@@ -3,13 +3,12 @@
 
 import amqp from "amqplib";
 import { declareExchanges, declareQueue, topology } from "../../src/wakeups/rabbitmq/topology.js";
-import { encodeWakeup } from "../../src/wakeups/rabbitmq/wakeup-message.js";
-import { notifyChannel } from "../../src/wakeups/notify/notify-channel.js";
 import { openStore, silentLogger, taskQueue } from "../../src/index.js";
 import { breakCommit, soakPrisma } from "./soak-prisma.js";
 import { driveLoad, type LoadDelta } from "./soak-load.js";
 import { SeededRandom } from "./seeded-random.js";
 import { soakTasks } from "./soak-tasks.js";
+import { rawWakeups, type SoakWakeups } from "./soak-wakeups.js";
 
 /** Orchestrator → driver. */
 export type ToDriver = { type: "early-wakeup" } | { type: "failing-commit" } | { type: "stop" };
@@ -33,10 +32,18 @@ await declareQueue(channel, names, "default");
 // Only to classify the database's errors: a transient one (SQLite's lock held past the busy timeout) fails the
 // transaction, which the app would retry; the soak records it as rolled back and checks that it left nothing.
 const store = openStore(env("DATABASE_URL"), { max: 1 });
-const notify = process.env.SOAK_WAKEUPS === "notify";
+const wakeups = (process.env.SOAK_WAKEUPS || undefined) as SoakWakeups;
 const prisma = soakPrisma(env("DATABASE_URL")).$extends(
-  taskQueue({ tasks: soakTasks, amqpUrl: process.env.AMQP_URL || undefined, amqpPrefix: prefix, wakeups: notify ? "notify" : undefined, logger: silentLogger }),
+  taskQueue({
+    tasks: soakTasks,
+    amqpUrl: process.env.AMQP_URL || undefined,
+    amqpPrefix: prefix,
+    wakeups: wakeups === "notify" ? "notify" : undefined,
+    logger: silentLogger,
+  }),
 );
+// With NOTIFY or local sockets the early wake-up goes out at once, outside the transaction it overtakes.
+const early = rawWakeups(wakeups, { prefix, channel, store });
 
 let stopped = false;
 let earlyWakeups = 0;
@@ -55,10 +62,7 @@ try {
     new SeededRandom(Number(env("SOAK_SEED"))),
     {
       publishRaw: (ids) => {
-        if (ids.length === 0) return;
-        // With NOTIFY the early wake-up goes out at once, outside the transaction it overtakes.
-        if (notify) void store.notifications!.notify(notifyChannel(prefix), "default", ids).catch(() => {});
-        else channel.publish(names.exchange, "default", encodeWakeup(ids), { persistent: true });
+        if (ids.length > 0) early.publish(ids);
       },
       takeEarlyWakeup: () => (earlyWakeups > 0 ? (earlyWakeups--, true) : false),
       takeFailingCommit: () => (failingCommits > 0 ? (failingCommits--, true) : false),
@@ -79,6 +83,7 @@ try {
 } finally {
   await prisma.$taskQueue.close();
   await prisma.$disconnect();
+  await early.close();
   await store.close();
   await raw.close();
   process.disconnect();

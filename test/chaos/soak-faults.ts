@@ -15,6 +15,7 @@ export const COMMON_FAULT_KINDS = [
   "early-wakeup",
   "publish-failure",
   "failing-commit",
+  "pause-queue",
 ] as const;
 
 export type FaultKind = (typeof COMMON_FAULT_KINDS)[number] | DatabaseFaultKind;
@@ -34,6 +35,8 @@ export interface FaultTargets {
   /** The driver's next transaction fails at COMMIT for a lasting reason, with an enqueue issued while it is open. */
   requestFailingCommit(): void;
   failPublishing(ms: number): Promise<void>;
+  /** Pauses the pausable queue for `ms`, then resumes it; resolves with what it did. */
+  pauseQueue(ms: number): Promise<string>;
 }
 
 export type FaultCounts = Partial<Record<FaultKind, number>>;
@@ -98,6 +101,9 @@ export async function runFaults(
         break;
       case "failing-commit":
         targets.requestFailingCommit();
+        break;
+      case "pause-queue":
+        detail = await targets.pauseQueue(random.int(500, 3000));
         break;
       case "publish-failure": {
         const ms = random.int(300, 1500);

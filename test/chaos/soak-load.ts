@@ -1,8 +1,10 @@
 // The soak's driver: app-like Prisma transactions that write a business row and enqueue 1-5 tasks; a fixed share roll
-// back on purpose, some tasks are delayed, some repeat a dedupe key, some handlers fail N times or sleep.
+// back on purpose, some tasks are delayed, some repeat a dedupe key, some handlers fail N times or sleep; a quarter go
+// to the limited, rate-limited and pausable queues.
 
 import type { EnqueuedTask, EnqueueOptions } from "../../src/index.js";
 import type { SeededRandom } from "./seeded-random.js";
+import { SOAK_ACCOUNTS } from "./soak-tasks.js";
 
 /** What the load uses of a client extended with taskQueue() (and of its transaction client), whatever its dialect. */
 interface LoadEnqueue {
@@ -135,6 +137,7 @@ export async function driveLoad(
         keyed: random.chance(0.1),
         sleepMs: random.chance(0.3) ? random.int(50, 800) : 0,
         failTimes: random.chance(0.2) ? random.int(1, 2) : 0,
+        account: random.pick(SOAK_ACCOUNTS),
       }));
       const reuseKey = recentKeys.length > 0 && random.chance(0.3) ? random.pick(recentKeys) : undefined;
       try {
@@ -144,10 +147,15 @@ export async function driveLoad(
             const options: EnqueueOptions = {};
             if (step.delayed) options.delayMs = step.delayMs;
             if (step.keyed) options.key = `soak:${crypto.randomUUID()}`;
+            const work = { sleepMs: step.sleepMs, failTimes: step.failTimes };
             const task =
               step.kind < 0.03
                 ? await tx.task.enqueue("soak-doomed", { reason: "this task always fails" }, options)
-                : await tx.task.enqueue(step.kind < 0.6 ? "soak-plain" : "soak-tx", { sleepMs: step.sleepMs, failTimes: step.failTimes }, options);
+                : step.kind < 0.75
+                  ? await tx.task.enqueue(step.kind < 0.5 ? "soak-plain" : "soak-tx", work, options)
+                  : step.kind < 0.85
+                    ? await tx.task.enqueue("soak-account", { ...work, account: step.account }, options)
+                    : await tx.task.enqueue(step.kind < 0.9 ? "soak-rated" : "soak-pausable", work, options);
             enqueued.push({ task, delayed: step.delayed });
             if (step.keyed && !rollback) recentKeys.push(options.key as string);
           }

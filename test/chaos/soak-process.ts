@@ -6,7 +6,7 @@ import { createCleaner } from "../../src/cleaner/create-cleaner.js";
 import { createWorker } from "../../src/worker/create-worker.js";
 import { jsonLogger, openStore, taskQueue, type WakeupsChoice } from "../../src/index.js";
 import { SOAK_BUSY_MS, soakPrisma } from "./soak-prisma.js";
-import { soakTasks } from "./soak-tasks.js";
+import { soakQueueLimits, soakTasks } from "./soak-tasks.js";
 
 const env = (name: string) => {
   const value = process.env[name];
@@ -17,12 +17,13 @@ const env = (name: string) => {
 const role = env("SOAK_ROLE");
 const databaseUrl = env("DATABASE_URL");
 const amqpUrl = process.env.AMQP_URL || undefined;
+const directUrl = process.env.DIRECT_URL || undefined;
 const wakeups = (process.env.SOAK_WAKEUPS || undefined) as WakeupsChoice | undefined;
 const amqpPrefix = env("SOAK_PREFIX");
 const logger = jsonLogger("info", (line) => process.stdout.write(line));
 const prisma = soakPrisma(databaseUrl).$extends(taskQueue({ tasks: soakTasks, amqpUrl, amqpPrefix, wakeups, logger }));
 // A store of its own, so that on SQLite its busy timeout is the soak's (the hold-write-lock fault outlasts it).
-const store = openStore(databaseUrl, { max: role === "worker" ? 6 : 3, busyTimeoutMs: SOAK_BUSY_MS, applicationName: `soak ${role}` });
+const store = openStore(databaseUrl, { max: role === "worker" ? 6 : 3, busyTimeoutMs: SOAK_BUSY_MS, applicationName: `soak ${role}`, directUrl });
 const common = { tasks: soakTasks, store, amqpUrl, amqpPrefix, wakeups, prisma, logger };
 
 const runner =
@@ -34,6 +35,7 @@ const runner =
         pollIntervalMs: 500,
         shutdownGraceMs: 5000,
         workerId: `soak-worker-${process.pid}`,
+        queueLimits: soakQueueLimits,
       })
     : createCleaner({ ...common, intervalMs: 300, unpublishedGraceMs: 1500, republishAfterMs: 5000, retentionMs: 3_600_000 });
 

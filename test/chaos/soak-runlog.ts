@@ -10,6 +10,10 @@ export interface Run {
   pid: number;
   attempt: number;
   start: number;
+  queue?: string;
+  key?: string | null;
+  /** The claim's time by the database clock. */
+  claimedAt?: number;
   end?: { e: "ok" | "fail" | "abort"; t: number; reason?: string };
 }
 
@@ -36,7 +40,7 @@ export function readRunLog(dir: string): Map<string, Run[]> {
     for (const event of parse(readFileSync(join(dir, file), "utf8"))) {
       const key = `${event.id}:${event.attempt}`;
       if (event.e === "start") {
-        const run: Run = { pid: event.pid, attempt: event.attempt, start: event.t };
+        const run: Run = { pid: event.pid, attempt: event.attempt, start: event.t, queue: event.queue, key: event.key, claimedAt: event.claimedAt };
         open.set(key, run);
         const list = runs.get(event.id) ?? [];
         list.push(run);

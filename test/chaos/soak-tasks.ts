@@ -18,6 +18,10 @@ export interface RunEvent {
   attempt: number;
   pid: number;
   t: number;
+  /** On "start": the task's queue, its concurrency key, and its claim's time by the database clock (updated_at as claimed). */
+  queue?: string;
+  key?: string | null;
+  claimedAt?: number;
 }
 
 export function runLogFile(dir: string, pid: number): string {
@@ -38,7 +42,7 @@ function describe(thrown: unknown): string {
 function traced<P, Ctx extends TaskContext<unknown, unknown>>(body: (payload: P, ctx: Ctx) => Promise<unknown>) {
   return async (payload: P, ctx: Ctx) => {
     const mark = { id: ctx.task.id, attempt: ctx.attempt };
-    log({ e: "start", ...mark });
+    log({ e: "start", ...mark, queue: ctx.task.queue, key: ctx.task.concurrencyKey, claimedAt: ctx.task.updatedAt.getTime() });
     try {
       const value = await body(payload, ctx);
       log({ e: "ok", ...mark });
@@ -51,6 +55,7 @@ function traced<P, Ctx extends TaskContext<unknown, unknown>>(body: (payload: P,
 }
 
 const work = z.object({ sleepMs: z.number().int().min(0), failTimes: z.number().int().min(0) });
+const accountWork = work.extend({ account: z.string() });
 
 /** Sleeps `ms`, rejecting with the signal's reason when the worker aborts the run. */
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -103,6 +108,43 @@ export const soakTasks = defineTasks({
       return undefined;
     }),
   },
+  // The limited queues: at most SOAK_LIMITS.queue running in "soak-limited" and one per account; at most
+  // SOAK_LIMITS.rate starts of "soak-rated" in any window; "soak-paused" is paused and resumed by a fault.
+  "soak-account": {
+    payload: accountWork,
+    queue: "soak-limited",
+    concurrency: { limit: 1, key: (payload) => payload.account },
+    maxAttempts: 12,
+    timeoutMs: 20_000,
+    backoff: { baseMs: 100, factor: 2, maxMs: 2000 },
+    handler: traced(async ({ sleepMs, failTimes }, ctx) => {
+      await sleep(sleepMs, ctx.signal);
+      if (ctx.attempt <= failTimes) throw new Error(`planned failure ${ctx.attempt} of ${failTimes}`);
+      return undefined;
+    }),
+  },
+  "soak-rated": {
+    payload: work,
+    queue: "soak-rated",
+    maxAttempts: 12,
+    timeoutMs: 20_000,
+    backoff: { baseMs: 100, factor: 2, maxMs: 2000 },
+    handler: traced(async ({ sleepMs }, ctx) => {
+      await sleep(Math.min(sleepMs, 100), ctx.signal);
+      return undefined;
+    }),
+  },
+  "soak-pausable": {
+    payload: work,
+    queue: "soak-paused",
+    maxAttempts: 12,
+    timeoutMs: 20_000,
+    backoff: { baseMs: 100, factor: 2, maxMs: 2000 },
+    handler: traced(async ({ sleepMs }, ctx) => {
+      await sleep(sleepMs, ctx.signal);
+      return undefined;
+    }),
+  },
   "soak-doomed": {
     payload: z.object({ reason: z.string() }),
     maxAttempts: 3,
@@ -114,3 +156,10 @@ export const soakTasks = defineTasks({
 });
 
 export type SoakTaskName = keyof typeof soakTasks;
+
+/** The soak's queue limits, declared by every worker; the checker holds the handlers' runs to them. */
+export const SOAK_LIMITS = { queue: 3, perAccount: 1, rate: { starts: 3, perMs: 1000 } } as const;
+export const SOAK_ACCOUNTS = ["acme", "globex", "initech", "umbrella", "hooli"] as const;
+export const soakQueueLimits = { "soak-limited": { concurrency: SOAK_LIMITS.queue }, "soak-rated": { rateLimit: SOAK_LIMITS.rate } };
+/** The queue the pause fault pauses and resumes. */
+export const SOAK_PAUSED_QUEUE = "soak-paused";

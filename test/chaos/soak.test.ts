@@ -46,7 +46,17 @@ describe.each(dialects)("on $name", ({ create }) => {
       leaseMs: process.env.SOAK_LEASE_MS ? Number(process.env.SOAK_LEASE_MS) : undefined,
       // A short soak that did not kill a worker mid-task, see a re-run after it, a recovery, an early wake-up, every
       // fault kind and the recurring task's slots fire has not tested what it claims, so it fails.
-      minimums: { committedTasks: 200, retries: 20, killsMidTask: 1, rerunsAfterKill: 1, recoveries: 1, earlyWakeups: 1, faultsPerKind: 1, scheduleSlots: 20 },
+      minimums: {
+        committedTasks: 200,
+        retries: 20,
+        killsMidTask: 1,
+        rerunsAfterKill: 1,
+        recoveries: 1,
+        earlyWakeups: 1,
+        faultsPerKind: 1,
+        scheduleSlots: 20,
+        limitedStarts: 5,
+      },
       print: (line) => lines.push(line),
     });
     if (result.violations.length > 0 || process.env.SOAK_VERBOSE) console.log(lines.join("\n"));

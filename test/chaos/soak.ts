@@ -1,5 +1,5 @@
 // The chaos soak: app-like load through the extension while 2-3 worker processes and 2 cleaner processes run, and a
-// seeded fault schedule kills processes, cuts and stalls the broker's connections, misdelivers wake-ups and injects
+// seeded fault schedule kills processes, cuts and stalls the broker's connections, misdelivers wake-ups, pauses a queue and injects
 // the database's own faults (soak-database.ts: cut and stalled connections of a server, a SQLite file's write lock
 // held past the busy timeout). After the faults stop and the system settles, it checks the guarantees (soak-check.ts)
 // and prints a summary.
@@ -10,9 +10,6 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { join } from "node:path";
 import amqp from "amqplib";
 import { declareExchanges, declareQueue, topology } from "../../src/wakeups/rabbitmq/topology.js";
-import { encodeWakeup } from "../../src/wakeups/rabbitmq/wakeup-message.js";
-import { notifyChannel } from "../../src/wakeups/notify/notify-channel.js";
-import { openStore } from "../../src/open-store.js";
 import { TcpProxy } from "../support/tcp-proxy.js";
 import type { LogLine } from "../support/worker-process.js";
 import { waitUntil } from "../support/wait.js";
@@ -24,6 +21,9 @@ import { DriverLink } from "./soak-driver-link.js";
 import { emptyLoadRecord, type LoadRecord } from "./soak-load.js";
 import { readRunLog } from "./soak-runlog.js";
 import { SeededRandom } from "./seeded-random.js";
+import { rawWakeups, type SoakWakeups } from "./soak-wakeups.js";
+import type { PauseWindow } from "./soak-check-controls.js";
+import { SOAK_PAUSED_QUEUE } from "./soak-tasks.js";
 
 export interface SoakOptions {
   /** A migrated database (task table + reports) of its own: postgresql://, mysql:// (or mariadb://) or a SQLite file: URL. */
@@ -32,9 +32,12 @@ export interface SoakOptions {
   /**
    * "notify": every process wakes through PostgreSQL NOTIFY instead of RabbitMQ (no AMQP_URL in the children or the
    * driver); the broker faults give way to NOTIFY's (duplicate and phantom notifications; the listener's session is
-   * cut and stalled by the database faults). Default: RabbitMQ.
+   * cut and stalled by the database faults). "local" (SQLite): no broker, so workers of other processes are woken
+   * through their local sockets; the soak's own wake-ups are written to those sockets. Default: RabbitMQ.
    */
-  wakeups?: "notify";
+  wakeups?: SoakWakeups;
+  /** PostgreSQL through a PgBouncer in transaction mode of the soak's own (pgbouncer=true), sessions on the direct URL. */
+  pgbouncer?: boolean;
   seed: number;
   /** How long load and faults run. */
   seconds: number;
@@ -69,8 +72,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const prefix = `ptq_soak_${options.seed}_${process.pid}`;
   const names = topology(prefix);
   const runLogDir = mkdtempSync(join(tmpdir(), "ptq-soak-"));
-  const db = await openSoakDatabase(options.databaseUrl);
-  print(`soak: ${db.dialect}, database faults: ${db.faultKinds.join(", ")}`);
+  const db = await openSoakDatabase(options.databaseUrl, { pgbouncer: options.pgbouncer });
+  print(`soak: ${db.dialect}${options.pgbouncer ? " through PgBouncer (transaction mode)" : ""}, database faults: ${db.faultKinds.join(", ")}`);
 
   const broker = new URL(options.amqpUrl);
   const brokerProxy = await new TcpProxy(broker.hostname, Number(broker.port || 5672)).start();
@@ -80,21 +83,21 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const rawChannel = await raw.createConfirmChannel();
   await declareExchanges(rawChannel, names);
   await declareQueue(rawChannel, names, "default");
-  const notify = options.wakeups === "notify";
-  // NOTIFY's duplicate and phantom wake-ups go straight to the database, not through the proxy that faults cut.
-  const notifier = notify ? openStore(options.databaseUrl, { max: 1 }) : undefined;
+  // Without a broker (NOTIFY, SQLite's local sockets) the broker's faults do not apply.
+  const brokerless = options.wakeups !== undefined;
+  // Duplicate and phantom wake-ups go straight to the broker, the database or the sockets, not through the proxies.
+  const raws = rawWakeups(options.wakeups, { prefix, channel: rawChannel, store: db.store });
   const publishRaw = (ids: string[]) => {
-    if (ids.length === 0) return;
-    if (notifier) void notifier.notifications!.notify(notifyChannel(prefix), "default", ids).catch(() => {});
-    else rawChannel.publish(names.exchange, "default", encodeWakeup(ids), { persistent: true });
+    if (ids.length > 0) raws.publish(ids);
   };
 
   const children = new SoakChildren(
     (role: Role) => ({
       SOAK_ROLE: role,
       DATABASE_URL: db.childUrl,
-      AMQP_URL: notify ? "" : brokerProxy.route(options.amqpUrl),
-      SOAK_WAKEUPS: options.wakeups ?? "",
+      DIRECT_URL: db.childDirectUrl ?? "",
+      AMQP_URL: brokerless ? "" : brokerProxy.route(options.amqpUrl),
+      SOAK_WAKEUPS: options.wakeups === "notify" ? "notify" : "",
       SOAK_PREFIX: prefix,
       SOAK_RUNLOG_DIR: runLogDir,
       SOAK_LEASE_MS: String(options.leaseMs ?? SOAK_LEASE_MS),
@@ -105,8 +108,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const loadNow = () => driver?.load ?? emptyLoadRecord();
   // Without a broker its faults do not apply: a NOTIFY that fails fails the insert's transaction (a database fault).
   const brokerFaults: readonly string[] = ["cut-broker", "stall-broker", "publish-failure"];
-  const faults = emptyFaultCounts([...COMMON_FAULT_KINDS.filter((kind) => !notify || !brokerFaults.includes(kind)), ...db.faultKinds]);
+  const faults = emptyFaultCounts([...COMMON_FAULT_KINDS.filter((kind) => !brokerless || !brokerFaults.includes(kind)), ...db.faultKinds]);
   const phantomIds: string[] = [];
+  const pauses: PauseWindow[] = [];
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   const targets: FaultTargets = {
     async killWorker() {
@@ -146,6 +150,17 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       await sleep(ms);
       driverBrokerProxy.restore();
     },
+    async pauseQueue(ms) {
+      // The window checked is from after the pause committed to before the resume began, by the database clock.
+      await db.store.pauseQueue(SOAK_PAUSED_QUEUE);
+      const from = (await db.store.now()).getTime();
+      await sleep(ms);
+      const to = (await db.store.now()).getTime();
+      // The resume marks the queue's due tasks unpublished: the cleaners send their wake-ups, the workers' polls find them.
+      await db.store.resumeQueue(SOAK_PAUSED_QUEUE, 0);
+      pauses.push({ from, to });
+      return `${SOAK_PAUSED_QUEUE} for ${ms} ms`;
+    },
   };
 
   const loopDelay = monitorEventLoopDelay({ resolution: 20 });
@@ -156,8 +171,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     await children.start("worker", options.workers ?? 3);
     await children.start("cleaner", options.cleaners ?? 2);
     driver = await DriverLink.start({
-      databaseUrl: db.url,
-      amqpUrl: notify ? "" : driverBrokerProxy.route(options.amqpUrl),
+      databaseUrl: db.appUrl,
+      amqpUrl: brokerless ? "" : driverBrokerProxy.route(options.amqpUrl),
       amqpDirectUrl: options.amqpUrl,
       wakeups: options.wakeups,
       prefix,
@@ -191,7 +206,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     ).catch((error: Error) => print(`soak: ${error.message}`));
     print(`soak: settled in ${Date.now() - settleStarted} ms`);
     let depth = 0;
-    if (!notify) {
+    if (!brokerless) {
       await waitUntil(async () => (depth = (await rawChannel.checkQueue(names.queueName("default"))).messageCount) === 0, "the queue to drain", 15_000).catch(() => {});
     }
     const workerLines = children.lines("worker");
@@ -203,6 +218,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         killedWorkers: children.killedWorkers,
         killsMidTask: children.killsMidTask,
         phantomIds,
+        pauses,
         faults,
         recoveries: children.lines("cleaner").filter((line) => /^lease expired; task/.test(line.message)).length,
         leaseLossesOnLiveWorkers: workerLines
@@ -219,6 +235,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     findings.summary.splice(
       -1,
       1,
+      ['claims by wake-up / timer / poll (the workers\' "task claimed" lines)', claimRoutes(workerLines)],
       ["machine load average (1 min), mean / max", `${(loads.reduce((a, b) => a + b, 0) / Math.max(1, loads.length)).toFixed(1)} / ${Math.max(0, ...loads).toFixed(1)}`],
       ["event-loop delay max (ms): orchestrator / workers / cleaners", `${Math.round(loopDelay.max / 1e6)} / ${workers.loopDelayMaxMs} / ${cleaners.loopDelayMaxMs}`],
       ["CPU per process, mean %: workers / cleaners", `${workers.cpuPercent} / ${cleaners.cpuPercent}`],
@@ -249,10 +266,16 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     await rawChannel.deleteExchange(names.deadLetterExchange).catch(() => {});
     await raw.close();
     await Promise.all([brokerProxy.stop(), driverBrokerProxy.stop()]);
-    await notifier?.close();
+    await raws.close();
     await db.close();
     rmSync(runLogDir, { recursive: true, force: true });
   }
+}
+
+/** How the workers' claims came about: by a wake-up, a due-timer or a poll, from their "task claimed" lines. */
+function claimRoutes(lines: readonly LogLine[]): string {
+  const claims = lines.filter((line) => line.message === "task claimed");
+  return ["wakeup", "timer", "poll"].map((via) => claims.filter((line) => line.via === via).length).join(" / ");
 }
 
 /** Debugging aid (env SOAK_CSV=path): per task, when it committed, was first claimed and finished, as CSV. */

@@ -250,6 +250,12 @@ export function brokenStore(store: Store, kind: BrokenKind): Store {
     get(target, property, receiver) {
       if (typeof property === "string" && property in overrides) return overrides[property as keyof Store];
       if (property === "through") return (prisma: unknown) => brokenStore(target.through(prisma), kind);
+      if (property === "withAsyncCommit") {
+        return () => {
+          const relaxed = target.withAsyncCommit();
+          return relaxed && brokenStore(relaxed, kind);
+        };
+      }
       const value = Reflect.get(target, property, receiver) as unknown;
       return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },

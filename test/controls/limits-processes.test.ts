@@ -11,6 +11,7 @@ import { createCleaner, openStore, silentLogger, taskQueue, type Cleaner, type S
 import { uniquePrefix } from "../support/broker.js";
 import { waitUntil } from "../support/wait.js";
 import { WorkerProcess } from "../support/worker-process.js";
+import { mostAtOnce, mostStartsWithin } from "../support/limit-checks.js";
 import { mysqlHarness, postgresHarness, sqliteHarness } from "../conformance/dialects.js";
 import type { ConformancePrisma, DialectHarness } from "../conformance/harness.js";
 import { controlTasks, QUEUE_LIMIT, RATE, readControlLog, type ControlEvent } from "./limited-tasks.js";
@@ -44,30 +45,6 @@ function runIntervals(events: readonly ControlEvent[], killedAt: ReadonlyMap<str
   }
   for (const start of open.values()) runs.push({ id: start.id, queue: start.queue, key: start.key, start: start.t, end: killedAt.get(start.worker) ?? Infinity });
   return runs;
-}
-
-/** The most runs at once (an end and a start at the same millisecond: the end first, as the slot freed before). */
-function mostAtOnce(runs: readonly Interval[]): number {
-  const points = runs.flatMap((run) => [
-    { t: run.start, d: 1 },
-    { t: run.end, d: -1 },
-  ]);
-  points.sort((a, b) => a.t - b.t || a.d - b.d);
-  let now = 0;
-  let most = 0;
-  for (const point of points) most = Math.max(most, (now += point.d));
-  return most;
-}
-
-/** The most starts within any window of `windowMs` (a sliding window). */
-function mostStartsWithin(starts: readonly number[], windowMs: number): number {
-  const sorted = [...starts].sort((a, b) => a - b);
-  let most = 0;
-  for (let i = 0, j = 0; i < sorted.length; i++) {
-    while (sorted[i]! - sorted[j]! >= windowMs) j++;
-    most = Math.max(most, i - j + 1);
-  }
-  return most;
 }
 
 const HARNESSES: DialectHarness[] = [postgresHarness, sqliteHarness, mysqlHarness];

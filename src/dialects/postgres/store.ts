@@ -39,7 +39,7 @@ import { checkTable } from "./sql/check-table.js";
 import { listQueues, pauseQueue, resumeQueue, syncQueues } from "./sql/queue-controls.js";
 import { pgGate } from "./sql/queue-gate.js";
 import type { PgTable } from "./table.js";
-import { LeaderLockStoreError } from "../../errors.js";
+import { LeaderLockStoreError, PooledLeaderLockError } from "../../errors.js";
 
 /** Each unit operation's SQL unit. */
 const UNITS: StoreUnits<Db, PgTable> = {
@@ -105,7 +105,9 @@ export const postgresParts: StoreParts<Db, PgTable, PgOwnDb> = {
   classify: classifyPgError,
   leader(key, timing, _db, _table, own) {
     if (!own) throw new LeaderLockStoreError();
-    return advisoryLock(own.url, key, timing);
+    if (own.sessionUrl === undefined) throw new PooledLeaderLockError();
+    return advisoryLock(own.sessionUrl, key, timing);
   },
-  notifications: (db, own) => pgNotifications(db, own?.url),
+  notifications: (db, own) => pgNotifications(db, own),
+  asyncCommit: (own) => own.asyncCommit,
 };

@@ -74,6 +74,11 @@ export async function settleKeys(store: Store, answers: InsertedTask[]): Promise
   });
 }
 
+/** Resolves once `settled` is true or the database shows a writer waiting for another transaction's lock. */
+export async function untilBlockedOrSettled(bed: StoreBed, settled: () => boolean): Promise<void> {
+  while (!settled() && !(await bed.raw.writerBlocked())) await new Promise((resolve) => setTimeout(resolve, 2));
+}
+
 export class StoreBed {
   private readonly closers: Array<() => Promise<void>> = [];
   private prismaClient: StorePrisma | undefined;
@@ -100,7 +105,7 @@ export class StoreBed {
   static async open(dialect: StoreDialect, options: { record?: MemberRecord } = {}): Promise<StoreBed> {
     const database = await dialect.createDatabase();
     const raw = await dialect.raw(database.url);
-    const real = openStore(database.url, { max: 4 });
+    const real = openStore(database.url, { max: 4, ...dialect.storeOptions?.(database.url) });
     const bed = new StoreBed(dialect, database.url, raw, options.record ?? new MemberRecord(), real, () => database.drop());
     bed.closers.push(() => real.close());
     return bed;
@@ -124,7 +129,7 @@ export class StoreBed {
 
   /** Another store on the same database (its own connections), recorded and broken as this bed's store. */
   other(): Store {
-    const real = openStore(this.url, { max: 2 });
+    const real = openStore(this.url, { max: 2, ...this.dialect.storeOptions?.(this.url) });
     this.closers.unshift(() => real.close().catch(() => {})); // a case may have closed it already
     return this.record.wrap(this.brokenKind ? brokenStore(real, this.brokenKind) : real);
   }

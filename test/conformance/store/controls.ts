@@ -5,7 +5,7 @@ import { expect } from "vitest";
 import type { ClaimLimits, ClaimRefusal } from "../../../src/store/queue-controls.js";
 import type { ClaimFilter } from "../../../src/store/task-writes.js";
 import { area } from "./area.js";
-import { filterFor, type StoreBed } from "./bed.js";
+import { filterFor, untilBlockedOrSettled, type StoreBed } from "./bed.js";
 
 /** A claimer's filter with limits, recording what it was told it was refused. */
 function limited(owner: string, limits: ClaimLimits, refusals: ClaimRefusal[] = [], leaseMs = 30_000): ClaimFilter {
@@ -200,6 +200,41 @@ export const controlsArea = area("controls", {
       const results = await bed.store.claimByIds([a1!, a2!, b1!, done!], filter);
       expect(results.map((result) => (result.claimed ? "claimed" : result.reason))).toEqual(["claimed", "limited", "claimed", "not-pending"]);
       expect((await bed.store.claimByIds([a2!], filter))[0]).toMatchObject({ reason: "limited" });
+    },
+
+    "a key's running count is read under the queue's lock: a claim of the key that committed while it waited counts": async (bed) => {
+      const [first, second] = await bed.insert([{ concurrencyKey: "a" }, { concurrencyKey: "a" }]);
+      const filter = (owner: string) => ({ ...limited(owner, { default: { tasks: { mail: 1 } } }), queues: ["default"] });
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let entered!: () => void;
+      const inside = new Promise<void>((resolve) => (entered = resolve));
+      // The first claim takes the key's slot and holds the queue's lock until released.
+      const holder = bed.store
+        .transaction(async (tx) => {
+          const results = await tx.claimByIds([first!], filter("holder"));
+          entered();
+          await released;
+          return results;
+        })
+        .finally(() => entered());
+      await inside;
+      let settled = false;
+      const waiter = bed
+        .other()
+        .claimByIds([second!], filter("waiter"))
+        .finally(() => (settled = true));
+      waiter.catch(() => {});
+      try {
+        // Row locks: the second claim waits for the queue's row. One write lock (SQLite): it cannot begin before.
+        if (bed.dialect.writeLock === "row") await untilBlockedOrSettled(bed, () => settled);
+        else expect(await bed.raw.writerBlocked(), "the first claim holds the write lock").toBe(true);
+      } finally {
+        release();
+      }
+      expect((await holder)[0]).toMatchObject({ id: first, claimed: { id: first } });
+      expect((await waiter)[0]).toMatchObject({ id: second, claimed: null, reason: "limited" });
+      expect((await bed.task(second!)).status).toBe("pending");
     },
   },
 });

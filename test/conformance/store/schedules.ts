@@ -8,7 +8,7 @@ import type { ScheduleDeclaration, ScheduleState } from "../../../src/store/sche
 import type { Store } from "../../../src/store/store.js";
 import { uuidv7 } from "../../../src/uuid.js";
 import { area } from "./area.js";
-import { prepared, sendInsert, type StoreBed } from "./bed.js";
+import { prepared, sendInsert, untilBlockedOrSettled, type StoreBed } from "./bed.js";
 
 class Rollback extends Error {}
 
@@ -32,11 +32,6 @@ async function one(store: Store, declaration: ScheduleDeclaration): Promise<Sche
 /** The state listSchedules shows for `schedule`. */
 async function listed(store: Store, schedule: string): Promise<ScheduleState | undefined> {
   return (await store.listSchedules()).find((state) => state.schedule === schedule);
-}
-
-/** Resolves once `settled` is true or the database shows a writer waiting for another transaction's lock. */
-async function untilBlockedOrSettled(bed: StoreBed, settled: () => boolean): Promise<void> {
-  while (!settled() && !(await bed.raw.writerBlocked())) await new Promise((resolve) => setTimeout(resolve, 2));
 }
 
 /** A schedule table renamed away for the length of `fn`, on the test's own connection. */
