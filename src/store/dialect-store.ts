@@ -7,7 +7,7 @@ import { LeaderElector, type LeaderCalls } from "./leader-elector.js";
 import type { ElectionTiming, LeaderLock } from "./leader-lock.js";
 import type { WakeupNotifications } from "./notifications.js";
 import type { ScheduleDeclaration, ScheduleState } from "./schedules.js";
-import { missingQueueTable, missingScheduleTable, StoreProblemError, type StoreProblem } from "./store-problem.js";
+import { missingNewestColumn, missingQueueTable, missingScheduleTable, StoreProblemError, type StoreProblem } from "./store-problem.js";
 import type { PrepareReport, Store } from "./store.js";
 import type { TaskTable } from "./task-table.js";
 import { UnitStore, type StoreUnits } from "./unit-store.js";
@@ -183,7 +183,8 @@ export class DialectStore<D extends Db, T extends TaskTable, O extends OwnDb> ex
     try {
       return await this.parts.check(this.db, this.table);
     } catch (error) {
-      return this.parts.classify(error);
+      const problem = this.parts.classify(error);
+      return problem.lasting ? problem : (missingNewestColumn(this.table, error) ?? problem);
     }
   }
 

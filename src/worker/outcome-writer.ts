@@ -10,6 +10,8 @@ import type { Completion, FailedTask, Failure } from "../store/task-writes.js";
 import { errorMessage, errorText } from "../error-text.js";
 import { resultJson } from "./result-json.js";
 import { StatementBatcher } from "./statement-batcher.js";
+import { runFields } from "./task-logger.js";
+import { runScopeOf } from "../telemetry/telemetry.js";
 
 /** Publishes dead-task notifications; rejects when the broker did not confirm. */
 interface DeadLetterSink {
@@ -61,7 +63,7 @@ export class OutcomeWriter {
    */
   succeed(task: TaskRecord, value: unknown, startedAt: number, deleteIfNoResult = false): Promise<boolean> {
     const { json, problem } = resultJson(value);
-    if (problem) this.options.logger.warn("task result not storable, stored null", { taskId: task.id, taskName: task.name, problem });
+    if (problem) this.options.logger.warn("task result not storable, stored null", { ...runFields(task), problem });
     const deletes = deleteIfNoResult && json === "null";
     const write = deletes ? () => this.deletions.add(task.id) : () => this.successes.add({ id: task.id, resultJson: json } satisfies Completion);
     // The first write on the happy path is a plain promise chain: one success per task, thousands a second.
@@ -77,12 +79,13 @@ export class OutcomeWriter {
   private succeeded(task: TaskRecord, marked: boolean, retried: boolean, startedAt: number, deleted: boolean): boolean {
     const log = this.options.logger;
     if (marked) {
-      const fields = { taskId: task.id, taskName: task.name, attempt: task.attempts, durationMs: Date.now() - startedAt };
+      runScopeOf(task)?.end("succeeded");
+      const fields = { ...runFields(task), durationMs: Date.now() - startedAt };
       log.info("task succeeded", deleted ? { ...fields, deleted: true } : fields);
     } else if (retried) {
-      log.info(UNCERTAIN, { taskId: task.id, taskName: task.name, outcome: "success" });
+      log.info(UNCERTAIN, { ...runFields(task), outcome: "success" });
     } else {
-      log.warn("task result discarded: this worker no longer holds its lease", { taskId: task.id, taskName: task.name });
+      log.warn("task result discarded: this worker no longer holds its lease", runFields(task));
     }
     return marked;
   }
@@ -98,8 +101,9 @@ export class OutcomeWriter {
     const { value: row, retried } = await this.persist(task, "failure", () => this.failures.add(failure));
     const writtenAt = performance.now();
     if (row === GAVE_UP) return undefined;
+    if (row !== undefined) runScopeOf(task)?.end(row.status === "pending" ? "retry" : "dead", thrown);
     const log = this.options.logger;
-    const fields = { taskId: task.id, taskName: task.name, attempt: task.attempts, error: errorMessage(thrown) };
+    const fields = { ...runFields(task), error: errorMessage(thrown) };
     if (row === undefined && retried) {
       log.info(UNCERTAIN, { ...fields, outcome: "failure" });
     } else if (row === undefined) {
@@ -155,7 +159,7 @@ export class OutcomeWriter {
           error = thrown;
         }
       }
-      const fields = { taskId: task.id, taskName: task.name, error: errorMessage(error) };
+      const fields = { ...runFields(task), error: errorMessage(error) };
       if (Date.now() >= deadline) {
         this.options.logger.error(`could not record task ${what}; the cleaner recovers the task when its lease expires`, fields);
         return { value: GAVE_UP, retried: true };

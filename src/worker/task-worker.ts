@@ -183,7 +183,10 @@ export class TaskWorker {
     this.leases = new LeaseKeeper({ ...shared, runs: () => runs });
     this.leases.start();
     const runEnded = (queue: string, name: string) => this.limitWaiter?.runEnded(queue, name);
-    const launcher = (this.launcher = new RunLauncher({ options, store, outcomes, sender, logger, stop, slots, claims, budget, runs, runEnded }));
+    const launcher = (this.launcher = new RunLauncher({
+      ...{ options, store, outcomes, sender, logger, stop, slots, claims, budget, runs, runEnded },
+      place: { dialect: store.dialect, transport: transport.name },
+    }));
     const claimer = new Claimer(claimStore, filter);
     const track = <T>(promise: Promise<T>) => this.track(promise);
     const claimLoop = new ClaimLoop({ store: claimStore, claimer, filter, concurrency: options.concurrency, claims, budget, launcher, logger, stop, track });

@@ -13,6 +13,7 @@ export const BROKEN_STORES = {
   "delete-without-lease-guard": { area: "outcomes", breaks: "deleteSucceeded deletes the tasks whoever holds their lease, and pending ones too" },
   "leader-grants-twice": { area: "leader", breaks: "every contender of the leader lock is told it leads" },
   "insert-ignores-keys": { area: "insert", breaks: "insertTasks drops the dedupe keys, so a key already taken gets a second task" },
+  "insert-drops-trace-context": { area: "insert", breaks: "insertTasks writes no trace context, so a run cannot link to its enqueue" },
   "claim-ignores-priority": { area: "claim", breaks: "claimDue takes due tasks by run_at alone, whatever their priority" },
   "fail-never-dead": { area: "outcomes", breaks: "fail never dead-letters a task that used its last attempt: it retries forever" },
   "extend-any-owner": { area: "outcomes", breaks: "extendLeases extends the lease whoever holds it" },
@@ -95,6 +96,14 @@ export function brokenStore(store: Store, kind: BrokenKind): Store {
     overrides.insertTasks = (rows, publishes, notifyChannel) =>
       store.insertTasks(
         rows.map((row) => ({ ...row, key: null })),
+        publishes,
+        notifyChannel,
+      );
+  }
+  if (kind === "insert-drops-trace-context") {
+    overrides.insertTasks = (rows, publishes, notifyChannel) =>
+      store.insertTasks(
+        rows.map((row) => ({ ...row, traceContext: null })),
         publishes,
         notifyChannel,
       );

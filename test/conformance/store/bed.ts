@@ -23,6 +23,7 @@ export interface TaskSpec {
   maxAttempts?: number;
   key?: string | null;
   concurrencyKey?: string | null;
+  traceContext?: string | null;
 }
 
 /** The task names and queues the suite's pretend workers take. */
@@ -47,6 +48,7 @@ export function prepared(spec: TaskSpec = {}): PreparedTask {
     maxAttempts: spec.maxAttempts ?? 5,
     key: spec.key ?? null,
     ...(spec.concurrencyKey != null && { concurrencyKey: spec.concurrencyKey }),
+    ...(spec.traceContext != null && { traceContext: spec.traceContext }),
   };
 }
 
