@@ -1,5 +1,6 @@
 // The benchmark's sizes and switches, read once from the command line and the environment.
-// `--quick` shrinks every scenario for a smoke run; `--only=a,b` and `--peers=x,y` narrow a run while profiling.
+// `--quick` shrinks every scenario for a smoke run; `--only=a,b` and `--peers=x,y` narrow a run while profiling;
+// `--repeats=n` sets the runs of each drain layout (default 3).
 
 /**
  * The queues measured side by side: ours, graphile-worker and pg-boss on PostgreSQL, and ours on the other dialects
@@ -11,7 +12,7 @@ export const PEERS = ["ours", "graphile-worker", "pg-boss", "ours-sqlite", "ours
 export type PeerName = (typeof PEERS)[number];
 
 /** The benchmark's scenarios, in the order they run. */
-export const SCENARIOS = ["enqueue", "bulk", "drain", "latency", "lateness", "controls"] as const;
+export const SCENARIOS = ["enqueue", "bulk", "drain", "latency", "lateness", "controls", "backlog", "retention"] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 export interface BenchConfig {
@@ -41,6 +42,12 @@ export interface BenchConfig {
   quick: boolean;
 }
 
+function repeats(raw: string): number {
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < 1 || n > 20) throw new Error(`--repeats: must be an integer from 1 to 20, got "${raw}".`);
+  return n;
+}
+
 export function readConfig(argv: readonly string[] = process.argv.slice(2), env: NodeJS.ProcessEnv = process.env): BenchConfig {
   const flag = (name: string) => argv.includes(`--${name}`);
   const value = (name: string) => argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -57,7 +64,7 @@ export function readConfig(argv: readonly string[] = process.argv.slice(2), env:
     txSeconds: quick ? 1 : 4,
     bulkCount: quick ? 1000 : 20_000,
     drainCount: quick ? 1000 : 20_000,
-    drainRepeats: quick ? 1 : 3,
+    drainRepeats: value("repeats") ? repeats(value("repeats")!) : quick ? 1 : 3,
     latencyRate: 200,
     latencySeconds: quick ? 1 : 10,
     latenessCount: quick ? 200 : 2000,

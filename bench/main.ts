@@ -1,7 +1,7 @@
 // `npm run bench`: runs every scenario (enqueue, bulk, drain, latency) for prisma-task-queue, graphile-worker and
 // pg-boss on the local PostgreSQL and RabbitMQ, and for prisma-task-queue on the other dialects (a SQLite file, the
 // local MariaDB or MYSQL_URL), each run on a fresh database, then prints one markdown table and writes the JSON.
-// Usage: tsx bench/main.ts [--quick] [--only=enqueue,bulk,drain,latency,lateness] [--peers=ours,graphile-worker,pg-boss,ours-sqlite,ours-mysql,ours-notify] [--profile]
+// Usage: tsx bench/main.ts [--quick] [--only=enqueue,bulk,drain,latency,lateness,controls,backlog,retention] [--peers=ours,graphile-worker,pg-boss,ours-sqlite,ours-mysql,ours-notify] [--repeats=3] [--profile]
 // Delays on time alone: npm run bench -- --only=lateness --peers=ours,ours-notify,ours-sqlite,ours-mysql
 
 import { randomBytes } from "node:crypto";

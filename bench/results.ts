@@ -3,6 +3,7 @@
 
 import type { PeerName } from "./config.js";
 import type { BulkAddResult } from "./scenarios/bulk-add.js";
+import type { BacklogResult } from "./scenarios/backlog.js";
 import type { DrainResult } from "./scenarios/drain.js";
 import type { EnqueueTransactionResult } from "./scenarios/enqueue-transaction.js";
 import type { LatencyResult } from "./scenarios/latency.js";
@@ -18,6 +19,10 @@ export interface PeerResults {
   latency?: LatencyResult;
   /** Drains of one queue without limits and with high ones (see scenarios/queue-controls.ts): every run of each. */
   controlsRuns?: Partial<Record<"unlimited" | "limited", DrainResult[]>>;
+  /** Drains 1 × 10 of a backlog enqueued in one transaction (bulk) and by one-task transactions (singly): every run of each. */
+  backlogRuns?: Partial<Record<"bulk" | "singly", BacklogResult[]>>;
+  /** Drains 1 × 10 with the worker's deleteOnSuccess off (keep) and on (delete): every run of each. */
+  retentionRuns?: Partial<Record<"keep" | "delete", DrainResult[]>>;
   /** The same with the worker inside the app's process (peers with an in-process worker). */
   latencyInProcess?: LatencyResult;
   /** Tasks delayed 0.2–5 s: claim time minus run_at. */
@@ -109,7 +114,59 @@ export const ROWS: Row[] = [
       return limited === undefined || !unlimited ? undefined : (limited / unlimited) * 100;
     },
   },
+  {
+    key: "backlog.bulk.tps",
+    label: "8. drain 1 × 10 of a backlog enqueued in one transaction (median run)",
+    unit: "tasks/s",
+    better: "higher",
+    value: (r) => median(r.backlogRuns?.bulk),
+  },
+  {
+    key: "backlog.singly.tps",
+    label: "8. drain 1 × 10 of a backlog of one-task transactions (median run)",
+    unit: "tasks/s",
+    better: "higher",
+    value: (r) => median(r.backlogRuns?.singly),
+  },
+  {
+    key: "backlog.ratio",
+    label: "8. one-task transactions ÷ one transaction (medians)",
+    unit: "%",
+    better: "higher",
+    value: (r) => percentOf(median(r.backlogRuns?.singly), median(r.backlogRuns?.bulk)),
+  },
+  {
+    key: "retention.keep.tps",
+    label: "9. drain 1 × 10, succeeded rows kept (median run)",
+    unit: "tasks/s",
+    better: "higher",
+    value: (r) => median(r.retentionRuns?.keep),
+  },
+  {
+    key: "retention.delete.tps",
+    label: "9. drain 1 × 10, deleteOnSuccess (median run)",
+    unit: "tasks/s",
+    better: "higher",
+    value: (r) => median(r.retentionRuns?.delete),
+  },
+  {
+    key: "retention.ratio",
+    label: "9. deleteOnSuccess ÷ rows kept (medians)",
+    unit: "%",
+    better: "higher",
+    value: (r) => percentOf(median(r.retentionRuns?.delete), median(r.retentionRuns?.keep)),
+  },
 ];
+
+/** The median run's tasks per second (the lower middle of an even count). */
+function median(runs: readonly DrainResult[] | undefined): number | undefined {
+  if (!runs || runs.length === 0) return undefined;
+  return [...runs].sort((a, b) => a.tasksPerSecond - b.tasksPerSecond)[Math.floor((runs.length - 1) / 2)]!.tasksPerSecond;
+}
+
+function percentOf(part: number | undefined, whole: number | undefined): number | undefined {
+  return part === undefined || !whole ? undefined : (part / whole) * 100;
+}
 
 function controlsMedian(results: PeerResults, kind: "unlimited" | "limited"): number | undefined {
   const runs = results.controlsRuns?.[kind];

@@ -10,6 +10,8 @@ import { enqueueTransaction } from "./scenarios/enqueue-transaction.js";
 import { latency } from "./scenarios/latency.js";
 import { lateness } from "./scenarios/lateness.js";
 import { queueControlsDrain } from "./scenarios/queue-controls.js";
+import { backlogDrain } from "./scenarios/backlog.js";
+import { retentionDrain } from "./scenarios/retention.js";
 
 /** One measurement on one fresh database: what it runs and where its result goes. */
 export interface Run {
@@ -71,6 +73,35 @@ export function runs(config: BenchConfig): Run[] {
       return `${Math.round(result.tasksPerSecond)} tasks/s (${(result.durationMs / 1000).toFixed(2)} s, handled ${result.handled}); CPU per 1,000 tasks: workers ${result.workerCpuMsPer1000.toFixed(0)} ms, machine ${result.machineCpuMsPer1000?.toFixed(0) ?? "–"} ms`;
     },
   });
+  const drainLine = (result: { tasksPerSecond: number; durationMs: number; handled: number; workerCpuMsPer1000: number; machineCpuMsPer1000?: number }) =>
+    `${Math.round(result.tasksPerSecond)} tasks/s (${(result.durationMs / 1000).toFixed(2)} s, handled ${result.handled}); CPU per 1,000 tasks: workers ${result.workerCpuMsPer1000.toFixed(0)} ms, machine ${result.machineCpuMsPer1000?.toFixed(0) ?? "–"} ms`;
+  // One transaction and one-task transactions alternate, each on a fresh database.
+  const backlogRun = (seeding: "bulk" | "singly", repeat: number): Run => ({
+    name: `drain 1×10 of ${config.drainCount} enqueued ${seeding === "bulk" ? "in one transaction" : "by one-task transactions"} (run ${repeat} of ${config.drainRepeats})`,
+    scenario: "backlog",
+    async measure(peer, producer, target, into) {
+      const result = await backlogDrain(peer, producer, target, {
+        seeding,
+        count: config.drainCount,
+        timeoutMs,
+        profileName: profileName(peer, `backlog-${seeding}-${repeat}`),
+      });
+      ((into.backlogRuns ??= {})[seeding] ??= []).push(result);
+      return `${drainLine(result)}${result.wakeupsWaiting === undefined ? "" : `; ${result.wakeupsWaiting} wake-up messages waited in RabbitMQ`}`;
+    },
+  });
+  const backlog = Array.from({ length: config.drainRepeats }, (_, i) => [backlogRun("bulk", i + 1), backlogRun("singly", i + 1)]).flat();
+  const retentionRun = (deletes: boolean, repeat: number): Run => ({
+    name: `drain 1×10, ${deletes ? "deleteOnSuccess" : "succeeded rows kept"} (run ${repeat} of ${config.drainRepeats})`,
+    scenario: "retention",
+    applies: (peer) => peer.name.startsWith("ours"),
+    async measure(peer, producer, target, into) {
+      const result = await retentionDrain(peer, producer, target, { deletes, count: config.drainCount, timeoutMs });
+      ((into.retentionRuns ??= {})[deletes ? "delete" : "keep"] ??= []).push(result);
+      return drainLine(result);
+    },
+  });
+  const retention = Array.from({ length: config.drainRepeats }, (_, i) => [retentionRun(false, i + 1), retentionRun(true, i + 1)]).flat();
   const controls = Array.from({ length: config.drainRepeats }, (_, i) => [controlsRun(false, i + 1), controlsRun(true, i + 1)]).flat();
   const drains = Array.from({ length: config.drainRepeats }, (_, i) => [drainRun(1, 10, i + 1), drainRun(2, 5, i + 1)]).flat();
   const all: Run[] = [
@@ -108,6 +139,8 @@ export function runs(config: BenchConfig): Run[] {
       },
     },
     ...controls,
+    ...backlog,
+    ...retention,
   ];
   return all.filter((run) => config.only.includes(run.scenario));
 }

@@ -80,6 +80,13 @@ export interface TaskPolicy<Schema extends ZodType = ZodType, Prisma = UntypedCl
    * limit. Trade-off: a claim of a queue with a limited task locks the queue's row, so its claims go one at a time.
    */
   concurrency?: TaskConcurrency<ZodOutput<Schema>>;
+  /**
+   * Delete the task's row when its handler succeeds and returns nothing (undefined or null), in the statement (or, for
+   * a transactional task, the transaction) that would mark it succeeded. Default: the worker's `deleteOnSuccess`
+   * (false). A task that returns a result keeps its row. Trade-off: once deleted, the task is gone from `show`, the
+   * dashboard and throughput, and its dedupe key is free again (see docs/configuration.md, "Delete on success").
+   */
+  deleteOnSuccess?: boolean;
 }
 
 /** A task whose handler runs outside any transaction (the default): its ctx.tx is undefined. */
@@ -193,6 +200,9 @@ function checkDefinition(name: string, definition: TaskDefinition): void {
   if (backoffProblem) throw new TaskDefinitionError(name, `${backoffProblem}.`);
   taskSchedules(name, definition);
   checkConcurrency(name, definition.concurrency);
+  if (definition.deleteOnSuccess !== undefined && typeof definition.deleteOnSuccess !== "boolean") {
+    throw new TaskDefinitionError(name, `deleteOnSuccess must be true or false, got ${valueText(definition.deleteOnSuccess)}.`);
+  }
   const recovery = definition.recovery;
   if (recovery !== undefined && recovery !== "retry" && recovery !== "dead" && typeof recovery !== "function") {
     throw new TaskDefinitionError(name, `recovery must be "retry", "dead" or a function, got ${JSON.stringify(recovery)}.`);

@@ -16,10 +16,16 @@ export interface StoreOptions {
   /** How the connections introduce themselves to the server (PostgreSQL: application_name). Default "prisma-task-queue". */
   applicationName?: string;
   /**
-   * Prepare the frequent statements once per connection. Default true. Turn it off behind a pooler that cannot keep
-   * prepared statements (PgBouncer before 1.21 in transaction mode).
+   * Prepare the frequent statements once per connection. Default true, and false when the URL says `pgbouncer=true`.
+   * Turn it off behind a pooler that cannot keep prepared statements (PgBouncer before 1.21 in transaction mode).
    */
   preparedStatements?: boolean;
+  /**
+   * PostgreSQL behind PgBouncer in transaction mode (`pgbouncer=true` in the URL): a direct or session-pooled URL of the
+   * same database, for what needs a session of its own: the cleaners' leader lock and a worker's LISTEN. Default: the
+   * URL itself, or none behind PgBouncer (then a cleaner refuses to start, naming this option, and workers poll).
+   */
+  directUrl?: string;
   /**
    * SQLite: how long a statement waits, in all, for the write lock another connection holds, retrying without blocking
    * the event loop, before it fails with SQLITE_BUSY. Default 5000. Shorter fails sooner under a long writer; the
@@ -38,6 +44,7 @@ export function openStore(databaseUrl: string, options: StoreOptions = {}): Stor
     max: options.max,
     applicationName: options.applicationName,
     preparedStatements: options.preparedStatements,
+    directUrl: options.directUrl,
     busyTimeoutMs: options.busyTimeoutMs,
   });
 }

@@ -12,6 +12,10 @@ const OPTIONAL_PACKAGES = {
   amqplib: { neededFor: "wake-ups through RabbitMQ (amqpUrl) need", fix: "npm install amqplib" },
   hono: { neededFor: "the dashboard needs", fix: "npm install hono @hono/node-server" },
   "@hono/node-server": { neededFor: "the dashboard needs", fix: "npm install hono @hono/node-server" },
+  "@opentelemetry/api": {
+    neededFor: "OpenTelemetry spans and metrics need",
+    fix: "npm install @opentelemetry/api (and an OpenTelemetry SDK that exports them)",
+  },
   tsx: {
     neededFor: "a task-runner config written in TypeScript needs",
     fix: "npm install tsx (or write the config in JavaScript, as task-runner.config.mjs)",

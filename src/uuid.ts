@@ -7,6 +7,13 @@ let offset = pool.length;
 let lastMs = 0;
 let counter = 0;
 
+/** When a UUIDv7 was made (its first 48 bits); undefined for an id of another version. */
+export function uuidv7Time(id: string): Date | undefined {
+  const hex = id.replaceAll("-", "");
+  if (hex.length !== 32 || hex[12] !== "7") return undefined;
+  return new Date(parseInt(hex.slice(0, 12), 16));
+}
+
 /** A new UUIDv7: 48 bits of Unix milliseconds, then a counter and random bits that keep ids monotonic within a process. */
 export function uuidv7(): string {
   if (offset >= pool.length) {

@@ -20,7 +20,7 @@ export const ours: Peer = {
   workerModule: "../peers/ours-worker.js",
   measuresLateness: true,
   settings: {
-    concurrency: "10 (1 process) or 5 (2 processes): the worker's `concurrency`, also its RabbitMQ prefetch",
+    concurrency: "10 (1 process) or 5 (2 processes): the worker's `concurrency`; its RabbitMQ prefetch is concurrency + claimAhead (1000, the default)",
     leaseMs: "30000 (default)",
     pollIntervalMs: "1000 (default; polling only runs while the broker is unreachable, and once at start)",
     logger: "silentLogger",
@@ -85,6 +85,30 @@ export function oursProducer(base: BenchPrisma, target: RunTarget, own: { remain
       await addMany(count);
       await client.$taskQueue.flush();
     },
+    ...(target.amqpUrl ? { wakeupsWaiting: () => wakeupsWaiting(target) } : {}),
+    async seedSingly(count, concurrency) {
+      // One app client per lane, as if each were an app process: each publishes its own transaction's wake-up alone.
+      const lanes = Array.from({ length: concurrency }, () =>
+        base.$extends(taskQueue({ tasks: benchTasks(), amqpUrl: target.amqpUrl, amqpPrefix: target.prefix, logger: silentLogger })),
+      );
+      let next = 0;
+      try {
+        await Promise.all(
+          lanes.map(async (lane) => {
+            while (next < count) {
+              const n = next++;
+              await lane.$transaction(async (tx) => {
+                await tx.report.create({ data: {} });
+                await tx.task.enqueue(BENCH_TASK, { n });
+              }, BUSINESS_TRANSACTION);
+              await lane.$taskQueue.flush();
+            }
+          }),
+        );
+      } finally {
+        await Promise.all(lanes.map((lane) => lane.$taskQueue.close()));
+      }
+    },
     remaining: () => own.remaining(),
     flush: () => client.$taskQueue.flush(),
     async close() {
@@ -93,6 +117,17 @@ export function oursProducer(base: BenchPrisma, target: RunTarget, own: { remain
       await own.close();
     },
   };
+}
+
+/** Wake-up messages waiting in the RabbitMQ queue of the bench task's queue ("default"). */
+async function wakeupsWaiting(target: RunTarget): Promise<number> {
+  const model = await amqp.connect(target.amqpUrl);
+  try {
+    const channel = await model.createChannel();
+    return (await channel.checkQueue(topology(target.prefix).queueName("default"))).messageCount;
+  } finally {
+    await model.close();
+  }
 }
 
 /** Deletes the RabbitMQ queues and exchanges of a run's prefix. */

@@ -23,6 +23,14 @@ export interface Producer {
   bulkAdd(count: number): Promise<void>;
   /** Leaves `count` committed tasks ready to run (for ours: their wake-ups confirmed by RabbitMQ). */
   seed(count: number): Promise<void>;
+  /**
+   * Leaves `count` committed tasks ready to run, each enqueued by a transaction of its own, `concurrency` at a time,
+   * each with its own wake-up (ours: the transactions of one app client run one at a time, so its publisher never
+   * coalesces two of them into one message). Peers without it run `transaction(n, true)` instead.
+   */
+  seedSingly?(count: number, concurrency: number): Promise<void>;
+  /** Wake-up messages waiting in the broker's queue now; only peers with a broker have it. */
+  wakeupsWaiting?(): Promise<number>;
   /** How many tasks are not finished yet; a cheap query, polled while draining. */
   remaining(): Promise<number>;
   /**

@@ -39,9 +39,17 @@ export async function drain(
   peer: Peer,
   producer: Producer,
   target: RunTarget,
-  layout: { processes: number; concurrency: number; count: number; timeoutMs: number; profileName?: string },
+  layout: {
+    processes: number;
+    concurrency: number;
+    count: number;
+    timeoutMs: number;
+    profileName?: string;
+    /** How the backlog is left before the workers start. Default: producer.seed (one transaction). */
+    seed?: (count: number) => Promise<void>;
+  },
 ): Promise<DrainResult> {
-  await producer.seed(layout.count);
+  await (layout.seed ? layout.seed(layout.count) : producer.seed(layout.count));
   const workers = await WorkerProcesses.spawn(
     { workerModule: peer.workerModule, target, concurrency: layout.concurrency, record: false },
     { processes: layout.processes, profileName: layout.profileName, timeoutMs: layout.timeoutMs },

@@ -15,6 +15,8 @@ export function timedStore(store: Store, listener: OperationListener): Store {
     get(inner, property) {
       const value = Reflect.get(inner, property) as unknown;
       if (typeof value !== "function" || typeof property !== "string") return value;
+      // The worker's claims and completions may go through the store's view whose commits do not wait for the flush.
+      if (property === "withAsyncCommit") return () => wrapDefined(inner.withAsyncCommit(), listener);
       if (!TIMED.has(property)) return (value as (...args: unknown[]) => unknown).bind(inner);
       return async (...args: unknown[]) => {
         const began = wallMs();
@@ -24,4 +26,8 @@ export function timedStore(store: Store, listener: OperationListener): Store {
       };
     },
   });
+}
+
+function wrapDefined(store: Store | undefined, listener: OperationListener): Store | undefined {
+  return store && timedStore(store, listener);
 }

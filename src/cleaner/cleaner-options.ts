@@ -2,6 +2,7 @@
 // A bad option fails at construction with TaskQueueConfigError naming the option and the fix.
 
 import { dialectForUrl } from "../dialects/index.js";
+import { checkDirectUrl } from "../direct-url.js";
 import type { Store } from "../store/store.js";
 import { taskTable, type TaskTable } from "../store/task-table.js";
 import type { TaskRegistry } from "../define-tasks.js";
@@ -20,9 +21,15 @@ export interface CleanerOptions<Tasks extends TaskRegistry = TaskRegistry> exten
   databaseUrl?: string;
   /**
    * A store to sweep through instead of opening one, e.g. `openStore(url, { table })`. Not closed by the cleaner. The
-   * leader lock still opens a session of its own, on the store's URL.
+   * leader lock still opens a session of its own, on the store's URL (or its directUrl).
    */
   store?: Store;
+  /**
+   * PostgreSQL behind PgBouncer in transaction mode (`pgbouncer=true` in databaseUrl): a direct or session-pooled URL of
+   * the same database, where the leader lock holds its one session (a session advisory lock cannot live in a
+   * transaction-pooled session). Required there; default: databaseUrl. Ignored with `store` (pass it to openStore).
+   */
+  directUrl?: string;
   /**
    * RabbitMQ URL (amqp:// or amqps://). Default: none, and then the cleaner sends its wake-ups by NOTIFY on PostgreSQL
    * and nothing elsewhere (workers find due tasks by polling), and no dead-letter notifications (they need RabbitMQ).
@@ -76,6 +83,7 @@ export interface CleanerOptions<Tasks extends TaskRegistry = TaskRegistry> exten
 export interface ResolvedCleanerOptions {
   tasks: TaskRegistry;
   databaseUrl?: string;
+  directUrl?: string;
   store?: Store;
   amqpUrl?: string;
   prisma?: unknown;
@@ -116,11 +124,13 @@ export function resolveCleanerOptions(options: CleanerOptions): ResolvedCleanerO
   }
   optionalString("databaseUrl", options.databaseUrl);
   if (options.store === undefined) dialectForUrl(options.databaseUrl);
+  checkDirectUrl(options.directUrl, options.databaseUrl);
   checkTransportOptions(options);
   const table = taskTable(options.table, options.schema);
   return {
     tasks: options.tasks,
     databaseUrl: options.databaseUrl,
+    directUrl: options.directUrl,
     store: options.store,
     amqpUrl: options.amqpUrl,
     prisma: options.prisma,

@@ -54,7 +54,9 @@ class LeaderCleaner implements Cleaner {
 
   constructor(private readonly options: ResolvedCleanerOptions) {
     this.schedules = new ScheduleFiring(registrySchedules(options.tasks), options.tasks);
-    this.ownedStore = options.store ? undefined : openStore(options.databaseUrl!, { table: options.table, max: 3, applicationName: "prisma-task-queue cleaner" });
+    this.ownedStore = options.store
+      ? undefined
+      : openStore(options.databaseUrl!, { table: options.table, max: 3, applicationName: "prisma-task-queue cleaner", directUrl: options.directUrl });
     this.store = options.store ?? this.ownedStore!;
     this.lockKey = options.lockKey ?? this.store.defaultLockKey();
     this.election = this.store.leaderLock(this.lockKey, electionTiming(options.intervalMs), options.logger);

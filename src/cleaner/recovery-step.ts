@@ -7,6 +7,7 @@ import { deadTaskNotification } from "../wakeups/dead-task-notification.js";
 import type { TaskRecord } from "../store/task-record.js";
 import type { RecoveredTask } from "../store/task-writes.js";
 import type { SweepContext } from "./sweep.js";
+import { telemetry } from "../telemetry/telemetry.js";
 
 interface RecoveryCounts {
   retried: number;
@@ -20,6 +21,7 @@ export async function recoverExpiredLeases(ctx: SweepContext): Promise<RecoveryC
   const { store, options } = ctx;
   const counts: RecoveryCounts = { retried: 0, dead: 0, published: 0 };
   const startedAt = performance.now();
+  const startedAtMs = Date.now();
   for (;;) {
     const rows = await store.findExpiredLeases(options.batchSize);
     if (rows.length === 0) break;
@@ -37,6 +39,7 @@ export async function recoverExpiredLeases(ctx: SweepContext): Promise<RecoveryC
     if (abandon.length > 0) changed.push(...(await store.abandonExpired(abandon)));
     for (const { row, decide } of custom) changed.push(...(await recoverWithFunction(ctx, row, decide)));
     await settle(ctx, changed, counts);
+    telemetry()?.leasesRecovered(startedAtMs, changed);
     if (rows.length < options.batchSize || !ctx.more(startedAt)) break;
   }
   return counts;

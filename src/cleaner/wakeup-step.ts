@@ -3,6 +3,7 @@
 
 import type { WakeupTarget } from "../store/task-writes.js";
 import type { SweepContext } from "./sweep.js";
+import { telemetry } from "../telemetry/telemetry.js";
 
 /** Returns how many wake-ups the broker confirmed. Does nothing without a broker or while it is unreachable. */
 export async function publishDueWakeups(ctx: SweepContext): Promise<number> {
@@ -28,6 +29,7 @@ export async function publishDueWakeups(ctx: SweepContext): Promise<number> {
 async function inBatches(ctx: SweepContext, message: string, find: () => Promise<WakeupTarget[]>): Promise<number> {
   const { sender, options, logger } = ctx;
   const startedAt = performance.now();
+  const startedAtMs = Date.now();
   let published = 0;
   for (;;) {
     const batch = await find();
@@ -39,5 +41,6 @@ async function inBatches(ctx: SweepContext, message: string, find: () => Promise
     if (batch.length < options.batchSize || confirmed < batch.length || !ctx.more(startedAt)) break;
   }
   if (published > 0) logger.info(message, { count: published });
+  telemetry()?.wakeupsRepublished(startedAtMs, published);
   return published;
 }

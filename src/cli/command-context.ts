@@ -8,6 +8,7 @@ import { dialectForUrl } from "../dialects/index.js";
 import { TaskQueueConfigError } from "../errors.js";
 import { taskTable, type TaskTable } from "../store/task-table.js";
 import type { Logger } from "../logger.js";
+import { checkDirectUrl } from "../direct-url.js";
 import { applyOverrides, ConfigFileError, findConfigFile, loadConfig, OVERRIDABLE, type LoadedConfig, type Overridable } from "../runner/load-config.js";
 import { topology } from "../wakeups/rabbitmq/topology.js";
 import { checkTransportOptions } from "../wakeups/open-transport.js";
@@ -28,6 +29,7 @@ export interface CliIo {
 const COMMON_OPTIONS = {
   config: { type: "string", short: "c" },
   "database-url": { type: "string" },
+  "direct-url": { type: "string" },
   "amqp-url": { type: "string" },
   table: { type: "string" },
   schema: { type: "string" },
@@ -43,6 +45,8 @@ export const COMMON_HELP = `Common options (every command but init):
   -c, --config <path>      config file (default: ./task-runner.config.ts, then .mts, .js, .mjs; optional for status,
                            retry, cancel, run, dashboard and migrate, required for worker, cleaner and start)
       --database-url <url> database URL; overrides DATABASE_URL, which overrides databaseUrl in the config
+      --direct-url <url>   PostgreSQL behind PgBouncer in transaction mode (pgbouncer=true): a direct URL for the
+                           leader lock, LISTEN and migrate; overrides DIRECT_URL, which overrides directUrl
       --amqp-url <url>     RabbitMQ URL (a cluster: its nodes separated by commas); overrides AMQP_URL, which
                            overrides amqpUrl in the config
       --table <name>       task table (default tasks); overrides table in the config
@@ -96,6 +100,7 @@ export async function commandConfig(values: CommonValues, io: CliIo, needs: { da
 export async function commandConfig(values: CommonValues, io: CliIo, needs: { database: boolean; file?: boolean }): Promise<CommandConfig> {
   const overrides = {
     databaseUrl: values["database-url"],
+    directUrl: values["direct-url"],
     amqpUrl: values["amqp-url"],
     table: values.table,
     schema: values.schema,
@@ -128,6 +133,7 @@ export async function commandConfig(values: CommonValues, io: CliIo, needs: { da
 function checkValues(config: CommandConfig): void {
   const checks: Record<Overridable, () => void> = {
     databaseUrl: () => config.databaseUrl !== undefined && dialectForUrl(config.databaseUrl),
+    directUrl: () => checkDirectUrl(config.directUrl, config.databaseUrl),
     amqpUrl: () => {
       const problem = config.amqpUrl ? amqpUrlProblem(config.amqpUrl) : undefined;
       if (problem) throw new TaskQueueConfigError("amqpUrl", `${problem}.`);

@@ -65,7 +65,8 @@ export async function migrateCommand(argv: string[], io: CliIo): Promise<number>
   }
   const config = await commandConfig(values, io, { database: true });
   const dir = migrationsDir(io.cwd, values.migrations);
-  const url = config.databaseUrl!;
+  // Prisma Migrate's lock is a session lock: behind PgBouncer in transaction mode, migrations go through directUrl.
+  const url = config.directUrl ?? config.databaseUrl!;
   const ledger = dialectForUrl(url).openMigrationLedger(url, { connectTimeoutMs: 10_000 });
   try {
     if (rolledBack !== undefined) {

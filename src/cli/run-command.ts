@@ -108,6 +108,7 @@ function build(
   const shared = {
     tasks: config.tasks,
     databaseUrl: config.databaseUrl,
+    directUrl: config.directUrl,
     amqpUrl: config.amqpUrl,
     prisma,
     table: config.table,

@@ -6,6 +6,7 @@ import { COMMON_HELP, commandConfig, commandTable, parseCommand, type CliIo } fr
 import { withStore } from "./database-session.js";
 import { CliError, EXIT_NOT_FOUND, EXIT_OK } from "./exit-codes.js";
 import { taskIdArgument } from "./task-lookup.js";
+import { uuidv7Time } from "../uuid.js";
 
 const showHelp = `Usage: task-runner show <id> [--json]
 
@@ -28,11 +29,22 @@ export async function showCommand(argv: string[], io: CliIo): Promise<number> {
   const table = commandTable(config);
   return withStore(config.databaseUrl!, table, config.sources.databaseUrl, async (store) => {
     const task = await store.findTask(id);
-    if (!task) throw new CliError(`task ${id} not found in ${JSON.stringify(table.schema ? `${table.schema}.${table.name}` : table.name)}.`, EXIT_NOT_FOUND);
+    if (!task) throw new CliError(notFound(id, table.schema ? `${table.schema}.${table.name}` : table.name), EXIT_NOT_FOUND);
     const { now: _now, ...row } = task;
     io.out(values.json ? `${JSON.stringify(row, null, 2)}\n` : renderTask(task));
     return EXIT_OK;
   });
+}
+
+/** Why a task may be missing: a row is deleted at once by delete on success, and after retentionMs by the cleaner. */
+function notFound(id: string, table: string): string {
+  const madeAt = uuidv7Time(id);
+  return (
+    `task ${id} not found in ${JSON.stringify(table)}. ` +
+    (madeAt ? `Its id was made at ${madeAt.toISOString()}. ` : "") +
+    "A task's row is deleted when it succeeds with nothing to keep under deleteOnSuccess, and once finished for longer " +
+    "than the cleaner's retentionMs; else the id belongs to another table or database."
+  );
 }
 
 function renderTask(task: TaskDetail): string {

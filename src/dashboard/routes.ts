@@ -116,7 +116,13 @@ export function dashboardRoutes(context: DashboardContext): HonoApp<Env> {
   root.get("/tasks/:id", async (c) => {
     const id = c.req.param("id");
     const task = isTaskId(id) ? await context.store.findTask(id.toLowerCase()) : undefined;
-    if (!task) return page(c, frame("Task not found"), notFound(`No task has the id "${id}". It may have been pruned after its retention.`), 404);
+    if (!task)
+      return page(
+        c,
+        frame("Task not found"),
+        notFound(`No task has the id "${id}". It may have been deleted when it succeeded (deleteOnSuccess) or pruned after its retention.`),
+        404,
+      );
     return page(c, { ...frame(task.name), active: "tasks", now: new Date(task.now) }, taskDetailPage(task, { ...view(c), wakeups: context.wakeups.enabled }));
   });
 

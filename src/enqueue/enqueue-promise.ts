@@ -8,6 +8,7 @@ import type { Store } from "../store/store.js";
 import type { EnqueueBatch } from "./committed-enqueues.js";
 import { sentNow, toEnqueuedTask, wakeupsOf, type SentAt } from "./enqueued-task.js";
 import { TransactionScope, type TransactionScopes, type Wakeup } from "./transaction-scopes.js";
+import { telemetry, type EnqueueScope } from "../telemetry/telemetry.js";
 
 /** What enqueue needs from the extension around it. */
 export interface EnqueueCore {
@@ -36,7 +37,10 @@ export interface EnqueueCore {
  * The promises enqueue made, with whether each stands for one task, its rows and how to read its statement's result,
  * so a batch $transaction can find their results.
  */
-const batchItems = new WeakMap<object, { single: boolean; rows: readonly PreparedTask[]; read(result: unknown): InsertedTask[] | PromiseLike<InsertedTask[]> }>();
+const batchItems = new WeakMap<
+  object,
+  { single: boolean; rows: readonly PreparedTask[]; read(result: unknown): InsertedTask[] | PromiseLike<InsertedTask[]>; span: EnqueueScope | undefined }
+>();
 
 /**
  * Builds the promise for inserting `rows` through `client`. `single` makes it resolve to one EnqueuedTask
@@ -45,6 +49,8 @@ const batchItems = new WeakMap<object, { single: boolean; rows: readonly Prepare
 export function enqueuePromise(core: EnqueueCore, client: object, rows: PreparedTask[], single: boolean) {
   const placement = core.scopes.placement(client);
   const store = core.store.through(client);
+  // The enqueue's span opens in the caller's context and writes its trace context into the rows, before the insert is made.
+  const span = telemetry()?.enqueueStarted(rows, core.store.dialect);
   const insert = store.insertTasks(rows, core.publishes, core.notifyChannel);
   const raw = insert.request;
   let run: Promise<unknown> | undefined;
@@ -57,8 +63,9 @@ export function enqueuePromise(core: EnqueueCore, client: object, rows: Prepared
     // A request made now, once the client is ready (Prisma 6 never runs one made before its first query in a batch).
     return own.run(store.insertTasks(rows, core.publishes, core.notifyChannel).request);
   };
-  const start = () =>
-    (run ??= core.ready.then(send).then(async (result) => {
+  const start = () => {
+    if (run) return run;
+    run = core.ready.then(send).then(async (result) => {
       const complete = await completeRows(store, await insert.read(result));
       const wakeups = wakeupsOf(complete, rows, sent);
       const batch: EnqueueBatch = { prepared: rows, inserted: complete };
@@ -67,7 +74,14 @@ export function enqueuePromise(core: EnqueueCore, client: object, rows: Prepared
       else if (complete.some((row) => row.due)) core.untracked();
       const tasks = complete.map(toEnqueuedTask);
       return single ? tasks[0] : tasks;
-    }));
+    });
+    if (span)
+      void run.then(
+        () => span.end(),
+        (error: unknown) => span.end(error),
+      );
+    return run;
+  };
   const promise = {
     then: (onFulfilled?: (value: unknown) => unknown, onRejected?: (reason: unknown) => unknown) => start().then(onFulfilled, onRejected),
     catch: (onRejected?: (reason: unknown) => unknown) => start().catch(onRejected),
@@ -75,7 +89,7 @@ export function enqueuePromise(core: EnqueueCore, client: object, rows: Prepared
     requestTransaction: (batch: unknown) => raw.requestTransaction!(batch),
     [Symbol.toStringTag]: "PrismaPromise",
   };
-  batchItems.set(promise, { single, rows, read: (result: unknown) => insert.read(result) });
+  batchItems.set(promise, { single, rows, read: (result: unknown) => insert.read(result), span });
   return promise;
 }
 
@@ -88,12 +102,20 @@ export async function settleBatch(core: EnqueueCore, client: object, items: read
   for (let index = 0; index < items.length; index++) {
     const item = typeof items[index] === "object" && items[index] !== null ? batchItems.get(items[index] as object) : undefined;
     if (!item) continue;
+    item.span?.end();
     const complete = await completeRows(store, await item.read(results[index]));
     settled.add({ prepared: item.rows, inserted: complete }, wakeupsOf(complete, item.rows, sent));
     const tasks = complete.map(toEnqueuedTask);
     results[index] = item.single ? tasks[0] : tasks;
   }
   return settled;
+}
+
+/** Ends the enqueue spans of a batch $transaction that failed, with its error. */
+export function failBatch(items: readonly unknown[], error: unknown): void {
+  for (const item of items) {
+    if (typeof item === "object" && item !== null) batchItems.get(item)?.span?.end(error);
+  }
 }
 
 /**

@@ -1,7 +1,7 @@
 // The extension's $transaction: it runs Prisma's own, keeps the tasks enqueued inside in a scope, and hands their
 // wake-ups on only once that transaction commits (to the outer transaction when nested); a rollback drops them.
 
-import { settleBatch, type EnqueueCore } from "../enqueue/enqueue-promise.js";
+import { failBatch, settleBatch, type EnqueueCore } from "../enqueue/enqueue-promise.js";
 import type { TransactionGate } from "../enqueue/transaction-gate.js";
 import { TransactionScope } from "../enqueue/transaction-scopes.js";
 import { TaskClientUnusableError } from "../errors.js";
@@ -79,7 +79,13 @@ export function transactionOverride(core: EnqueueCore, { client, gate, endFailed
     }
     if (Array.isArray(arg)) {
       await core.ready;
-      const results = (await atGate(() => baseTransaction.call(this, arg, transactionOptions))) as unknown[];
+      let results: unknown[];
+      try {
+        results = (await atGate(() => baseTransaction.call(this, arg, transactionOptions))) as unknown[];
+      } catch (error) {
+        failBatch(arg, error);
+        throw error;
+      }
       settle(await settleBatch(core, client, arg, results));
       return results;
     }

@@ -14,6 +14,7 @@ import { openTransport } from "../wakeups/open-transport.js";
 import type { BrokerState, WakeupTransport } from "../wakeups/transport.js";
 import { WakeupSender } from "../wakeups/wakeup-sender.js";
 import type { ResolvedTaskQueueOptions, TaskQueueOptions } from "./options.js";
+import { telemetry } from "../telemetry/telemetry.js";
 
 /** Controls of the extension, on `prisma.$taskQueue`. */
 export interface TaskQueueHandle {
@@ -67,6 +68,8 @@ export function wireTransport(options: TaskQueueOptions<TaskRegistry, string>, r
       // NOTIFY wake-ups left with the COMMIT itself (the insert sent them); others are handed to the sender now.
       if (wakeups.length > 0 && transport.enqueueChannel === undefined) sender.send(wakeups);
       listeners.committed(enqueued);
+      const observed = telemetry();
+      if (observed) observed.enqueued(committedRows(enqueued), store.dialect);
     },
     untracked() {
       if (warnedUntracked || transport.enqueueChannel !== undefined) return;
@@ -106,4 +109,9 @@ function readyClient(prepared: Promise<PrepareReport>, transport: WakeupTranspor
   });
   ready.catch(() => {}); // reported by every enqueue that awaits it
   return ready;
+}
+
+/** The committed rows' queues, and whether each is new (a matched dedupe key sent nothing). */
+function committedRows(batches: readonly EnqueueBatch[]): Array<{ queue: string; created: boolean }> {
+  return batches.flatMap((batch) => batch.inserted.map((row) => ({ queue: batch.prepared[row.i]!.queue, created: row.created })));
 }

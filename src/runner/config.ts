@@ -8,9 +8,9 @@ import type { WorkerOptions } from "../worker/worker-options.js";
 import type { NamingOptions } from "../naming-options.js";
 
 /** Options every part shares, set once at the top of the config. */
-type SharedKeys = "tasks" | "databaseUrl" | "db" | "amqpUrl" | "prisma" | "table" | "schema" | "amqpPrefix" | "quorumQueues" | "wakeups" | "logger";
+type SharedKeys = "tasks" | "databaseUrl" | "directUrl" | "db" | "amqpUrl" | "prisma" | "table" | "schema" | "amqpPrefix" | "quorumQueues" | "wakeups" | "logger";
 
-/** Worker options of the config (`worker: {...}`): concurrency, claimAhead, queues, leaseMs, pollIntervalMs, shutdownGraceMs, workerId, listenUrl. */
+/** Worker options of the config (`worker: {...}`): concurrency, claimAhead, queues, leaseMs, pollIntervalMs, shutdownGraceMs, workerId, listenUrl, asyncCompletions, asyncClaims. */
 export type RunnerWorkerOptions = Partial<Omit<WorkerOptions, SharedKeys>>;
 
 /** Cleaner options of the config (`cleaner: {...}`): intervalMs, republishAfterMs, retentionMs, batchSize, … */
@@ -22,6 +22,12 @@ export interface RunnerConfig<Tasks extends TaskRegistry = TaskRegistry> extends
   tasks: Tasks;
   /** PostgreSQL URL. Overridden by the DATABASE_URL environment variable, which --database-url overrides. */
   databaseUrl?: string;
+  /**
+   * PostgreSQL behind PgBouncer in transaction mode (`pgbouncer=true` in databaseUrl): a direct or session-pooled URL of
+   * the same database, for what needs a session of its own: the cleaners' leader lock, the workers' LISTEN and
+   * `task-runner migrate`. Overridden by DIRECT_URL (the name Prisma's docs use for it), which --direct-url overrides.
+   */
+  directUrl?: string;
   /**
    * RabbitMQ URL. Overridden by AMQP_URL, which --amqp-url overrides. Default: none: wake-ups go by NOTIFY on
    * PostgreSQL; elsewhere workers poll the database, so tasks run up to a poll interval late. See `wakeups`.

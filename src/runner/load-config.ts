@@ -20,12 +20,13 @@ const CONFIG_FILE_NAMES = ["task-runner.config.ts", "task-runner.config.mts", "t
 export { ConfigFileError };
 
 /** The settings a flag or the environment can override, in the order the CLI documents them. */
-export const OVERRIDABLE = ["databaseUrl", "amqpUrl", "table", "schema", "amqpPrefix", "wakeups"] as const;
+export const OVERRIDABLE = ["databaseUrl", "directUrl", "amqpUrl", "table", "schema", "amqpPrefix", "wakeups"] as const;
 export type Overridable = (typeof OVERRIDABLE)[number];
 
 /** The flag and the environment variable of each overridable setting (no variable: only the flag and the file). */
 const OVERRIDE_NAMES: Record<Overridable, { flag: string; env?: string }> = {
   databaseUrl: { flag: "--database-url", env: "DATABASE_URL" },
+  directUrl: { flag: "--direct-url", env: "DIRECT_URL" },
   amqpUrl: { flag: "--amqp-url", env: "AMQP_URL" },
   table: { flag: "--table" },
   schema: { flag: "--schema" },
@@ -56,7 +57,21 @@ interface LoadConfigOptions {
   overrides?: Partial<Record<Overridable, string>>;
 }
 
-const KNOWN_KEYS = new Set(["tasks", "databaseUrl", "amqpUrl", "prisma", "table", "schema", "amqpPrefix", "quorumQueues", "wakeups", "worker", "cleaner", "logger"]);
+const KNOWN_KEYS = new Set([
+  "tasks",
+  "databaseUrl",
+  "directUrl",
+  "amqpUrl",
+  "prisma",
+  "table",
+  "schema",
+  "amqpPrefix",
+  "quorumQueues",
+  "wakeups",
+  "worker",
+  "cleaner",
+  "logger",
+]);
 
 /**
  * Loads the config at `path` (relative to cwd), or the first of CONFIG_FILE_NAMES in cwd. TypeScript is compiled on
@@ -157,7 +172,7 @@ function check(file: string, config: unknown): LoadedConfig {
   } catch (error) {
     throw new ConfigFileError(file, (error as Error).message);
   }
-  for (const key of ["databaseUrl", "amqpUrl"]) optional(raw, key, file);
+  for (const key of ["databaseUrl", "directUrl", "amqpUrl"]) optional(raw, key, file);
   if (raw.quorumQueues !== undefined && typeof raw.quorumQueues !== "boolean") {
     throw new ConfigFileError(file, `quorumQueues must be true or false, got ${describe(raw.quorumQueues)}.`);
   }

@@ -7,7 +7,7 @@ import { LeaderElector, type LeaderCalls } from "./leader-elector.js";
 import type { ElectionTiming, LeaderLock } from "./leader-lock.js";
 import type { WakeupNotifications } from "./notifications.js";
 import type { ScheduleDeclaration, ScheduleState } from "./schedules.js";
-import { missingQueueTable, missingScheduleTable, StoreProblemError, type StoreProblem } from "./store-problem.js";
+import { missingNewestColumn, missingQueueTable, missingScheduleTable, StoreProblemError, type StoreProblem } from "./store-problem.js";
 import type { PrepareReport, Store } from "./store.js";
 import type { TaskTable } from "./task-table.js";
 import { UnitStore, type StoreUnits } from "./unit-store.js";
@@ -42,6 +42,11 @@ export interface StoreParts<D extends Db, T extends TaskTable, O extends OwnDb> 
   endFailedTransaction?(db: D): Promise<void>;
   /** The database's notifications (see Store.notifications). Absent: none. */
   notifications?(db: D, own: O | undefined): WakeupNotifications;
+  /**
+   * The store's own connection, its commits not waiting for the disk flush (see Store.withAsyncCommit). Absent where
+   * the database cannot choose that per transaction or per connection (capabilities.asyncCommit false).
+   */
+  asyncCommit?(own: O): D;
   /** The identity for in-process wake-ups (see Store.wakeupIdentity). Absent: no in-process wake-ups. */
   wakeupIdentity?(table: T, own: O | undefined): string | null;
 }
@@ -83,6 +88,12 @@ export class DialectStore<D extends Db, T extends TaskTable, O extends OwnDb> ex
 
   leaderLock(key: number, timing: ElectionTiming, logger: Logger): LeaderLock {
     return new LeaderElector(this.parts.leader(key, timing, this.db, this.table, this.own), key, logger, timing);
+  }
+
+  withAsyncCommit(): Store | undefined {
+    if (!this.own || !this.parts.asyncCommit) return undefined;
+    // Without `own`: closing this view closes nothing; the store it came from owns the connection.
+    return new DialectStore(this.parts, this.parts.asyncCommit(this.own), this.table);
   }
 
   transaction<R>(fn: (tx: Store) => Promise<R>): Promise<R> {
@@ -172,7 +183,8 @@ export class DialectStore<D extends Db, T extends TaskTable, O extends OwnDb> ex
     try {
       return await this.parts.check(this.db, this.table);
     } catch (error) {
-      return this.parts.classify(error);
+      const problem = this.parts.classify(error);
+      return problem.lasting ? problem : (missingNewestColumn(this.table, error) ?? problem);
     }
   }
 

@@ -14,6 +14,8 @@ export interface OpenStoreOptions {
   applicationName?: string;
   /** Prepare the frequent statements once per connection, where the driver can. Default true. */
   preparedStatements?: boolean;
+  /** PostgreSQL: a direct URL for what needs a session of its own (leader lock, LISTEN), when the URL is a pooler's. */
+  directUrl?: string;
   /** Give up opening a connection after this long, in ms. */
   connectTimeoutMs?: number;
   /** Client-side limit on one statement, in ms. */
@@ -35,6 +37,14 @@ export interface DialectCapabilities {
   readonly inProcessWakeups: boolean;
   /** How workers are woken without a broker; `task-runner init` and the defaults of every part follow it. */
   readonly wakeupsWithoutBroker: WakeupsWithoutBroker;
+  /**
+   * The store's own connection can commit without waiting for the disk flush while every other session stays durable
+   * (Store.withAsyncCommit): PostgreSQL per transaction. Not MySQL/MariaDB, whose only such setting
+   * (innodb_flush_log_at_trx_commit) is global to the server. Not SQLite, where there is nothing to gain: better-sqlite3
+   * opens a WAL file with synchronous = NORMAL, so every commit already returns before any fsync (a process crash loses
+   * none; a power loss or OS crash can undo the last ones, the app's own commits included).
+   */
+  readonly asyncCommit: boolean;
 }
 
 /** One database family. */

@@ -13,6 +13,11 @@ export interface PreparedTask {
   key: string | null;
   /** The task's concurrency key (its definition's `concurrency.key` of the payload); absent or null without one. */
   concurrencyKey?: string | null;
+  /**
+   * The W3C trace context of the enqueue's span, as stored in the trace_context column (see telemetry/trace-context.ts);
+   * absent or null when nobody traces.
+   */
+  traceContext?: string | null;
 }
 
 /**

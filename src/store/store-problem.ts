@@ -52,3 +52,23 @@ export function missingQueueTable(table: { name: string; schema?: string }, mess
       `apply the migration 20261210000000_queue_controls (copy it from the package into your migrations folder, then npx task-runner migrate)`,
   };
 }
+
+/**
+ * The problem of a task table without the newest column a claim reads (trace_context): each dialect's check() selects
+ * it, so a worker started before the migration ran fails at once, naming the migration, instead of failing every claim.
+ * Undefined when `error` is about something else.
+ */
+export function missingNewestColumn(table: { name: string; schema?: string }, error: unknown): StoreProblem | undefined {
+  const message = error instanceof Error ? error.message : String(error);
+  // PostgreSQL, MySQL/MariaDB, SQLite: only the error about the column itself (a driver may quote the whole statement).
+  if (!/column "trace_context" does not exist|Unknown column '(?:[^']*\.)?trace_context'|no such column: (?:\w+\.)?trace_context\b/i.test(message)) return undefined;
+  const shown = JSON.stringify(`${table.schema ? `${table.schema}.` : ""}${table.name}`);
+  return {
+    kind: "incompatible",
+    lasting: true,
+    message,
+    detail:
+      `the task table ${shown} lacks the trace_context column that this version reads with every claim: apply the migration ` +
+      `20261217000000_trace_context (copy it from the package into your migrations folder, then npx task-runner migrate)`,
+  };
+}

@@ -40,6 +40,12 @@ export interface WorkerStore {
   claimDue(limit: number, filter: ClaimFilter): Promise<TaskRecord[]>;
   /** Marks the tasks succeeded where `owner` still holds the lease; returns the ids it marked. */
   complete(owner: string, completions: readonly Completion[]): Promise<string[]>;
+  /**
+   * Deletes the tasks among `ids` where `owner` still holds the lease, instead of marking them succeeded (delete on
+   * success, for a success with no result to keep); returns the ids it deleted. Once deleted, a task's dedupe key is
+   * free for a new task.
+   */
+  deleteSucceeded(owner: string, ids: readonly string[]): Promise<string[]>;
   /** Records failed runs where `owner` still holds the lease: pending again after each delay, or dead. */
   fail(owner: string, failures: readonly Failure[]): Promise<FailedTask[]>;
   /** Extends the leases `owner` holds among `ids` to leaseMs from now; says per id whether it was extended or lost. */
@@ -230,6 +236,14 @@ export interface Store extends EnqueueStore, WorkerStore, CleanerStore, Schedule
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
   /** The same store bound to a Prisma client or transaction client (a transactional handler's `tx`). */
   through(prisma: unknown): Store;
+  /**
+   * The same store on the same connection, its writes committing without waiting for the database to flush them to
+   * disk (PostgreSQL: `SET LOCAL synchronous_commit = off` in each transaction). A crash of the database server (not
+   * of this process) shortly after such a commit can undo it. Undefined where the dialect cannot choose this for the
+   * store's own connection alone (capabilities.asyncCommit false), and for a store bound to a Prisma client. Closing
+   * it closes nothing.
+   */
+  withAsyncCommit(): Store | undefined;
   /** Reads the task table once: undefined when it can serve the queue, else what is wrong. Never throws. */
   check(): Promise<StoreProblem | undefined>;
   /** What a driver error means. */

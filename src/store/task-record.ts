@@ -30,4 +30,9 @@ export interface TaskRecord {
   finishedBy: string | null;
   /** The task's concurrency key (its definition's `concurrency.key` of the payload, at enqueue); null without one. */
   concurrencyKey: string | null;
+  /**
+   * The W3C trace context of the span that enqueued the task (`{"traceparent":…}` JSON, with `tracestate` when there
+   * is one), which every run's span links to; null when the enqueue was not traced.
+   */
+  traceContext: string | null;
 }

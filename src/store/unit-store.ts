@@ -10,6 +10,7 @@ export const UNIT_OPERATIONS = [
   "claimByIds",
   "claimDue",
   "complete",
+  "deleteSucceeded",
   "fail",
   "extendLeases",
   "release",
@@ -81,6 +82,9 @@ export abstract class UnitStore<D, T> implements Pick<Store, UnitOperation> {
   }
   complete(...args: Parameters<Store["complete"]>) {
     return this.units.complete(this.db, this.table, ...args);
+  }
+  deleteSucceeded(...args: Parameters<Store["deleteSucceeded"]>) {
+    return this.units.deleteSucceeded(this.db, this.table, ...args);
   }
   fail(...args: Parameters<Store["fail"]>) {
     return this.units.fail(this.db, this.table, ...args);

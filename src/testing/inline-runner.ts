@@ -102,7 +102,7 @@ export class InlineRunner {
 
   private async execute(task: TaskRecord): Promise<void> {
     const order = this.claimed++;
-    const run = new TaskRun(task, this.options, this.store, this.outcomes, this.hooks);
+    const run = new TaskRun(task, this.options, this.store, this.outcomes, this.hooks, { dialect: this.store.dialect, transport: "inline" });
     this.runs.add(run);
     this.leases.start();
     run.start();

@@ -8,6 +8,19 @@ export const AHEAD_WINDOW_MS = 100;
 const MEASURE_EVERY_MS = AHEAD_WINDOW_MS;
 const MEASURE_EVERY_STARTS = 64;
 
+/** The most unacknowledged messages a broker lets one consumer hold (AMQP's prefetch count is 16 bits). */
+const MAX_PREFETCH = 65_535;
+
+/**
+ * Wake-ups a worker holds unacknowledged per queue: as many as the tasks it may hold claimed (concurrency +
+ * claimAhead). A wake-up is acknowledged once its ids are claimed, so when every message names one task (a backlog of
+ * one-task transactions) the prefetch is how many claims can be in flight: at `concurrency` alone, every claim
+ * statement took at most that many ids and the drain waited a broker round trip per handful of tasks.
+ */
+export function wakeupPrefetch(concurrency: number, claimAhead: number): number {
+  return Math.min(MAX_PREFETCH, concurrency + claimAhead);
+}
+
 export class ClaimBudget {
   private starts = 0;
   /** Runs started per ms, smoothed. */

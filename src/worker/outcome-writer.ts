@@ -10,6 +10,8 @@ import type { Completion, FailedTask, Failure } from "../store/task-writes.js";
 import { errorMessage, errorText } from "../error-text.js";
 import { resultJson } from "./result-json.js";
 import { StatementBatcher } from "./statement-batcher.js";
+import { runFields } from "./task-logger.js";
+import { runScopeOf } from "../telemetry/telemetry.js";
 
 /** Publishes dead-task notifications; rejects when the broker did not confirm. */
 interface DeadLetterSink {
@@ -18,6 +20,8 @@ interface DeadLetterSink {
 
 interface OutcomeWriterOptions {
   store: WorkerStore;
+  /** Where successes are written, when not `store` (one whose commits do not wait for the disk flush). */
+  completions?: WorkerStore;
   owner: string;
   leaseMs: number;
   logger: Logger;
@@ -33,13 +37,19 @@ const UNCERTAIN = "task outcome not written again: the connection dropped during
 export class OutcomeWriter {
   private readonly successes: StatementBatcher<Completion, boolean>;
   private readonly failures: StatementBatcher<Failure, FailedTask | undefined>;
+  private readonly deletions: StatementBatcher<string, boolean>;
   private readonly notifications = new Set<Promise<void>>();
 
   constructor(private readonly options: OutcomeWriterOptions) {
     const { store, owner } = options;
+    const completions = options.completions ?? store;
     this.successes = new StatementBatcher(async (items) => {
-      const marked = new Set(await store.complete(owner, items));
+      const marked = new Set(await completions.complete(owner, items));
       return items.map((item) => marked.has(item.id));
+    });
+    this.deletions = new StatementBatcher(async (ids) => {
+      const deleted = new Set(await completions.deleteSucceeded(owner, ids));
+      return ids.map((id) => deleted.has(id));
     });
     this.failures = new StatementBatcher(async (items) => {
       const byId = new Map((await store.fail(owner, items)).map((row) => [row.id, row]));
@@ -47,29 +57,35 @@ export class OutcomeWriter {
     });
   }
 
-  /** Marks the task succeeded with `value` as its result. False when the lease was lost (or the write gave up). */
-  succeed(task: TaskRecord, value: unknown, startedAt: number): Promise<boolean> {
+  /**
+   * Marks the task succeeded with `value` as its result, or, with `deleteIfNoResult` and no result (undefined or null),
+   * deletes its row. False when the lease was lost (or the write gave up).
+   */
+  succeed(task: TaskRecord, value: unknown, startedAt: number, deleteIfNoResult = false): Promise<boolean> {
     const { json, problem } = resultJson(value);
-    if (problem) this.options.logger.warn("task result not storable, stored null", { taskId: task.id, taskName: task.name, problem });
-    const completion: Completion = { id: task.id, resultJson: json };
+    if (problem) this.options.logger.warn("task result not storable, stored null", { ...runFields(task), problem });
+    const deletes = deleteIfNoResult && json === "null";
+    const write = deletes ? () => this.deletions.add(task.id) : () => this.successes.add({ id: task.id, resultJson: json } satisfies Completion);
     // The first write on the happy path is a plain promise chain: one success per task, thousands a second.
-    return this.successes.add(completion).then(
-      (marked) => this.succeeded(task, marked, false, startedAt),
+    return write().then(
+      (marked) => this.succeeded(task, marked, false, startedAt, deletes),
       async (error: unknown) => {
-        const { value: marked, retried } = await this.persist(task, "success", () => this.successes.add(completion), error);
-        return marked !== GAVE_UP && this.succeeded(task, marked, retried, startedAt);
+        const { value: marked, retried } = await this.persist(task, "success", write, error);
+        return marked !== GAVE_UP && this.succeeded(task, marked, retried, startedAt, deletes);
       },
     );
   }
 
-  private succeeded(task: TaskRecord, marked: boolean, retried: boolean, startedAt: number): boolean {
+  private succeeded(task: TaskRecord, marked: boolean, retried: boolean, startedAt: number, deleted: boolean): boolean {
     const log = this.options.logger;
     if (marked) {
-      log.info("task succeeded", { taskId: task.id, taskName: task.name, attempt: task.attempts, durationMs: Date.now() - startedAt });
+      runScopeOf(task)?.end("succeeded");
+      const fields = { ...runFields(task), durationMs: Date.now() - startedAt };
+      log.info("task succeeded", deleted ? { ...fields, deleted: true } : fields);
     } else if (retried) {
-      log.info(UNCERTAIN, { taskId: task.id, taskName: task.name, outcome: "success" });
+      log.info(UNCERTAIN, { ...runFields(task), outcome: "success" });
     } else {
-      log.warn("task result discarded: this worker no longer holds its lease", { taskId: task.id, taskName: task.name });
+      log.warn("task result discarded: this worker no longer holds its lease", runFields(task));
     }
     return marked;
   }
@@ -85,8 +101,9 @@ export class OutcomeWriter {
     const { value: row, retried } = await this.persist(task, "failure", () => this.failures.add(failure));
     const writtenAt = performance.now();
     if (row === GAVE_UP) return undefined;
+    if (row !== undefined) runScopeOf(task)?.end(row.status === "pending" ? "retry" : "dead", thrown);
     const log = this.options.logger;
-    const fields = { taskId: task.id, taskName: task.name, attempt: task.attempts, error: errorMessage(thrown) };
+    const fields = { ...runFields(task), error: errorMessage(thrown) };
     if (row === undefined && retried) {
       log.info(UNCERTAIN, { ...fields, outcome: "failure" });
     } else if (row === undefined) {
@@ -104,7 +121,7 @@ export class OutcomeWriter {
 
   /** Resolves when every outcome handed over so far is written and every dead-letter notification settled. */
   async flush(): Promise<void> {
-    await Promise.all([this.successes.flush(), this.failures.flush()]);
+    await Promise.all([this.successes.flush(), this.deletions.flush(), this.failures.flush()]);
     while (this.notifications.size > 0) await Promise.all([...this.notifications]);
   }
 
@@ -142,7 +159,7 @@ export class OutcomeWriter {
           error = thrown;
         }
       }
-      const fields = { taskId: task.id, taskName: task.name, error: errorMessage(error) };
+      const fields = { ...runFields(task), error: errorMessage(error) };
       if (Date.now() >= deadline) {
         this.options.logger.error(`could not record task ${what}; the cleaner recovers the task when its lease expires`, fields);
         return { value: GAVE_UP, retried: true };

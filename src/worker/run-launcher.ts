@@ -12,6 +12,7 @@ import type { Slots } from "./slots.js";
 import type { StopSignal } from "./stop-signal.js";
 import { TaskRun, type RunHooks } from "./task-run.js";
 import type { ResolvedWorkerOptions } from "./worker-options.js";
+import type { RunPlace } from "../telemetry/telemetry-events.js";
 
 interface RunLauncherParts {
   options: ResolvedWorkerOptions;
@@ -29,6 +30,8 @@ interface RunLauncherParts {
   runs: Set<TaskRun>;
   /** Told the queue of each run whose outcome is written (or that was given back): its concurrency slot is free. */
   runEnded?: (queue: string, name: string) => void;
+  /** The dialect and transport, for the runs' spans and metrics. */
+  place?: RunPlace;
 }
 
 export class RunLauncher {
@@ -37,9 +40,9 @@ export class RunLauncher {
   /** Runs a claimed task in the slot its claimer holds; frees the slot when the handler is done. */
   launch(task: TaskRecord, via: "wakeup" | "timer" | "poll"): void {
     const { options, store, outcomes, logger, stop, slots, budget, runs } = this.parts;
-    const run = new TaskRun(task, options, store, outcomes, this.runHooks);
+    const run = new TaskRun(task, options, store, outcomes, this.runHooks, this.parts.place);
     runs.add(run);
-    logger.info("task claimed", { taskId: run.task.id, taskName: run.task.name, attempt: run.task.attempts, via });
+    logger.info("task claimed", { taskId: task.id, taskName: task.name, attempt: task.attempts, queue: task.queue, via });
     if (stop.stopping) {
       void this.release([run]);
       return;

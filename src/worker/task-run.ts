@@ -11,9 +11,11 @@ import { errorMessage } from "../error-text.js";
 import type { Store } from "../store/store.js";
 import type { OutcomeWriter } from "./outcome-writer.js";
 import { resultJson } from "./result-json.js";
-import { loggerWith } from "./task-logger.js";
+import { loggerWith, runFields } from "./task-logger.js";
 import type { HandledDefinition, ResolvedWorkerOptions } from "./worker-options.js";
 import { TaskLeaseLostError, TaskTimeoutError, WorkerShutdownError } from "./worker-errors.js";
+import { telemetry, type RunScope } from "../telemetry/telemetry.js";
+import type { RunPlace } from "../telemetry/telemetry-events.js";
 
 /** Default handler time limit, as documented on TaskDefinition.timeoutMs. */
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -48,6 +50,8 @@ export class TaskRun {
   private handlerOver = false;
   private settled = false;
   private settledWaiters: Array<() => void> | undefined;
+  /** The run's span and metrics, when something observes (see telemetry/telemetry.ts). */
+  private observed: RunScope | undefined;
 
   constructor(
     readonly task: TaskRecord,
@@ -55,6 +59,8 @@ export class TaskRun {
     private readonly store: Store,
     private readonly outcomes: OutcomeWriter,
     private readonly hooks: RunHooks,
+    /** Where the run happens, for its span and metrics; the store's dialect and "unknown" transport without it. */
+    private readonly place?: RunPlace,
   ) {}
 
   /** Resolves once the run is settled: its outcome written, or the task lost or released. */
@@ -75,7 +81,7 @@ export class TaskRun {
   /** Lines about this run, carrying the task's id, name and attempt. */
   get logger(): Logger {
     const { task } = this;
-    this.ownLogger ??= loggerWith(this.options.logger, { taskId: task.id, taskName: task.name, attempt: task.attempts });
+    this.ownLogger ??= loggerWith(this.options.logger, runFields(task));
     return this.ownLogger;
   }
 
@@ -87,6 +93,16 @@ export class TaskRun {
   /** Starts the handler in the background; `finished` tells when the run is over. */
   start(): void {
     this.started = true;
+    const observing = telemetry();
+    if (observing) {
+      this.observed = observing.runStarted(this.task, this.place ?? { dialect: this.store.dialect, transport: "unknown" });
+      this.observed.within(() => this.beginCaught());
+    } else {
+      this.beginCaught();
+    }
+  }
+
+  private beginCaught(): void {
     try {
       this.begin();
     } catch (error) {
@@ -129,6 +145,8 @@ export class TaskRun {
   done(): void {
     clearTimeout(this.timer);
     if (this.state !== "lost" && this.state !== "released") this.state = "done";
+    // The outcome writer has ended the scope with what it wrote; a run that wrote nothing ends it here.
+    this.observed?.end(this.state === "released" ? "released" : "lost");
     this.endHandler();
     if (this.settled) return;
     this.settled = true;
@@ -204,7 +222,8 @@ export class TaskRun {
 
   private handlerReturned(value: unknown): void {
     if (!this.take("finishing")) return; // settled by timeout, lease loss or shutdown: the late outcome is ignored
-    this.outcomes.succeed(this.task, value, this.startedAt).then(this.doneNow, this.doneAfterError);
+    const deletes = deletesOnSuccess(this.options, this.options.handled.get(this.task.name));
+    this.outcomes.succeed(this.task, value, this.startedAt, deletes).then(this.doneNow, this.doneAfterError);
   }
 
   private handlerFailed(definition: HandledDefinition, error: unknown): void {
@@ -224,7 +243,12 @@ export class TaskRun {
           if (!this.take("committing")) throw this.abortReason ?? new TaskLeaseLostError(task.name, task.id);
           const { json, problem } = resultJson(value);
           if (problem) this.logger.warn("task result not storable, stored null", { problem });
-          const marked = await this.store.through(tx).complete(options.workerId, [{ id: task.id, resultJson: json }]);
+          // Delete on success deletes in this same transaction, so the handler's writes and the row's end commit together.
+          const through = this.store.through(tx);
+          const marked =
+            json === "null" && deletesOnSuccess(options, definition)
+              ? await through.deleteSucceeded(options.workerId, [task.id])
+              : await through.complete(options.workerId, [{ id: task.id, resultJson: json }]);
           if (marked.length === 0) throw new TaskLeaseLostError(task.name, task.id);
         },
         { timeout: timeoutMs + 5000, maxWait: 10_000 },
@@ -249,6 +273,7 @@ export class TaskRun {
       return;
     }
     this.logger.info("task succeeded", { durationMs: Date.now() - this.startedAt, transactional: true });
+    this.observed?.end("succeeded");
     this.done();
   }
 
@@ -290,6 +315,11 @@ function contextOf(run: TaskRun, prisma: unknown): RunContext {
     prisma,
     tx: undefined,
   };
+}
+
+/** Whether a success of `definition` with no result deletes the task's row: the task's own choice, else the worker's. */
+function deletesOnSuccess(options: ResolvedWorkerOptions, definition: HandledDefinition | undefined): boolean {
+  return definition?.deleteOnSuccess ?? options.deleteOnSuccess;
 }
 
 /** `ctx` with the transaction of a transactional handler (the getters stay getters). */

@@ -5,7 +5,7 @@ import { openStore } from "../dialects/index.js";
 import type { Logger } from "../logger.js";
 import type { Store } from "../store/store.js";
 import type { ClaimFilter } from "../store/task-writes.js";
-import { ClaimBudget } from "./claim-budget.js";
+import { ClaimBudget, wakeupPrefetch } from "./claim-budget.js";
 import { ClaimLoop } from "./claim-loop.js";
 import { Claimer } from "./claimer.js";
 import { DueTimers } from "./due-timers.js";
@@ -18,6 +18,7 @@ import { checkDatabase } from "./start-checks.js";
 import { StopSignal } from "./stop-signal.js";
 import type { TaskRun } from "./task-run.js";
 import { WakeupDelivery } from "./wakeup-delivery.js";
+import { listenableWakeups } from "./listen-fallback.js";
 import { openTransport } from "../wakeups/open-transport.js";
 import type { WakeupListener, WakeupTransport } from "../wakeups/transport.js";
 import { WakeupSender } from "../wakeups/wakeup-sender.js";
@@ -54,6 +55,8 @@ export class TaskWorker {
   private sender!: WakeupSender;
   private listener!: WakeupListener;
   private starting: Promise<void> | undefined;
+  /** Which writes commit without waiting for the disk flush, for the start's log line. */
+  private asyncCommits = "none";
   private booted = false;
   private stopping: Promise<void> | undefined;
   private force!: () => void;
@@ -100,11 +103,13 @@ export class TaskWorker {
         table: options.table,
         ...WORKER_POOL,
         preparedStatements: options.preparedStatements,
+        directUrl: options.directUrl,
       }));
     try {
       // Inside the try: a transport that cannot be made (its client package not installed) closes the store too.
       this.transport = openTransport({
         ...options.naming,
+        wakeups: listenableWakeups({ ...options, wakeups: options.naming.wakeups }, this.store, this.logger),
         amqpUrl: options.amqpUrl,
         logger: this.logger,
         store: this.store,
@@ -135,6 +140,7 @@ export class TaskWorker {
       tasks: options.names,
       concurrency: options.concurrency,
       wakeups: wakeupSummary(this.transport, this.listener.consuming, options.pollIntervalMs),
+      asyncCommits: this.asyncCommits,
     });
   }
 
@@ -158,6 +164,7 @@ export class TaskWorker {
     const { options, store, transport, logger, slots, claims, budget, runs, filter, stopSignal: stop } = this;
     const sender = (this.sender = new WakeupSender({ transport, logger }));
     const shared = { store, owner: options.workerId, leaseMs: options.leaseMs, logger };
+    const { claims: claimStore, completions } = this.commitStores();
     // Tasks due later that this worker knows of (delayed enqueues' wake-ups, its own retries) are claimed on time.
     const timers = (this.timers = new DueTimers({
       claim: (ids, queue, timed) => {
@@ -169,16 +176,20 @@ export class TaskWorker {
     }));
     const outcomes = (this.outcomes = new OutcomeWriter({
       ...shared,
+      completions,
       deadLetters: transport.notifiesDead ? sender : undefined,
       retryScheduled: (task, dueAt) => timers.add(task.queue, [{ id: task.id, dueAt }]),
     }));
     this.leases = new LeaseKeeper({ ...shared, runs: () => runs });
     this.leases.start();
     const runEnded = (queue: string, name: string) => this.limitWaiter?.runEnded(queue, name);
-    const launcher = (this.launcher = new RunLauncher({ options, store, outcomes, sender, logger, stop, slots, claims, budget, runs, runEnded }));
-    const claimer = new Claimer(store, filter);
+    const launcher = (this.launcher = new RunLauncher({
+      ...{ options, store, outcomes, sender, logger, stop, slots, claims, budget, runs, runEnded },
+      place: { dialect: store.dialect, transport: transport.name },
+    }));
+    const claimer = new Claimer(claimStore, filter);
     const track = <T>(promise: Promise<T>) => this.track(promise);
-    const claimLoop = new ClaimLoop({ store, claimer, filter, concurrency: options.concurrency, claims, budget, launcher, logger, stop, track });
+    const claimLoop = new ClaimLoop({ store: claimStore, claimer, filter, concurrency: options.concurrency, claims, budget, launcher, logger, stop, track });
     const poller = (this.poller = new Poller({
       intervalMs: options.pollIntervalMs,
       logger,
@@ -191,7 +202,7 @@ export class TaskWorker {
     const delivery = new WakeupDelivery({ transport, listener, sender, poller, claimLoop, launcher, claims, budget, filter, logger, stop });
     this.listener = transport.listen({
       queues: options.queues,
-      prefetch: options.concurrency,
+      prefetch: wakeupPrefetch(options.concurrency, options.claimAhead),
       deliver: (ids, queue) => {
         traceWakeups(traceChannels.wakeupsReceived, queue, ids);
         return this.track(delivery.deliver(ids, queue));
@@ -203,6 +214,20 @@ export class TaskWorker {
       // Wake-ups sent while the listener was away are gone (NOTIFY): look for their tasks once.
       resumed: () => poller.catchUp(),
     });
+  }
+
+  /**
+   * The stores the claims and the completions go through: the worker's store, or its view whose commits do not wait
+   * for the disk flush (asyncClaims, asyncCompletions) where the dialect has one.
+   */
+  private commitStores(): { claims: Store; completions: Store } {
+    const { store, options } = this;
+    const relaxed = options.asyncClaims || options.asyncCompletions ? store.withAsyncCommit() : undefined;
+    const claims = (options.asyncClaims && relaxed) || store;
+    const completions = (options.asyncCompletions && relaxed) || store;
+    const kinds = [claims !== store && "claims", completions !== store && "completions"].filter(Boolean);
+    this.asyncCommits = kinds.length > 0 ? kinds.join(" and ") : "none";
+    return { claims, completions };
   }
 
   private async shutdown(): Promise<void> {

@@ -23,6 +23,11 @@ const CLAIM_RETRY_DELAYS_MS = [50, 100, 200, 400, 800];
  */
 const HAND_BACK_AFTER_MS = 200;
 
+/** How long one answer about a queue's consumers and waiting wake-ups serves the hand-backs that ask after it. */
+const QUEUE_STATE_REUSE_MS = 50;
+
+type QueueState = { consumers: number; ready: number };
+
 type IdOutcome = "claimed" | "dropped" | "abandoned";
 
 interface WakeupDeliveryParts {
@@ -41,6 +46,9 @@ interface WakeupDeliveryParts {
 }
 
 export class WakeupDelivery {
+  /** The broker's answer about a queue, asked once for every wake-up that waits for a slot at about the same time. */
+  private readonly queueStates = new Map<string, { answer: Promise<QueueState | undefined>; answeredAt?: number }>();
+
   constructor(private readonly parts: WakeupDeliveryParts) {}
 
   /**
@@ -99,12 +107,27 @@ export class WakeupDelivery {
       logger.debug("wake-up ids left to other workers and to polling", { queue, tasks: ids.length });
       return true;
     }
-    const state = await this.parts.listener().queueState(queue);
+    const state = await this.queueState(queue);
     if (!state || state.consumers < 2 || state.ready > 0 || stop.stopping) return false;
     sender.send(ids.map((id) => ({ id, queue })));
     await sender.flush();
     logger.debug("wake-up ids handed back for another worker", { queue, tasks: ids.length, consumers: state.consumers });
     return true;
+  }
+
+  /**
+   * How many consumers `queue` has and how many wake-ups wait in it. Wake-ups that waited HAND_BACK_AFTER_MS for a slot
+   * together (a full prefetch of one-task wake-ups behind slow handlers) share one question to the broker, and its
+   * answer for QUEUE_STATE_REUSE_MS, instead of asking once each.
+   */
+  private queueState(queue: string): Promise<QueueState | undefined> {
+    const known = this.queueStates.get(queue);
+    if (known && (known.answeredAt === undefined || performance.now() - known.answeredAt < QUEUE_STATE_REUSE_MS)) return known.answer;
+    const asked: { answer: Promise<QueueState | undefined>; answeredAt?: number } = { answer: this.parts.listener().queueState(queue) };
+    this.queueStates.set(queue, asked);
+    const answered = () => void (asked.answeredAt = performance.now());
+    asked.answer.then(answered, answered);
+    return asked.answer;
   }
 
   /**

@@ -4,6 +4,7 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { backoffPolicyProblem } from "../backoff.js";
+import { checkDirectUrl } from "../direct-url.js";
 import { dialectForUrl, notificationUrls } from "../dialects/index.js";
 import type { Store } from "../store/store.js";
 import { taskTable, type TaskTable } from "../store/task-table.js";
@@ -39,11 +40,17 @@ export interface WorkerOptions<Tasks extends TaskRegistry = TaskRegistry> extend
    */
   store?: Store;
   /**
-   * With NOTIFY wake-ups (docs/transports.md): the URL of the worker's LISTEN session. Default: databaseUrl (or the
-   * store's URL). Set it to a direct or session-pooled URL when databaseUrl goes through PgBouncer in transaction
-   * mode, where LISTEN does not work. Ignored by the other transports.
+   * With NOTIFY wake-ups (docs/transports.md): the URL of the worker's LISTEN session. Default: directUrl, else
+   * databaseUrl (or the store's URL). Behind PgBouncer in transaction mode (`pgbouncer=true` in databaseUrl), where
+   * LISTEN does not work, without this or directUrl the worker polls and says so in its log. Ignored by the other
+   * transports.
    */
   listenUrl?: string;
+  /**
+   * PostgreSQL behind PgBouncer in transaction mode (`pgbouncer=true` in databaseUrl): a direct or session-pooled URL of
+   * the same database, for the LISTEN session (unless listenUrl is set). Ignored with `store` (pass it to openStore).
+   */
+  directUrl?: string;
   /**
    * RabbitMQ URL for wake-ups, e.g. amqp://guest:guest@127.0.0.1:5672. Default: none, and the worker LISTENs for NOTIFY
    * wake-ups on PostgreSQL; elsewhere it only polls every pollIntervalMs (tasks still run, but up to one interval late,
@@ -61,9 +68,8 @@ export interface WorkerOptions<Tasks extends TaskRegistry = TaskRegistry> extend
    */
   queues?: string[];
   /**
-   * Handlers running at once. Default 10. The RabbitMQ prefetch of each queue is set to it, so a worker buffers at most
-   * this many wake-ups per queue beyond what it runs. Higher means more throughput for I/O-bound handlers and more
-   * database connections used by handlers at once.
+   * Handlers running at once. Default 10. Higher means more throughput for I/O-bound handlers and more database
+   * connections used by handlers at once.
    */
   concurrency?: number;
   /**
@@ -75,7 +81,9 @@ export interface WorkerOptions<Tasks extends TaskRegistry = TaskRegistry> extend
    * the rest. A task claimed ahead holds its lease (the heartbeat extends it) while it waits here. 0 claims only as
    * many as can run at once. Polling claims again once half of what it claimed ahead has started. A wake-up whose ids
    * find no claim slot for 200 ms is handed back to the queue when another worker consumes it and nothing waits ready
-   * there.
+   * there. The RabbitMQ prefetch of each queue is concurrency + claimAhead (at most 65,535): the worker holds at most as
+   * many wake-up messages unacknowledged as it may hold tasks claimed, so one-task wake-ups are claimed hundreds per
+   * statement; 0 brings it down to concurrency.
    */
   claimAhead?: number;
   /**
@@ -91,6 +99,23 @@ export interface WorkerOptions<Tasks extends TaskRegistry = TaskRegistry> extend
    * keep prepared statements across transactions (PgBouncer before 1.21 in transaction mode). Ignored with `store`.
    */
   preparedStatements?: boolean;
+  /**
+   * Commit the completions of tasks that are not `transactional` without waiting for the database to flush them to
+   * disk. Default true. A task's run then ends about one disk flush sooner (PostgreSQL: `synchronous_commit = off` in
+   * the completion's own transaction; nothing else of the worker or the app changes). Trade-off: a crash of the
+   * database server (not of the worker) within about 0.6 s of the completion can undo it; the task is then running
+   * again under an expired lease, and the cleaner runs it again, as for a worker killed before it recorded the
+   * success. A transactional task's success always commits durably, with the handler's writes. Ignored where the
+   * database cannot choose this per transaction (MySQL/MariaDB; SQLite on a WAL file already commits without a flush).
+   */
+  asyncCompletions?: boolean;
+  /**
+   * Commit claims without waiting for the database to flush them to disk. Default false. A task starts about one
+   * disk flush sooner. Trade-off: a crash of the database server within about 0.6 s of the claim can undo it while the
+   * handler runs, so the task can be claimed and run by another worker at the same time (guarantee 5 then no longer
+   * holds for it). Ignored where asyncCompletions is.
+   */
+  asyncClaims?: boolean;
   /**
    * How often to poll the database for due tasks while the broker is unreachable (or without amqpUrl), in ms.
    * Default 1000. Shorter means less delay without the broker, and more queries from every worker.
@@ -108,6 +133,14 @@ export interface WorkerOptions<Tasks extends TaskRegistry = TaskRegistry> extend
    * its definition's `concurrency`. Trade-off: the claims of a limited queue lock its row and go one at a time.
    */
   queueLimits?: Record<string, QueueLimitOptions>;
+  /**
+   * Delete a task's row when its handler succeeds and returns nothing (undefined or null), instead of keeping it as
+   * succeeded until the cleaner prunes it after retentionMs. Default false. A task's own `deleteOnSuccess` wins over
+   * this. Saves the database a row version and its index entries per task; the cost is what a kept row gives: the task
+   * is gone from `task-runner show`, the dashboard's lists, throughput and "workers seen", and its dedupe key is free
+   * again at once (docs/configuration.md, "Delete on success").
+   */
+  deleteOnSuccess?: boolean;
   /** Written to lease_owner of the tasks this worker claims. Default `${hostname}:${pid}:${random}`. Must be unique per worker. */
   workerId?: string;
   /** Where the worker logs every task state change. Default: JSON lines on stderr, info and above. */
@@ -135,12 +168,17 @@ export interface ResolvedWorkerOptions {
   /** The broker names and the transport choice, for openTransport(). */
   naming: { amqpPrefix: string | undefined; quorumQueues: boolean; wakeups: WakeupsChoice | undefined };
   listenUrl: string | undefined;
+  directUrl: string | undefined;
   concurrency: number;
   claimAhead: number;
   leaseMs: number;
   pollIntervalMs: number;
   preparedStatements: boolean;
+  asyncCompletions: boolean;
+  asyncClaims: boolean;
   shutdownGraceMs: number;
+  /** Delete on success for tasks that do not choose (their own deleteOnSuccess). */
+  deleteOnSuccess: boolean;
   workerId: string;
   logger: Logger;
   /** The limited queues served, with their limits (queueLimits and the tasks' concurrency). */
@@ -183,6 +221,7 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
     throw new TaskQueueConfigError("store", "pass a store made by openStore(url, { table }).");
   }
   if (options.store === undefined) dialectForUrl(options.databaseUrl);
+  checkDirectUrl(options.directUrl, options.databaseUrl);
   if (options.listenUrl !== undefined && options.listenUrl !== "" && !dialectForUrl(options.listenUrl, "listenUrl").capabilities.notifications) {
     throw new TaskQueueConfigError("listenUrl", `the NOTIFY listener needs ${notificationUrls()}, the same database as the tasks'.`);
   }
@@ -220,12 +259,16 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
     table: taskTable(options.table, options.schema),
     naming: { amqpPrefix: options.amqpPrefix, quorumQueues: options.quorumQueues ?? false, wakeups: options.wakeups },
     listenUrl: options.listenUrl,
+    directUrl: options.directUrl,
     concurrency: positiveInteger("concurrency", options.concurrency, 10, 1, 10_000),
     claimAhead: positiveInteger("claimAhead", options.claimAhead, 1000, 0, 100_000),
     leaseMs,
     pollIntervalMs: positiveInteger("pollIntervalMs", options.pollIntervalMs, DEFAULT_POLL_INTERVAL_MS, 10),
     preparedStatements: flag("preparedStatements", options.preparedStatements, true),
+    asyncCompletions: flag("asyncCompletions", options.asyncCompletions, true),
+    asyncClaims: flag("asyncClaims", options.asyncClaims, false),
     shutdownGraceMs: positiveInteger("shutdownGraceMs", options.shutdownGraceMs, 10_000, 0),
+    deleteOnSuccess: flag("deleteOnSuccess", options.deleteOnSuccess, false),
     workerId,
     logger: options.logger ?? jsonLogger(),
     limits: resolveQueueLimits(options.queueLimits, tasks, [...handled.keys()], queues),

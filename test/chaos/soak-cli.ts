@@ -1,8 +1,11 @@
-// `npm run soak -- --minutes 10 [--seed N] [--workers 3] [--dialect postgresql|sqlite|mysql|mariadb] [--wakeups notify] [--rabbitmq-cluster]`:
+// `npm run soak -- --minutes 10 [--seed N] [--workers 3] [--dialect postgresql|sqlite|mysql|mariadb] [--wakeups notify]
+// [--wakeups local] [--pgbouncer] [--rabbitmq-cluster]`:
 // the long soak on the local services, in its own database (PostgreSQL: a fresh database on the server; SQLite: a
 // fresh file; MySQL: a fresh database on MYSQL_URL, else the local MariaDB; all with the local RabbitMQ, or on
-// PostgreSQL with --wakeups notify, LISTEN/NOTIFY wake-ups and no broker; with --rabbitmq-cluster, the three-node
-// cluster of scripts/rabbitmq-cluster.sh, started when not running, with quorum queues and node faults). Prints the fault log, the summary table
+// PostgreSQL with --wakeups notify, LISTEN/NOTIFY wake-ups and no broker; SQLite with --wakeups local, its workers woken
+// through their local sockets and no broker; with --pgbouncer, through a PgBouncer in
+// transaction mode that the soak starts; with --rabbitmq-cluster, the three-node cluster of scripts/rabbitmq-cluster.sh,
+// started when not running, with quorum queues and node faults). Prints the fault log, the summary table
 // and any violation, writes them to .artifacts/soak-<dialect>-latest.md; exits 1 when an invariant broke or the soak did
 // less than its length asks for.
 
@@ -26,14 +29,17 @@ const { values } = parseArgs({
     workers: { type: "string", default: "3" },
     dialect: { type: "string", default: "postgresql" },
     wakeups: { type: "string" },
+    pgbouncer: { type: "boolean", default: false },
     "rabbitmq-cluster": { type: "boolean", default: false },
   },
 });
-if (values.wakeups !== undefined && !(values.wakeups === "notify" && values.dialect === "postgresql")) {
-  throw new Error(`--wakeups ${values.wakeups}: only "notify", on --dialect postgresql (RabbitMQ is the default)`);
+if (values.pgbouncer && values.dialect !== "postgresql") throw new Error("--pgbouncer: PostgreSQL only (--dialect postgresql)");
+const brokerless = { notify: "postgresql", local: "sqlite" } as Record<string, string | undefined>;
+if (values.wakeups !== undefined && brokerless[values.wakeups] !== values.dialect) {
+  throw new Error(`--wakeups ${values.wakeups}: "notify" on --dialect postgresql, "local" on --dialect sqlite (RabbitMQ is the default)`);
 }
 if (values.wakeups !== undefined && values["rabbitmq-cluster"]) throw new Error("--rabbitmq-cluster wakes through RabbitMQ: leave --wakeups out");
-const variant = values.wakeups === "notify" ? `${values.dialect}-notify` : values["rabbitmq-cluster"] ? `${values.dialect}-rabbitmq-cluster` : values.dialect;
+const variant = `${values.dialect}${values.wakeups ? `-${values.wakeups}` : ""}${values.pgbouncer ? "-pgbouncer" : ""}${values["rabbitmq-cluster"] ? "-rabbitmq-cluster" : ""}`;
 const seed = values.seed ? Number(values.seed) : Date.now() % 1_000_000;
 const dialects: Record<string, () => Promise<{ url: string; drop: () => Promise<void> }>> = {
   async postgresql() {
@@ -74,7 +80,8 @@ const result = await runSoak({
   amqpUrl: clusterUrl ?? services.amqpUrl,
   // Each cluster fault takes 10-60 s (a node restarts, a frozen one waits out the net tick time), one at a time.
   cluster: clusterUrl ? { clusterFaultsPerKind: Math.max(1, Math.floor((2 * minutes) / 3)) } : undefined,
-  wakeups: values.wakeups === "notify" ? "notify" : undefined,
+  wakeups: values.wakeups as "notify" | "local" | undefined,
+  pgbouncer: values.pgbouncer,
   seed,
   seconds: minutes * 60,
   workers: Number(values.workers),

@@ -7,6 +7,7 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { openStore, type Store } from "../../src/index.js";
 import { mysqlDatabaseUrl } from "../support/mysql-database.js";
+import { PgBouncer } from "../support/pgbouncer.js";
 import { TcpProxy } from "../support/tcp-proxy.js";
 import type { SeededRandom } from "./seeded-random.js";
 import { createSoakGuard, SOAK_BUSY_MS, soakPrisma, type SoakPrisma } from "./soak-prisma.js";
@@ -19,8 +20,12 @@ export interface SoakDatabase {
   readonly dialect: "postgresql" | "mysql" | "sqlite";
   /** The URL of the orchestrator's own reads (never through a proxy). */
   readonly url: string;
-  /** The URL workers, cleaners and the driver use. */
+  /** The URL workers and cleaners use. */
   readonly childUrl: string;
+  /** Behind PgBouncer: the direct URL workers and cleaners use for their sessions of their own (directUrl). */
+  readonly childDirectUrl?: string;
+  /** The URL of the driver's app transactions (never through a proxy; through PgBouncer when there is one). */
+  readonly appUrl: string;
   readonly faultKinds: readonly DatabaseFaultKind[];
   /** Injects one database fault; resolves with what it did, for the fault log. */
   inject(kind: DatabaseFaultKind, random: SeededRandom): Promise<string>;
@@ -31,8 +36,12 @@ export interface SoakDatabase {
   close(): Promise<void>;
 }
 
-/** The soak's database on `url`: PostgreSQL (postgresql://), MySQL/MariaDB (mysql://, mariadb://) or SQLite (file:). */
-export async function openSoakDatabase(url: string): Promise<SoakDatabase> {
+/**
+ * The soak's database on `url`: PostgreSQL (postgresql://), MySQL/MariaDB (mysql://, mariadb://) or SQLite (file:).
+ * `pgbouncer`: PostgreSQL reached through a PgBouncer in transaction mode of the soak's own, the sessions of their own
+ * on the direct URL; the faults cut and stall both.
+ */
+export async function openSoakDatabase(url: string, options: { pgbouncer?: boolean } = {}): Promise<SoakDatabase> {
   const store = openStore(url, { max: 3 });
   const prisma = soakPrisma(url);
   await createSoakEffects(prisma);
@@ -43,7 +52,20 @@ export async function openSoakDatabase(url: string): Promise<SoakDatabase> {
   };
   if (url.startsWith("file:")) return sqlite(url, store, prisma, close);
   if (/^(mysql|mariadb):/.test(url)) return server("mysql", 3306, url, store, prisma, close);
-  return server("postgresql", 5432, url, store, prisma, close);
+  if (!options.pgbouncer) return server("postgresql", 5432, url, store, prisma, close);
+  const bouncer = await PgBouncer.start(url);
+  return server(
+    "postgresql",
+    5432,
+    url,
+    store,
+    prisma,
+    async () => {
+      await close();
+      await bouncer.stop();
+    },
+    bouncer,
+  );
 }
 
 /**
@@ -72,30 +94,35 @@ async function server(
   store: Store,
   prisma: SoakPrisma,
   close: () => Promise<void>,
+  bouncer?: PgBouncer,
 ): Promise<SoakDatabase> {
   const target = new URL(url);
-  const proxy = await new TcpProxy(target.hostname, Number(target.port || defaultPort)).start();
+  const direct = await new TcpProxy(target.hostname, Number(target.port || defaultPort)).start();
+  const pooled = bouncer ? await new TcpProxy("127.0.0.1", bouncer.port).start() : undefined;
+  const proxies = pooled ? [direct, pooled] : [direct];
   return {
     dialect,
     url,
-    childUrl: proxy.route(url),
+    childUrl: pooled ? pooled.route(bouncer!.url(url)) : direct.route(url),
+    ...(bouncer && { childDirectUrl: direct.route(url) }),
+    appUrl: bouncer ? bouncer.url(url) : url,
     faultKinds: ["cut-database", "stall-database"],
     async inject(kind, random) {
       if (kind === "cut-database") {
-        proxy.cut();
+        for (const proxy of proxies) proxy.cut();
         return "";
       }
       const ms = random.int(300, 1500);
-      proxy.blackhole();
+      for (const proxy of proxies) proxy.blackhole();
       await new Promise((resolve) => setTimeout(resolve, ms));
-      proxy.restore();
+      for (const proxy of proxies) proxy.restore();
       return `${ms} ms`;
     },
-    restore: () => proxy.restore(),
+    restore: () => proxies.forEach((proxy) => proxy.restore()),
     store,
     prisma,
     close: async () => {
-      await proxy.stop();
+      for (const proxy of proxies) await proxy.stop();
       await close();
     },
   };
@@ -107,6 +134,7 @@ function sqlite(url: string, store: Store, prisma: SoakPrisma, close: () => Prom
     dialect: "sqlite",
     url,
     childUrl: url,
+    appUrl: url,
     faultKinds: ["hold-write-lock"],
     async inject(_kind, random) {
       // Another process takes the write lock and keeps it past every soak process's busy timeout.

@@ -5,6 +5,7 @@ import { fork, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { FromDriver, ToDriver } from "./soak-driver.js";
 import { applyDelta, emptyLoadRecord, type LoadRecord } from "./soak-load.js";
+import type { SoakWakeups } from "./soak-wakeups.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -14,8 +15,8 @@ export interface DriverSettings {
   amqpUrl: string;
   /** Straight to the broker, for the wake-ups before commit. */
   amqpDirectUrl: string;
-  /** "notify": the app wakes through PostgreSQL NOTIFY (amqpUrl is then ""). */
-  wakeups?: "notify";
+  /** "notify": the app wakes through PostgreSQL NOTIFY; "local": through SQLite's local sockets (amqpUrl is then ""). */
+  wakeups?: SoakWakeups;
   /** Declare quorum queues (the soak on a RabbitMQ cluster). */
   quorumQueues?: boolean;
   prefix: string;

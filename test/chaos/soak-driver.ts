@@ -2,13 +2,13 @@
 // starves nor is starved by the orchestrator's TCP proxies. Talks to the orchestrator over IPC (see soak-driver-link.ts).
 
 import { topology } from "../../src/wakeups/rabbitmq/topology.js";
-import { notifyChannel } from "../../src/wakeups/notify/notify-channel.js";
 import { openStore, silentLogger, taskQueue } from "../../src/index.js";
 import { breakCommit, soakPrisma } from "./soak-prisma.js";
 import { driveLoad, type LoadDelta } from "./soak-load.js";
 import { SeededRandom } from "./seeded-random.js";
 import { RawBroker } from "./soak-raw-broker.js";
 import { soakTasks } from "./soak-tasks.js";
+import { rawWakeups, type SoakWakeups } from "./soak-wakeups.js";
 
 /** Orchestrator → driver. */
 export type ToDriver = { type: "early-wakeup" } | { type: "failing-commit" } | { type: "stop" };
@@ -30,17 +30,19 @@ const raw = await RawBroker.open(env("SOAK_AMQP_DIRECT"), names);
 // Only to classify the database's errors: a transient one (SQLite's lock held past the busy timeout) fails the
 // transaction, which the app would retry; the soak records it as rolled back and checks that it left nothing.
 const store = openStore(env("DATABASE_URL"), { max: 1 });
-const notify = process.env.SOAK_WAKEUPS === "notify";
+const wakeups = (process.env.SOAK_WAKEUPS || undefined) as SoakWakeups;
 const prisma = soakPrisma(env("DATABASE_URL")).$extends(
   taskQueue({
     tasks: soakTasks,
     amqpUrl: process.env.AMQP_URL || undefined,
     amqpPrefix: prefix,
     quorumQueues,
-    wakeups: notify ? "notify" : undefined,
+    wakeups: wakeups === "notify" ? "notify" : undefined,
     logger: silentLogger,
   }),
 );
+// With NOTIFY or local sockets the early wake-up goes out at once, outside the transaction it overtakes.
+const early = rawWakeups(wakeups, { prefix, broker: raw, store });
 
 let stopped = false;
 let earlyWakeups = 0;
@@ -59,10 +61,7 @@ try {
     new SeededRandom(Number(env("SOAK_SEED"))),
     {
       publishRaw: (ids) => {
-        if (ids.length === 0) return;
-        // With NOTIFY the early wake-up goes out at once, outside the transaction it overtakes.
-        if (notify) void store.notifications!.notify(notifyChannel(prefix), "default", ids).catch(() => {});
-        else raw.publish(ids);
+        if (ids.length > 0) early.publish(ids);
       },
       takeEarlyWakeup: () => (earlyWakeups > 0 ? (earlyWakeups--, true) : false),
       takeFailingCommit: () => (failingCommits > 0 ? (failingCommits--, true) : false),
@@ -83,6 +82,7 @@ try {
 } finally {
   await prisma.$taskQueue.close();
   await prisma.$disconnect();
+  await early.close();
   await store.close();
   await raw.close();
   process.disconnect();

@@ -17,13 +17,14 @@ const env = (name: string) => {
 const role = env("SOAK_ROLE");
 const databaseUrl = env("DATABASE_URL");
 const amqpUrl = process.env.AMQP_URL || undefined;
+const directUrl = process.env.DIRECT_URL || undefined;
 const wakeups = (process.env.SOAK_WAKEUPS || undefined) as WakeupsChoice | undefined;
 const amqpPrefix = env("SOAK_PREFIX");
 const logger = jsonLogger("info", (line) => process.stdout.write(line));
 const quorumQueues = process.env.SOAK_QUORUM === "1";
 const prisma = soakPrisma(databaseUrl).$extends(taskQueue({ tasks: soakTasks, amqpUrl, amqpPrefix, quorumQueues, wakeups, logger }));
 // A store of its own, so that on SQLite its busy timeout is the soak's (the hold-write-lock fault outlasts it).
-const store = openStore(databaseUrl, { max: role === "worker" ? 6 : 3, busyTimeoutMs: SOAK_BUSY_MS, applicationName: `soak ${role}` });
+const store = openStore(databaseUrl, { max: role === "worker" ? 6 : 3, busyTimeoutMs: SOAK_BUSY_MS, applicationName: `soak ${role}`, directUrl });
 const common = { tasks: soakTasks, store, amqpUrl, amqpPrefix, quorumQueues, wakeups, prisma, logger };
 
 const runner =

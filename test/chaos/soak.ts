@@ -10,8 +10,6 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { join } from "node:path";
 import { amqpUrls } from "../../src/amqp-url.js";
 import { topology } from "../../src/wakeups/rabbitmq/topology.js";
-import { notifyChannel } from "../../src/wakeups/notify/notify-channel.js";
-import { openStore } from "../../src/open-store.js";
 import { TcpProxy } from "../support/tcp-proxy.js";
 import type { LogLine } from "../support/worker-process.js";
 import { waitUntil } from "../support/wait.js";
@@ -23,6 +21,7 @@ import { DriverLink } from "./soak-driver-link.js";
 import { emptyLoadRecord, type LoadRecord } from "./soak-load.js";
 import { readRunLog } from "./soak-runlog.js";
 import { SeededRandom } from "./seeded-random.js";
+import { rawWakeups, type SoakWakeups } from "./soak-wakeups.js";
 import type { PauseWindow } from "./soak-check-controls.js";
 import { SOAK_PAUSED_QUEUE } from "./soak-tasks.js";
 import { ClusterFaults, CLUSTER_FAULT_KINDS, ProxySet } from "./soak-cluster.js";
@@ -35,9 +34,12 @@ export interface SoakOptions {
   /**
    * "notify": every process wakes through PostgreSQL NOTIFY instead of RabbitMQ (no AMQP_URL in the children or the
    * driver); the broker faults give way to NOTIFY's (duplicate and phantom notifications; the listener's session is
-   * cut and stalled by the database faults). Default: RabbitMQ.
+   * cut and stalled by the database faults). "local" (SQLite): no broker, so workers of other processes are woken
+   * through their local sockets; the soak's own wake-ups are written to those sockets. Default: RabbitMQ.
    */
-  wakeups?: "notify";
+  wakeups?: SoakWakeups;
+  /** PostgreSQL through a PgBouncer in transaction mode of the soak's own (pgbouncer=true), sessions on the direct URL. */
+  pgbouncer?: boolean;
   /**
    * amqpUrl names the three nodes of the cluster of scripts/rabbitmq-cluster.sh (separated by commas): quorum queues,
    * a proxy per node, and the cluster's own faults (soak-cluster.ts) beside the others, each at least
@@ -79,8 +81,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const cluster = options.cluster;
   const names = topology(prefix, cluster !== undefined);
   const runLogDir = mkdtempSync(join(tmpdir(), "ptq-soak-"));
-  const db = await openSoakDatabase(options.databaseUrl);
-  print(`soak: ${db.dialect}, database faults: ${db.faultKinds.join(", ")}`);
+  const db = await openSoakDatabase(options.databaseUrl, { pgbouncer: options.pgbouncer });
+  print(`soak: ${db.dialect}${options.pgbouncer ? " through PgBouncer (transaction mode)" : ""}, database faults: ${db.faultKinds.join(", ")}`);
 
   const proxy = async () => {
     if (cluster) return ProxySet.start(amqpUrls(options.amqpUrl));
@@ -91,21 +93,21 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const driverBrokerProxy = await proxy();
 
   const raw = await RawBroker.open(options.amqpUrl, names);
-  const notify = options.wakeups === "notify";
-  // NOTIFY's duplicate and phantom wake-ups go straight to the database, not through the proxy that faults cut.
-  const notifier = notify ? openStore(options.databaseUrl, { max: 1 }) : undefined;
+  // Without a broker (NOTIFY, SQLite's local sockets) the broker's faults do not apply.
+  const brokerless = options.wakeups !== undefined;
+  // Duplicate and phantom wake-ups go straight to the broker, the database or the sockets, not through the proxies.
+  const raws = rawWakeups(options.wakeups, { prefix, broker: raw, store: db.store });
   const publishRaw = (ids: string[]) => {
-    if (ids.length === 0) return;
-    if (notifier) void notifier.notifications!.notify(notifyChannel(prefix), "default", ids).catch(() => {});
-    else raw.publish(ids);
+    if (ids.length > 0) raws.publish(ids);
   };
 
   const children = new SoakChildren(
     (role: Role) => ({
       SOAK_ROLE: role,
       DATABASE_URL: db.childUrl,
-      AMQP_URL: notify ? "" : brokerProxy.route(options.amqpUrl),
-      SOAK_WAKEUPS: options.wakeups ?? "",
+      DIRECT_URL: db.childDirectUrl ?? "",
+      AMQP_URL: brokerless ? "" : brokerProxy.route(options.amqpUrl),
+      SOAK_WAKEUPS: options.wakeups === "notify" ? "notify" : "",
       SOAK_QUORUM: cluster ? "1" : "",
       SOAK_PREFIX: prefix,
       SOAK_RUNLOG_DIR: runLogDir,
@@ -117,7 +119,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const loadNow = () => driver?.load ?? emptyLoadRecord();
   // Without a broker its faults do not apply: a NOTIFY that fails fails the insert's transaction (a database fault).
   const brokerFaults: readonly string[] = ["cut-broker", "stall-broker", "publish-failure"];
-  const faults = emptyFaultCounts([...COMMON_FAULT_KINDS.filter((kind) => !notify || !brokerFaults.includes(kind)), ...db.faultKinds]);
+  const faults = emptyFaultCounts([...COMMON_FAULT_KINDS.filter((kind) => !brokerless || !brokerFaults.includes(kind)), ...db.faultKinds]);
   const phantomIds: string[] = [];
   const pauses: PauseWindow[] = [];
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -185,8 +187,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     await children.start("worker", options.workers ?? 3);
     await children.start("cleaner", options.cleaners ?? 2);
     driver = await DriverLink.start({
-      databaseUrl: db.url,
-      amqpUrl: notify ? "" : driverBrokerProxy.route(options.amqpUrl),
+      databaseUrl: db.appUrl,
+      amqpUrl: brokerless ? "" : driverBrokerProxy.route(options.amqpUrl),
       amqpDirectUrl: options.amqpUrl,
       wakeups: options.wakeups,
       quorumQueues: cluster !== undefined,
@@ -223,7 +225,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     ).catch((error: Error) => print(`soak: ${error.message}`));
     print(`soak: settled in ${Date.now() - settleStarted} ms`);
     let depth = 0;
-    if (!notify) {
+    if (!brokerless) {
       await waitUntil(async () => (depth = (await raw.depth()) ?? -1) === 0, "the queue to drain", 15_000).catch(() => {});
     }
     const workerLines = children.lines("worker");
@@ -262,6 +264,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     findings.summary.splice(
       -1,
       1,
+      ['claims by wake-up / timer / poll (the workers\' "task claimed" lines)', claimRoutes(workerLines)],
       ["machine load average (1 min), mean / max", `${(loads.reduce((a, b) => a + b, 0) / Math.max(1, loads.length)).toFixed(1)} / ${Math.max(0, ...loads).toFixed(1)}`],
       ["event-loop delay max (ms): orchestrator / workers / cleaners", `${Math.round(loopDelay.max / 1e6)} / ${workers.loopDelayMaxMs} / ${cleaners.loopDelayMaxMs}`],
       ["CPU per process, mean %: workers / cleaners", `${workers.cpuPercent} / ${cleaners.cpuPercent}`],
@@ -289,10 +292,16 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     await children.stop();
     await raw.deleteAllAndClose();
     await Promise.all([brokerProxy.stop(), driverBrokerProxy.stop()]);
-    await notifier?.close();
+    await raws.close();
     await db.close();
     rmSync(runLogDir, { recursive: true, force: true });
   }
+}
+
+/** How the workers' claims came about: by a wake-up, a due-timer or a poll, from their "task claimed" lines. */
+function claimRoutes(lines: readonly LogLine[]): string {
+  const claims = lines.filter((line) => line.message === "task claimed");
+  return ["wakeup", "timer", "poll"].map((via) => claims.filter((line) => line.via === via).length).join(" / ");
 }
 
 /** Debugging aid (env SOAK_CSV=path): per task, when it committed, was first claimed and finished, as CSV. */

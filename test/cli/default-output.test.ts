@@ -120,6 +120,29 @@ describe("SQLite without a broker (a worker in another process, woken through it
     expect(warnings(worker)).toEqual([]);
   });
 
+  it("a paused queue's task waits over the worker in another process; resumed, it is woken through the worker's socket", async () => {
+    const env = { DATABASE_URL: db.url };
+    const worker = launch(["worker"], db.url);
+    await waitUntil(() => logged(worker, "worker started").length === 1, "the worker to start", 30_000);
+    expect(await runCli(["pause", "default"], { cwd: app, env })).toEqual({
+      code: 0,
+      stdout: "Paused queue default: its tasks wait; running ones finish. Resume with: task-runner resume default\n",
+      stderr: "",
+    });
+    const task = await prisma.task.enqueue("fails-once", {});
+    // Its wake-up reached the worker at commit and three of the worker's polls (every 1 s) came by: none claimed it.
+    const enqueuedBy = (await store.now()).getTime();
+    await waitUntil(async () => (await store.now()).getTime() > enqueuedBy + 3000, "three poll intervals of the database clock", 10_000);
+    expect(await store.findTask(task.id)).toMatchObject({ status: "pending", attempts: 0 });
+    expect(logged(worker, "task claimed")).toEqual([]);
+
+    expect(await runCli(["resume", "default"], { cwd: app, env })).toEqual({ code: 0, stdout: "Resumed queue default: 1 due task, woken now.\n", stderr: "" });
+    await waitUntil(async () => (await store.findTask(task.id))?.status === "succeeded", "the resumed task to run", 20_000);
+    expect(logged(worker, "task claimed").filter((line) => line.taskId === task.id)[0]).toMatchObject({ attempt: 1, via: "wakeup" });
+    await stop(worker);
+    expect(warnings(worker)).toEqual([]);
+  });
+
   it("status names the leading cleaner's process and host, not a database backend", async () => {
     const cleaner = launch(["cleaner"], db.url);
     await waitUntil(() => logged(cleaner, "cleaner is leading").length === 1, "the cleaner to lead", 30_000);

@@ -229,7 +229,13 @@ describe("on PostgreSQL", () => {
     });
 
     it("exits 3 for a task that does not exist", async () => {
-      expect(await cli(["show", missing])).toMatchObject({ code: 3, stderr: `task-runner show: task ${missing} not found in "tasks".\n` });
+      expect(await cli(["show", missing])).toMatchObject({
+        code: 3,
+        stderr:
+          `task-runner show: task ${missing} not found in "tasks". Its id was made at 2024-12-13T16:33:14.752Z. A task's row is deleted when it ` +
+          "succeeds with nothing to keep under deleteOnSuccess, and once finished for longer than the cleaner's retentionMs; else the id " +
+          "belongs to another table or database.\n",
+      });
     });
   });
 

@@ -10,8 +10,10 @@ import type { ClaimByIdResult, ClaimFilter, FailedTask, RecoveredTask, WakeupTar
 export const BROKEN_STORES = {
   "claim-without-lock": { area: "claim", breaks: "claimByIds trusts an earlier read: a task seen pending is handed out even when another claimer took it meanwhile" },
   "complete-without-lease-guard": { area: "outcomes", breaks: "complete records the success in the name of whoever holds the lease now" },
+  "delete-without-lease-guard": { area: "outcomes", breaks: "deleteSucceeded deletes the tasks whoever holds their lease, and pending ones too" },
   "leader-grants-twice": { area: "leader", breaks: "every contender of the leader lock is told it leads" },
   "insert-ignores-keys": { area: "insert", breaks: "insertTasks drops the dedupe keys, so a key already taken gets a second task" },
+  "insert-drops-trace-context": { area: "insert", breaks: "insertTasks writes no trace context, so a run cannot link to its enqueue" },
   "claim-ignores-priority": { area: "claim", breaks: "claimDue takes due tasks by run_at alone, whatever their priority" },
   "fail-never-dead": { area: "outcomes", breaks: "fail never dead-letters a task that used its last attempt: it retries forever" },
   "extend-any-owner": { area: "outcomes", breaks: "extendLeases extends the lease whoever holds it" },
@@ -63,6 +65,20 @@ export function brokenStore(store: Store, kind: BrokenKind): Store {
       return marked;
     };
   }
+  if (kind === "delete-without-lease-guard") {
+    // Deletes what it is asked to, running under another worker's lease or not running at all.
+    overrides.deleteSucceeded = async (_owner, ids) => {
+      const deleted: string[] = [];
+      for (const id of ids) {
+        const task = await store.findTask(id);
+        if (!task) continue;
+        if (task.status !== "running") await store.claimByIds([id], { owner: "breaker", leaseMs: 60_000, names: [task.name], queues: [task.queue] });
+        const holder = (await store.findTask(id))?.leaseOwner;
+        if (holder) deleted.push(...(await store.deleteSucceeded(holder, [id])));
+      }
+      return deleted;
+    };
+  }
   if (kind === "leader-grants-twice") {
     overrides.leaderLock = (key, timing, logger) => {
       const real = store.leaderLock(key, timing, logger);
@@ -80,6 +96,14 @@ export function brokenStore(store: Store, kind: BrokenKind): Store {
     overrides.insertTasks = (rows, publishes, notifyChannel) =>
       store.insertTasks(
         rows.map((row) => ({ ...row, key: null })),
+        publishes,
+        notifyChannel,
+      );
+  }
+  if (kind === "insert-drops-trace-context") {
+    overrides.insertTasks = (rows, publishes, notifyChannel) =>
+      store.insertTasks(
+        rows.map((row) => ({ ...row, traceContext: null })),
         publishes,
         notifyChannel,
       );
@@ -241,6 +265,12 @@ export function brokenStore(store: Store, kind: BrokenKind): Store {
     get(target, property, receiver) {
       if (typeof property === "string" && property in overrides) return overrides[property as keyof Store];
       if (property === "through") return (prisma: unknown) => brokenStore(target.through(prisma), kind);
+      if (property === "withAsyncCommit") {
+        return () => {
+          const relaxed = target.withAsyncCommit();
+          return relaxed && brokenStore(relaxed, kind);
+        };
+      }
       const value = Reflect.get(target, property, receiver) as unknown;
       return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },

@@ -1,44 +1,6 @@
-// The store-level conformance suite: every case of every area (test/conformance/store/) on each dialect, one database
-// per dialect, emptied between cases; then a check that the cases called every member of the Store interface.
+// The store-level conformance suite on each dialect (test/conformance/store/suite.ts).
 
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { StoreBed } from "./store/bed.js";
 import { STORE_DIALECTS } from "./store/dialects.js";
-import { AREAS } from "./store/index.js";
-import { MemberRecord } from "./store/members.js";
+import { describeStoreSuite } from "./store/suite.js";
 
-describe.each(STORE_DIALECTS)("store conformance: $name", (dialect) => {
-  const record = new MemberRecord();
-  let bed: StoreBed;
-
-  beforeAll(async () => {
-    bed = await StoreBed.open(dialect, { record });
-  });
-
-  afterAll(async () => {
-    await bed?.close();
-  });
-
-  for (const { name, cases } of AREAS) {
-    describe(name, () => {
-      for (const operation of new Set(cases.map((c) => c.operation))) {
-        describe(operation, () => {
-          for (const testCase of cases.filter((c) => c.operation === operation)) {
-            it.skipIf(!testCase.applies(dialect))(testCase.edge, async () => {
-              record.area = name;
-              await bed.reset();
-              await testCase.run(bed);
-            });
-          }
-        });
-      }
-    });
-  }
-
-  it("called every member of the Store interface", () => {
-    record.area = "(check)";
-    const table = record.table().map(([member, areas]) => `${member}: ${areas.join(", ") || "-"}`);
-    if (process.env.PTQ_STORE_MEMBERS) console.log(`${dialect.name}\n  ${table.join("\n  ")}`);
-    expect(record.unused(), `members no case called on ${dialect.name}`).toEqual([]);
-  });
-});
+describeStoreSuite(STORE_DIALECTS);

@@ -1,46 +1,16 @@
-// The dashboard's queue controls over real HTTP against PostgreSQL: the overview lists each queue as running or paused
+// The dashboard's queue controls over real HTTP on every dialect: the overview lists each queue as running or paused
 // with the limits its workers declared, its Pause and Resume buttons (with the CSRF token) change the queue's row and
 // say so, a resume wakes nothing when nothing waits, and a read-only dashboard shows no button and refuses the action.
 
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDashboard, type Dashboard } from "../../src/dashboard/create-dashboard.js";
 import type { DashboardOptions } from "../../src/dashboard/dashboard-options.js";
 import { openStore, type Store } from "../../src/index.js";
-import { createTestDatabase, type TestDatabase } from "../support/database.js";
-import { insertTask, recordingLogger } from "./fixtures.js";
-
-let db: TestDatabase;
-let sql: pg.Pool;
-let store: Store;
-const opened: Array<{ server: Server; dashboard: Dashboard }> = [];
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  sql = new pg.Pool({ connectionString: db.url, max: 2 });
-  store = openStore(db.url, { max: 1 });
-});
-
-afterAll(async () => {
-  for (const { server, dashboard } of opened) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-    await dashboard.close();
-  }
-  await store?.close();
-  await sql?.end();
-  await db?.drop();
-});
-
-async function serve(options: Partial<DashboardOptions>): Promise<string> {
-  const dashboard = createDashboard({ databaseUrl: db.url, logger: recordingLogger(), ...options });
-  const server = createServer((req, res) => dashboard(req, res));
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  opened.push({ server, dashboard });
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
+import { mysqlHarness, postgresHarness, sqliteHarness } from "../conformance/dialects.js";
+import { prepared, sendInsert } from "../conformance/store/bed.js";
+import { recordingLogger } from "./fixtures.js";
 
 /** The overview's HTML, its CSRF cookie and token. */
 async function overview(url: string) {
@@ -62,9 +32,39 @@ function queueRow(html: string, queue: string): string {
     .trim();
 }
 
-describe("queue controls on the dashboard", () => {
+describe.each([postgresHarness, sqliteHarness, mysqlHarness])("queue controls on the dashboard: $name", (dialect) => {
+  let url: string;
+  let drop: () => Promise<void>;
+  let store: Store;
+  const opened: Array<{ server: Server; dashboard: Dashboard }> = [];
+
+  beforeAll(async () => {
+    const database = await dialect.createDatabase();
+    url = database.url;
+    drop = () => database.drop();
+    store = openStore(url, { max: 1 });
+  });
+
+  afterAll(async () => {
+    for (const { server, dashboard } of opened) {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await dashboard.close();
+    }
+    await store?.close();
+    await drop?.();
+  });
+
+  async function serve(options: Partial<DashboardOptions>): Promise<string> {
+    const dashboard = createDashboard({ databaseUrl: url, logger: recordingLogger(), ...options });
+    const server = createServer((req, res) => dashboard(req, res));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    opened.push({ server, dashboard });
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+
   it("pauses and resumes a queue with its button, showing its state and declared limits", async () => {
-    await insertTask(sql, { name: "send-email", queue: "mail" });
+    await sendInsert(store, [prepared({ name: "send-email", queue: "mail" })]);
     await store.syncQueues([{ queue: "reports", concurrency: 5, rateLimit: { starts: 100, perMs: 60_000 } }]);
     const url = await serve({});
     const before = await overview(url);

@@ -66,6 +66,7 @@ describe.each(DIALECTS.map((dialect) => ({ name: dialect.name, dialect })))("the
     expect(store.displayName).toBe(dialect.displayName);
     expect(store.notifications !== undefined).toBe(dialect.capabilities.notifications);
     expect(store.wakeupIdentity !== undefined).toBe(dialect.capabilities.inProcessWakeups);
+    expect(store.withAsyncCommit() !== undefined).toBe(dialect.capabilities.asyncCommit);
     expect(await store.check()).toBeUndefined();
   });
 

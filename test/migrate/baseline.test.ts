@@ -71,21 +71,22 @@ for (const dialect of [postgresUpgrade, sqliteUpgrade, mysqlUpgrade]) {
       ]);
     });
 
-    it("with every shipped migration: --baseline records the ones the tables match and applies the schedule and queue tables", async () => {
+    it("with every shipped migration: --baseline records the ones the tables match and applies the schedule and queue tables and the trace context", async () => {
       const all = shippedMigrations(dialect);
       const schedules = all.find((name) => name.endsWith("_task_schedules"))!;
       const controls = all.find((name) => name.endsWith("_queue_controls"))!;
-      expect(all.slice(2)).toEqual([schedules, controls]);
-      app.addShipped(dialect, [schedules, controls]);
+      const traces = all.find((name) => name.endsWith("_trace_context"))!;
+      expect(all.slice(2)).toEqual([schedules, controls, traces]);
+      app.addShipped(dialect, [schedules, controls, traces]);
       await database.apply(readFileSync(app.file(newer), "utf8"));
       const recorded = (name: string) => `Recorded ${name} as applied without running it: its tables already exist with its columns\n`;
       expect(await migrate(database.url, app, "--baseline")).toEqual({
         code: 0,
-        out: recorded(first) + recorded(newer) + `Applied ${schedules}\nApplied ${controls}\n`,
+        out: recorded(first) + recorded(newer) + `Applied ${schedules}\nApplied ${controls}\nApplied ${traces}\n`,
         err: "",
       });
       expect(await tableColumns(dialect, database, "tasks_queues")).toEqual(["queue", "paused_at", "concurrency", "rate_starts", "rate_per_ms", "updated_at"]);
-      expect(await tableColumns(dialect, database, "tasks")).toContain("concurrency_key");
+      expect(await tableColumns(dialect, database, "tasks")).toEqual(expect.arrayContaining(["concurrency_key", "trace_context"]));
       expect(await tableColumns(dialect, database, "tasks_schedules")).toEqual(["schedule", "task_name", "cron", "time_zone", "last_slot", "updated_at"]);
       expect(await tableColumns(dialect, database, "tasks_schedule_slots")).toEqual(["schedule", "slot", "task_id", "fired_at"]);
     });

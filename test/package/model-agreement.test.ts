@@ -248,6 +248,7 @@ describe.each([postgres, sqlite, mysql])("the shipped model on $store.name", (di
       publishedAt: when(6),
       finishedBy: "host:1:abc",
       concurrencyKey: "acct-1",
+      traceContext: '{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01","tracestate":"ptq=1"}',
       errors: [{ attempt: 1, error: "Error: boom", at: "2030-01-01T00:00:01.123Z" }],
     };
     expect(Object.keys(data).sort()).toEqual(Object.keys(dialect.prisma.TaskScalarFieldEnum).sort());
@@ -276,7 +277,17 @@ describe.each([postgres, sqlite, mysql])("the shipped model on $store.name", (di
   });
 
   it("accepts null in every optional field, and refuses a status outside the lifecycle", async () => {
-    const nulls = { leaseOwner: null, leaseExpiresAt: null, lastError: null, key: null, finishedAt: null, publishedAt: null, finishedBy: null, concurrencyKey: null };
+    const nulls = {
+      leaseOwner: null,
+      leaseExpiresAt: null,
+      lastError: null,
+      key: null,
+      finishedAt: null,
+      publishedAt: null,
+      finishedBy: null,
+      concurrencyKey: null,
+      traceContext: null,
+    };
     const row = await client.task.create({
       data: { id: "01a1fcb3-0624-7000-85e2-d8cd4c4ef8cd", name: "n", payload: {}, ...nulls, result: dialect.prisma.DbNull, errors: dialect.prisma.DbNull },
     });

@@ -1,5 +1,6 @@
-// A SQLite app as it installs prisma-task-queue: without pg, amqplib, hono, @hono/node-server and tsx (hidden from
-// import and require), the package resolved from node_modules enqueues, runs a worker, and its CLI starts and reports;
+// A SQLite app as it installs prisma-task-queue: without pg, amqplib, hono, @hono/node-server, tsx and
+// @opentelemetry/api (hidden from import and require), the package resolved from node_modules enqueues, runs a worker
+// (no span, no trace context stored, no error), and its CLI starts and reports;
 // using a PostgreSQL URL, an amqpUrl, the dashboard or a TypeScript config then fails naming the package to install.
 
 import { spawn } from "node:child_process";
@@ -15,7 +16,7 @@ import { createSqliteDatabase, type SqliteTestDatabase } from "../support/sqlite
 const scratch = join(root, ".scratch", `optional-peers-${process.pid}`);
 const installed = join(scratch, "node_modules", "prisma-task-queue");
 const bin = join(installed, "dist", "src", "cli", "main.js");
-const HIDDEN = "pg,amqplib,hono,@hono/node-server,tsx";
+const HIDDEN = "pg,amqplib,hono,@hono/node-server,tsx,@opentelemetry/api";
 const hidden = {
   NODE_OPTIONS: `--import ${pathToFileURL(join(root, "test", "support", "hide-packages.mjs")).href}`,
   HIDE_PACKAGES: HIDDEN,
@@ -50,6 +51,8 @@ it("enqueues and runs a worker on SQLite; a PostgreSQL URL, an amqpUrl and the d
   expect(JSON.parse(result.stdout)).toEqual({
     recorded: [{ name: "greet", payload: { who: "app" } }],
     ran: "app",
+    otel: "not installed",
+    traceContext: null,
     postgres: `TASK_PACKAGE_MISSING: ${missing("pg", "PostgreSQL URLs (postgresql://) need")}`,
     amqpExtension: `TASK_PACKAGE_MISSING: ${missing("amqplib", "wake-ups through RabbitMQ (amqpUrl) need")}`,
     amqpWorker: `TASK_PACKAGE_MISSING: ${missing("amqplib", "wake-ups through RabbitMQ (amqpUrl) need")}`,
@@ -105,8 +108,11 @@ const prisma = client().$extends(taskQueue({ tasks, logger: silentLogger }));
 const recorder = recordEnqueues(prisma);
 const worker = createWorker({ tasks, databaseUrl: url, prisma, logger: silentLogger });
 await worker.start();
-await prisma.$transaction(async (tx) => tx.task.enqueue("greet", { who: "app" }));
+const enqueued = await prisma.$transaction(async (tx) => tx.task.enqueue("greet", { who: "app" }));
 const who = await handled;
+const store = openStore(url);
+const traceContext = (await store.findTask(enqueued.id))?.traceContext;
+await store.close();
 await worker.stop();
 recorder.stop();
 
@@ -123,6 +129,8 @@ const bare = client();
 const report = {
   recorded: recorder.enqueued().map(({ name, payload }) => ({ name, payload })),
   ran: who,
+  otel: await import("@opentelemetry/api").then(() => "installed", () => "not installed"),
+  traceContext,
   postgres: thrown(() => openStore("${POSTGRES_URL}")),
   amqpExtension: thrown(() => bare.$extends(taskQueue({ tasks, amqpUrl: "${AMQP_URL}", logger: silentLogger }))),
   amqpWorker: await createWorker({ tasks, databaseUrl: url, amqpUrl: "${AMQP_URL}", logger: silentLogger }).start().then(() => "started", failure),

@@ -105,5 +105,6 @@ describe("concurrency", () => {
     expect(definitionError({ concurrency: 3 as never }).message).toContain(
       "concurrency must be an object such as { limit: 1, key: (payload) => payload.accountId }, got 3.",
     );
+    expect(definitionError({ deleteOnSuccess: "yes" as never }).message).toBe('Invalid definition of task "t": deleteOnSuccess must be true or false, got "yes".');
   });
 });

@@ -2,7 +2,8 @@
 // the change as "older", the change's migration and every one after it as "newer". Every task that was pending,
 // delayed or running finishes exactly once under today's worker, dead and succeeded tasks stay as they were, and the
 // migration loses none of them. Each change then checks what it added: finished_by and the error history on rows
-// written before them; the schedule tables, serving recurring tasks beside the tasks already there; the queue controls.
+// written before them; the schedule tables, serving recurring tasks beside the tasks already there; the queue controls;
+// the trace context.
 
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -81,6 +82,31 @@ async function queueControlsServe(store: Store): Promise<void> {
   expect((await store.listQueues()).map((queue) => [queue.queue, queue.concurrency, queue.pausedAt])).toEqual([["upgraded", 1, null]]);
 }
 
+/**
+ * The trace context serves through today's store beside the tasks already there: a traced task is written with it and
+ * a claim reads it back, an untraced one beside it has none.
+ */
+async function traceContextServes(store: Store): Promise<void> {
+  const traceContext = JSON.stringify({ traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" });
+  const row = (traced: boolean) => ({
+    id: uuidv7(),
+    name: "run",
+    queue: "traced",
+    json: "{}",
+    priority: 0,
+    delayMs: 0,
+    runAt: null,
+    maxAttempts: 3,
+    key: null,
+    ...(traced && { traceContext }),
+  });
+  const rows = [row(true), row(false)];
+  const insert = store.insertTasks(rows, false);
+  await insert.read(await insert.request);
+  const claimed = await store.claimDue(10, { owner: "upgraded-worker", leaseMs: 30_000, names: ["run"], queues: ["traced"] });
+  expect(Object.fromEntries(claimed.map((task) => [task.id, task.traceContext]))).toEqual({ [rows[0]!.id]: traceContext, [rows[1]!.id]: null });
+}
+
 /** Each schema change since the first migration, with what it checks of its own. */
 const CHANGES: Array<{ suffix: string; what: string; check(result: UpgradeResult): void; afterUpgrade?: (store: Store) => Promise<void> }> = [
   {
@@ -108,6 +134,15 @@ const CHANGES: Array<{ suffix: string; what: string; check(result: UpgradeResult
       expect(result.final.dead).toMatchObject({ lastError: "Error: before the upgrade" });
     },
     afterUpgrade: queueControlsServe,
+  },
+  {
+    suffix: "_trace_context",
+    what: "the tasks written before it run with no trace context, and a traced task written after it keeps its own",
+    check(result) {
+      for (const task of Object.values(result.final)) expect(task?.traceContext).toBeNull();
+      expect(result.final.dead).toMatchObject({ lastError: "Error: before the upgrade" });
+    },
+    afterUpgrade: traceContextServes,
   },
 ];
 

@@ -1,8 +1,8 @@
-// A success whose answer never comes back: PostgreSQL commits "succeeded" but the connection drops before the worker
-// hears it. The worker retries the guarded write, finds its own earlier write, says so, and nothing runs twice.
+// A success whose answer never comes back: PostgreSQL commits "succeeded" (durably or not) but the connection drops
+// before the worker hears it. The worker retries the guarded write, finds its own earlier write, says so, and nothing runs twice.
 
 import { createServer, connect, type Server, type Socket } from "node:net";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTasks } from "../../src/index.js";
 import { createWorker, type Worker } from "../../src/worker/create-worker.js";
@@ -66,43 +66,50 @@ class AnswerDroppingProxy {
 const runs: string[] = [];
 const tasks = defineTasks({ once: { payload: z.object({}), handler: async (_p, ctx) => (runs.push(ctx.task.id), { ok: true }) } });
 
-// PostgreSQL only: there the marked UPDATE commits the success by itself; on MySQL a separate COMMIT follows it (so a
-// dropped answer means no commit), and SQLite has no connection to cut.
-let bed: WorkerTestBed;
-let proxy: AnswerDroppingProxy;
-let worker: Worker;
-const logger = recordingLogger();
+// PostgreSQL only: on MySQL a separate COMMIT follows the marked UPDATE (so a dropped answer means no commit), and
+// SQLite has no connection to cut. A durable success commits with its UPDATE by itself; an asynchronous one (the
+// default) commits with the COMMIT that follows it in its own transaction, the first COMMIT the worker sends.
+describe.each([
+  { completions: "durable", asyncCompletions: false, marker: "SET status = 'succeeded'" },
+  { completions: "asynchronous", asyncCompletions: true, marker: "COMMIT" },
+])("a $completions success", ({ asyncCompletions, marker }) => {
+  let bed: WorkerTestBed;
+  let proxy: AnswerDroppingProxy;
+  let worker: Worker;
+  const logger = recordingLogger();
 
-beforeAll(async () => {
-  bed = await WorkerTestBed.create();
-  proxy = await new AnswerDroppingProxy(new URL(bed.url), "SET status = 'succeeded'").start();
-  worker = createWorker({ tasks, databaseUrl: proxy.url(), amqpUrl: bed.amqpUrl, amqpPrefix: bed.prefix, logger, leaseMs: 5000 });
-  await worker.start();
-});
+  beforeAll(async () => {
+    runs.length = 0;
+    bed = await WorkerTestBed.create();
+    proxy = await new AnswerDroppingProxy(new URL(bed.url), marker).start();
+    worker = createWorker({ tasks, databaseUrl: proxy.url(), amqpUrl: bed.amqpUrl, amqpPrefix: bed.prefix, logger, leaseMs: 5000, asyncCompletions });
+    await worker.start();
+  });
 
-afterAll(async () => {
-  await worker?.stop();
-  await proxy?.stop();
-  await bed?.close();
-});
+  afterAll(async () => {
+    await worker?.stop();
+    await proxy?.stop();
+    await bed?.close();
+  });
 
-it("retries a success whose answer was lost, recognises its own write, and never runs the task again", async () => {
-  const id = await bed.insertTask("once", {}, { publishedNow: true });
-  await bed.wake([id]);
-  await waitUntil(
-    () =>
-      logger.find("task outcome not written again: the connection dropped during the first write, which most likely committed (else the lease was lost meanwhile)", {
-        taskId: id,
-      }).length === 1,
-    "the retried write to find the task done",
-    15_000,
-  );
-  expect(proxy.dropped).toBe(1);
-  expect(logger.find("recording task success failed, retrying", { taskId: id })).toHaveLength(1);
-  expect(await bed.row(id)).toMatchObject({ status: "succeeded", attempts: 1, result: { ok: true }, lease_owner: null });
-  expect(logger.find("task result discarded: this worker no longer holds its lease", { taskId: id })).toEqual([]);
-  // A late duplicate wake-up finds it done: it never runs again.
-  await bed.wake([id]);
-  await waitUntil(() => logger.find("wake-up dropped", { taskId: id }).length === 1 || runs.length > 1, "the second wake-up to be handled");
-  expect(runs).toEqual([id]);
+  it("retries a success whose answer was lost, recognises its own write, and never runs the task again", async () => {
+    const id = await bed.insertTask("once", {}, { publishedNow: true });
+    await bed.wake([id]);
+    await waitUntil(
+      () =>
+        logger.find("task outcome not written again: the connection dropped during the first write, which most likely committed (else the lease was lost meanwhile)", {
+          taskId: id,
+        }).length === 1,
+      "the retried write to find the task done",
+      15_000,
+    );
+    expect(proxy.dropped).toBe(1);
+    expect(logger.find("recording task success failed, retrying", { taskId: id })).toHaveLength(1);
+    expect(await bed.row(id)).toMatchObject({ status: "succeeded", attempts: 1, result: { ok: true }, lease_owner: null });
+    expect(logger.find("task result discarded: this worker no longer holds its lease", { taskId: id })).toEqual([]);
+    // A late duplicate wake-up finds it done: it never runs again.
+    await bed.wake([id]);
+    await waitUntil(() => logger.find("wake-up dropped", { taskId: id }).length === 1 || runs.length > 1, "the second wake-up to be handled");
+    expect(runs).toEqual([id]);
+  });
 });

@@ -56,6 +56,9 @@ it("rejects bad options with a message naming the option and the fix", () => {
   );
   expect(configError({ concurrency: 0 }).message).toBe('Invalid option "concurrency": must be an integer from 1 to 10000, got 0.');
   expect(configError({ preparedStatements: "no" }).message).toBe('Invalid option "preparedStatements": must be true or false, got "no".');
+  expect(configError({ asyncCompletions: "off" }).message).toBe('Invalid option "asyncCompletions": must be true or false, got "off".');
+  expect(configError({ asyncClaims: 1 }).message).toBe('Invalid option "asyncClaims": must be true or false, got 1.');
+  expect(configError({ deleteOnSuccess: 0 }).message).toBe('Invalid option "deleteOnSuccess": must be true or false, got 0.');
   expect(configError({ leaseMs: 1.5 }).message).toBe('Invalid option "leaseMs": must be an integer from 100 to 2147483647, got 1.5.');
   expect(configError({ queues: ["bad queue"] }).message).toContain('Invalid option "queues": "bad queue" is not a queue name');
   expect(configError({ amqpUrl: "localhost:5672" }).message).toBe(

@@ -20,7 +20,7 @@ export const mysqlDialect: Dialect = {
   prismaProviders: ["mysql"],
   schemaFiles: { model: "prisma/mysql/task.prisma", migrations: "prisma/mysql/migrations" },
   packageFiles: ["prisma/mysql"],
-  capabilities: { notifications: false, inProcessWakeups: false, wakeupsWithoutBroker: "polling" },
+  capabilities: { notifications: false, inProcessWakeups: false, wakeupsWithoutBroker: "polling", asyncCommit: false },
   matchesUrl: (url) => /^(mysql|mariadb):\/\//i.test(url),
   openStore(url: string, options: OpenStoreOptions): Store {
     const pool = ownDb(url, {

@@ -16,6 +16,7 @@ export function insertRequest(db: CountingDb, table: MysqlTable, rows: readonly 
         table,
         keyed,
         rows.some((row) => row.concurrencyKey != null),
+        rows.some((row) => row.traceContext != null),
       ),
       [publishes, insertTasksParam(rows)],
     ),

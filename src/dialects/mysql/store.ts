@@ -23,6 +23,7 @@ import { checkTable } from "./sql/check-table.js";
 import { claimDueTasks } from "./sql/claim-due-tasks.js";
 import { claimTasksByIds } from "./sql/claim-tasks.js";
 import { completeTasks } from "./sql/complete-tasks.js";
+import { deleteSucceededTasks } from "./sql/delete-succeeded-tasks.js";
 import { extendLeases } from "./sql/extend-leases.js";
 import { failTasks } from "./sql/fail-tasks.js";
 import { findStaleWakeups, queuesWithStaleWakeups } from "./sql/find-stale-wakeups.js";
@@ -48,6 +49,7 @@ const UNITS: StoreUnits<CountingDb, MysqlTable> = {
   claimByIds: claimTasksByIds,
   claimDue: claimDueTasks,
   complete: completeTasks,
+  deleteSucceeded: deleteSucceededTasks,
   fail: failTasks,
   extendLeases,
   release: releaseTasks,

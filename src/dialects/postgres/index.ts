@@ -7,6 +7,7 @@ import type { TaskTable } from "../../store/task-table.js";
 import { DialectStore } from "../../store/dialect-store.js";
 import { pgMigrationLedger } from "./migration-ledger.js";
 import { ownDb } from "./own-db.js";
+import { poolerUrl } from "./pooler-url.js";
 import { isPrismaRawClient, prismaDb } from "./prisma-db.js";
 import { postgresParts } from "./store.js";
 import { pgTable } from "./table.js";
@@ -19,13 +20,14 @@ export const postgresDialect: Dialect = {
   prismaProviders: ["postgresql", "postgres"],
   schemaFiles: { model: "prisma/task.prisma", migrations: "prisma/migrations" },
   packageFiles: ["prisma/task.prisma", "prisma/migrations"],
-  capabilities: { notifications: true, inProcessWakeups: false, wakeupsWithoutBroker: "notify" },
+  capabilities: { notifications: true, inProcessWakeups: false, wakeupsWithoutBroker: "notify", asyncCommit: true },
   matchesUrl: (url) => /^postgres(ql)?:\/\//i.test(url),
   openStore(url: string, options: OpenStoreOptions): Store {
     const pool = ownDb(withStatementTimeout(url, options.statementTimeoutMs), {
       max: options.max,
       applicationName: options.applicationName,
       preparedStatements: options.preparedStatements,
+      directUrl: options.directUrl,
       connectTimeoutMs: options.connectTimeoutMs,
       queryTimeoutMs: options.queryTimeoutMs,
     });
@@ -38,9 +40,12 @@ export const postgresDialect: Dialect = {
   },
 };
 
-/** The URL with JIT off and a server-side statement timeout, unless the URL sets `options` itself. */
+/**
+ * The URL with JIT off and a server-side statement timeout, unless the URL sets `options` itself or goes through
+ * PgBouncer in transaction mode (which refuses the `options` startup parameter unless told to ignore it).
+ */
 function withStatementTimeout(url: string, statementTimeoutMs: number | undefined): string {
-  if (statementTimeoutMs === undefined) return url;
+  if (statementTimeoutMs === undefined || poolerUrl(url).transactionPooled) return url;
   const parsed = new URL(url);
   if (!parsed.searchParams.has("options")) parsed.searchParams.set("options", `-c jit=off -c statement_timeout=${statementTimeoutMs}`);
   return parsed.toString();

@@ -9,6 +9,8 @@ import {
   insertKeylessTasksSql,
   insertOneKeylessTaskParams,
   insertOneKeylessTaskSql,
+  isTraced,
+  oneTraceContext,
   type KeylessInsertRow,
 } from "./sql/insert-keyless-tasks.js";
 import { insertTasksParam, insertTasksSql } from "./sql/insert-tasks.js";
@@ -22,16 +24,17 @@ import { TaskQueueInternalError } from "../../errors.js";
 export function insertRequest(db: Db, table: PgTable, rows: readonly PreparedTask[], publishes: boolean, notifyChannel?: string): InsertRequest {
   const notify = notifyChannel !== undefined;
   const concurrencyKeys = rows.some((row) => row.concurrencyKey != null);
-  if (rows.length > 0 && !concurrencyKeys && rows.every((row) => row.key === null)) {
+  const traced = isTraced(rows);
+  if (rows.length > 0 && !concurrencyKeys && rows.every((row) => row.key === null) && oneTraceContext(rows)) {
     const read = (result: unknown) => keylessRows(rows, result as readonly KeylessInsertRow[]);
     if (rows.length === 1) {
-      return { request: db.request(insertOneKeylessTaskSql(table, notify), insertOneKeylessTaskParams(rows[0]!, publishes, notifyChannel)), read };
+      return { request: db.request(insertOneKeylessTaskSql(table, notify, traced), insertOneKeylessTaskParams(rows[0]!, publishes, notifyChannel)), read };
     }
-    return { request: db.request(insertKeylessTasksSql(table, notify), insertKeylessTasksParams(rows, publishes, notifyChannel)), read };
+    return { request: db.request(insertKeylessTasksSql(table, notify, traced), insertKeylessTasksParams(rows, publishes, notifyChannel)), read };
   }
   return {
     request: db.request(
-      insertTasksSql(table, notify, concurrencyKeys),
+      insertTasksSql(table, notify, concurrencyKeys, traced),
       notify ? [insertTasksParam(rows), publishes, notifyChannel] : [insertTasksParam(rows), publishes],
     ),
     read: (result) => result as InsertedTask[],

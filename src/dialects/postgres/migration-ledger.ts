@@ -5,16 +5,26 @@
 
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
-import { MigrationFailedError, MigrationLockedError } from "../../errors.js";
+import { MigrationFailedError, MigrationLockedError, TaskQueueConfigError } from "../../errors.js";
 import type { LedgerMigration, MigrationLedger, MigrationLedgerOptions } from "../../migrate/migration-ledger.js";
 import { pgDriver } from "./driver.js";
 import { classifyPgError } from "./errors.js";
+import { poolerUrl } from "./pooler-url.js";
 import * as sql from "./sql/prisma-migrations.js";
 
 /** How long the run waits for Prisma Migrate's lock, as Prisma does. */
 const LOCK_TIMEOUT_MS = 10_000;
 
-export function pgMigrationLedger(url: string, options: MigrationLedgerOptions = {}): MigrationLedger {
+export function pgMigrationLedger(givenUrl: string, options: MigrationLedgerOptions = {}): MigrationLedger {
+  const { url, transactionPooled } = poolerUrl(givenUrl);
+  // Prisma Migrate's lock and the migrations' transactions need one session for the run, which PgBouncer in
+  // transaction mode does not keep.
+  if (transactionPooled) {
+    throw new TaskQueueConfigError(
+      "directUrl",
+      "migrations hold a session lock for the run, and the database URL goes through PgBouncer in transaction mode (pgbouncer=true): set DIRECT_URL (or --direct-url, or directUrl in the config) to a direct URL of the same database.",
+    );
+  }
   let connecting: Promise<pg.Client> | undefined;
   const client = () =>
     (connecting ??= (async () => {

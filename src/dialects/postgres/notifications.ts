@@ -7,18 +7,24 @@ import type { Db } from "../../store/db.js";
 import { PgNotifySession } from "./notify-session.js";
 import { notifyWakeups } from "./sql/notify-wakeups.js";
 
-/** `url`: the store's own database URL, undefined for a store bound to a Prisma client. */
-export function pgNotifications(db: Db, url: string | undefined): WakeupNotifications {
+/**
+ * `own`: the store's own connection (undefined for a store bound to a Prisma client): where a session of its own may
+ * be opened, and whether its URL goes through PgBouncer in transaction mode (then only a given URL can listen).
+ */
+export function pgNotifications(db: Db, own: { sessionUrl: string | undefined } | undefined): WakeupNotifications {
   return {
     async notify(channel: string, queue: string, ids: readonly string[]): Promise<void> {
       if (ids.length > 0) await notifyWakeups(db, channel, queue, ids);
     },
+    canListen: (url) => (url ?? own?.sessionUrl) !== undefined,
     listen(channel: string, handlers: NotificationHandlers, options: ListenSessionOptions): NotificationSession {
-      const sessionUrl = options.url ?? url;
+      const sessionUrl = options.url ?? own?.sessionUrl;
       if (sessionUrl === undefined) {
         throw new TaskQueueConfigError(
           "listenUrl",
-          "listening for NOTIFY wake-ups needs a database URL, and this store runs through a Prisma client: pass databaseUrl, or listenUrl.",
+          own
+            ? "listening for NOTIFY wake-ups needs a session of its own, which PgBouncer in transaction mode (pgbouncer=true in the URL) does not keep: pass listenUrl (or directUrl), a direct URL of the same database."
+            : "listening for NOTIFY wake-ups needs a database URL, and this store runs through a Prisma client: pass databaseUrl, or listenUrl.",
         );
       }
       return new PgNotifySession({ url: sessionUrl, channel, handlers, logger: options.logger, maxReconnectDelayMs: options.maxReconnectDelayMs });

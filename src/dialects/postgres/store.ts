@@ -23,6 +23,7 @@ import { cleanerLockKey, leaderLockHolder } from "./sql/leader.js";
 import { claimDueTasks } from "./sql/claim-due-tasks.js";
 import { claimTasksByIds } from "./sql/claim-tasks.js";
 import { completeTasks } from "./sql/complete-tasks.js";
+import { deleteSucceededTasks } from "./sql/delete-succeeded-tasks.js";
 import { extendLeases } from "./sql/extend-leases.js";
 import { failTasks } from "./sql/fail-tasks.js";
 import { findStaleWakeups, queuesWithStaleWakeups } from "./sql/find-stale-wakeups.js";
@@ -39,7 +40,7 @@ import { checkTable } from "./sql/check-table.js";
 import { listQueues, pauseQueue, resumeQueue, syncQueues } from "./sql/queue-controls.js";
 import { pgGate } from "./sql/queue-gate.js";
 import type { PgTable } from "./table.js";
-import { LeaderLockStoreError } from "../../errors.js";
+import { LeaderLockStoreError, PooledLeaderLockError } from "../../errors.js";
 
 /** Each unit operation's SQL unit. */
 const UNITS: StoreUnits<Db, PgTable> = {
@@ -48,6 +49,7 @@ const UNITS: StoreUnits<Db, PgTable> = {
   claimByIds: claimTasksByIds,
   claimDue: claimDueTasks,
   complete: completeTasks,
+  deleteSucceeded: deleteSucceededTasks,
   fail: failTasks,
   extendLeases,
   release: releaseTasks,
@@ -105,7 +107,9 @@ export const postgresParts: StoreParts<Db, PgTable, PgOwnDb> = {
   classify: classifyPgError,
   leader(key, timing, _db, _table, own) {
     if (!own) throw new LeaderLockStoreError();
-    return advisoryLock(own.url, key, timing);
+    if (own.sessionUrl === undefined) throw new PooledLeaderLockError();
+    return advisoryLock(own.sessionUrl, key, timing);
   },
-  notifications: (db, own) => pgNotifications(db, own?.url),
+  notifications: (db, own) => pgNotifications(db, own),
+  asyncCommit: (own) => own.asyncCommit,
 };

@@ -20,7 +20,7 @@ export const sqliteDialect: Dialect = {
   prismaProviders: ["sqlite"],
   schemaFiles: { model: "prisma/sqlite/task.prisma", migrations: "prisma/sqlite/migrations" },
   packageFiles: ["prisma/sqlite"],
-  capabilities: { notifications: false, inProcessWakeups: true, wakeupsWithoutBroker: "in-process" },
+  capabilities: { notifications: false, inProcessWakeups: true, wakeupsWithoutBroker: "in-process", asyncCommit: false },
   matchesUrl: isSqliteUrl,
   openStore(url: string, options: OpenStoreOptions): Store {
     const table = sqliteTable(options.table);

@@ -22,6 +22,7 @@ import { selectTasksByKeys } from "./sql/insert-tasks.js";
 import { leaseHolder } from "./sql/leader.js";
 import { cancelTask, pruneTasks, retryDeadTasks, retryTask, runTaskNow } from "./sql/operator-actions.js";
 import { completeTasks, extendLeases, failTasks, releaseTasks } from "./sql/outcomes.js";
+import { deleteSucceededTasks } from "./sql/delete-succeeded-tasks.js";
 import { abandonExpired, findExpiredLeases, holdExpiredLease, requeueExpired } from "./sql/recover-leases.js";
 import { advanceSchedule, claimScheduleSlot, listSchedules, pruneScheduleSlots, syncSchedules } from "./sql/schedules.js";
 import { findStaleWakeups, findUnpublished, markPublished, markUnpublished, queuesWithStaleWakeups } from "./sql/wakeups.js";
@@ -36,6 +37,7 @@ const UNITS: StoreUnits<Db, SqliteTable> = {
   claimByIds: claimTasksByIds,
   claimDue: claimDueTasks,
   complete: completeTasks,
+  deleteSucceeded: deleteSucceededTasks,
   fail: failTasks,
   extendLeases,
   release: releaseTasks,

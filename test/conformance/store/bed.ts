@@ -23,6 +23,7 @@ export interface TaskSpec {
   maxAttempts?: number;
   key?: string | null;
   concurrencyKey?: string | null;
+  traceContext?: string | null;
 }
 
 /** The task names and queues the suite's pretend workers take. */
@@ -47,6 +48,7 @@ export function prepared(spec: TaskSpec = {}): PreparedTask {
     maxAttempts: spec.maxAttempts ?? 5,
     key: spec.key ?? null,
     ...(spec.concurrencyKey != null && { concurrencyKey: spec.concurrencyKey }),
+    ...(spec.traceContext != null && { traceContext: spec.traceContext }),
   };
 }
 
@@ -103,7 +105,7 @@ export class StoreBed {
   static async open(dialect: StoreDialect, options: { record?: MemberRecord } = {}): Promise<StoreBed> {
     const database = await dialect.createDatabase();
     const raw = await dialect.raw(database.url);
-    const real = openStore(database.url, { max: 4 });
+    const real = openStore(database.url, { max: 4, ...dialect.storeOptions?.(database.url) });
     const bed = new StoreBed(dialect, database.url, raw, options.record ?? new MemberRecord(), real, () => database.drop());
     bed.closers.push(() => real.close());
     return bed;
@@ -127,7 +129,7 @@ export class StoreBed {
 
   /** Another store on the same database (its own connections), recorded and broken as this bed's store. */
   other(): Store {
-    const real = openStore(this.url, { max: 2 });
+    const real = openStore(this.url, { max: 2, ...this.dialect.storeOptions?.(this.url) });
     this.closers.unshift(() => real.close().catch(() => {})); // a case may have closed it already
     return this.record.wrap(this.brokenKind ? brokenStore(real, this.brokenKind) : real);
   }

@@ -3,6 +3,7 @@
 
 import Database from "better-sqlite3";
 import pg from "pg";
+import type { StoreOptions } from "../../../src/open-store.js";
 import type { LeaderInfo } from "../../../src/store/leader-lock.js";
 import { createTestDatabase } from "../../support/database.js";
 import { createMysqlTestDatabase, mysqlTestPool, runMysqlScripts } from "../../support/mysql-database.js";
@@ -40,12 +41,16 @@ export interface RawConnection {
 export interface StoreDialect {
   /** The store's `dialect`. */
   name: string;
+  /** What stands between the stores and the server, when something does (a pooler). */
+  through?: string;
   /** A fresh database with the task table; drop() removes it. */
   createDatabase(): Promise<{ url: string; drop(): Promise<void> }>;
   /** A plain Prisma client of this dialect on `url`. */
   prismaClient(url: string): StorePrisma;
   /** A connection of the test's own on `url`. */
   raw(url: string): Promise<RawConnection>;
+  /** What the bed's stores on `url` are opened with beside their pool size (the direct URL behind a pooler). */
+  storeOptions?(url: string): Pick<StoreOptions, "directUrl">;
   /**
    * What a writer meets when another transaction is writing the same row: "row", that row alone is locked (claims and
    * marks skip it and report it locked, never waiting); "database", one write lock for the whole database (every other

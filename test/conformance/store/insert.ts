@@ -150,6 +150,22 @@ export const insertArea = area("insert", {
       }
     },
 
+    "the trace context is stored as given by every insert (one task, a batch sharing one, a batch of different ones, with keys), read back by findTask and the claim, null without one":
+      async (bed) => {
+        const context = (n: number) => JSON.stringify({ traceparent: `00-${String(n).padStart(32, "a")}-${String(n).padStart(16, "b")}-01`, tracestate: "ptq=t" + n });
+        const one = prepared({ traceContext: context(1) });
+        const shared = [prepared({ traceContext: context(2) }), prepared({ traceContext: context(2), delayMs: 60_000 })];
+        const mixed = [prepared({ traceContext: context(3) }), prepared({}), prepared({ traceContext: context(4), queue: "other" })];
+        const keyed = [prepared({ traceContext: context(5), key: "traced-1" }), prepared({ key: "traced-2" })];
+        const plain = [prepared({}), prepared({})];
+        for (const rows of [[one], shared, mixed, keyed, plain]) await sendInsert(bed.store, rows);
+        const all = [one, ...shared, ...mixed, ...keyed, ...plain];
+        const stored = await Promise.all(all.map(async (row) => (await bed.task(row.id)).traceContext));
+        expect(stored).toEqual(all.map((row) => row.traceContext ?? null));
+        const claimed = await bed.store.claimByIds([one.id, mixed[1]!.id], filterFor("trace-worker"));
+        expect(Object.fromEntries(claimed.map((result) => [result.id, result.claimed?.traceContext]))).toEqual({ [one.id]: context(1), [mixed[1]!.id]: null });
+      },
+
     "payloads come back as written: JSON null, nested values, quotes, backslashes, unicode": async (bed) => {
       const payloads = [null, { inner: null }, "text", 42, [true, { deep: ["é", "\u{1F600}", "\\", '"'] }], { big: "x".repeat(10_000) }];
       const ids = await bed.insert(payloads.map((payload) => ({ payload })));

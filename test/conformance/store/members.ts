@@ -10,6 +10,7 @@ export const STORE_MEMBERS: Record<keyof Store, true> = {
   claimByIds: true,
   claimDue: true,
   complete: true,
+  deleteSucceeded: true,
   fail: true,
   extendLeases: true,
   release: true,
@@ -61,12 +62,17 @@ export const STORE_MEMBERS: Record<keyof Store, true> = {
   endFailedTransaction: true,
   transaction: true,
   through: true,
+  withAsyncCommit: true,
   check: true,
   classify: true,
   close: true,
 };
 
 export type StoreMember = keyof Store;
+
+function wrapDefined(store: Store | undefined, wrap: (store: Store) => Store): Store | undefined {
+  return store && wrap(store);
+}
 
 /** Which areas of the suite used each member (a method called, or a property read). */
 export class MemberRecord {
@@ -103,6 +109,7 @@ export class MemberRecord {
         this.note(member);
         if (typeof value !== "function") return value;
         if (member === "through") return (prisma: unknown) => this.wrap(target.through(prisma));
+        if (member === "withAsyncCommit") return () => wrapDefined(target.withAsyncCommit(), (store) => this.wrap(store));
         if (member === "transaction") return <T>(fn: (tx: Store) => Promise<T>) => target.transaction((tx) => fn(this.wrap(tx)));
         return (value as (...args: unknown[]) => unknown).bind(target);
       },

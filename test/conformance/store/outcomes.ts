@@ -114,6 +114,61 @@ export const outcomesArea = area("outcomes", {
     },
   },
 
+  deleteSucceeded: {
+    "deletes the task its worker holds and answers the ids it deleted; the row is gone": async (bed) => {
+      const ids = await bed.insert([{}, {}, {}]);
+      await bed.claim(ids, "worker-a");
+      expect((await bed.store.deleteSucceeded("worker-a", ids)).sort()).toEqual([...ids].sort());
+      for (const id of ids) expect(await bed.store.findTask(id)).toBeUndefined();
+      const [one] = await bed.insert();
+      await bed.claim([one!], "worker-a");
+      expect(await bed.store.deleteSucceeded("worker-a", [one!])).toEqual([one]);
+      expect(await bed.store.findTask(one!)).toBeUndefined();
+      expect(await bed.store.deleteSucceeded("worker-a", [])).toEqual([]);
+    },
+
+    "leaves a task whose lease another worker holds, a pending one, a finished one and a missing one, alone or in a batch": async (bed) => {
+      const [theirs, mine, pending, done] = await bed.insert([{}, {}, {}, {}]);
+      await bed.claim([theirs!], "worker-b");
+      await bed.claim([mine!], "worker-a");
+      await bed.succeed([done!], "worker-a");
+      expect(await bed.store.deleteSucceeded("worker-a", [theirs!])).toEqual([]);
+      expect(await bed.store.deleteSucceeded("worker-a", [theirs!, pending!, done!, MISSING, mine!])).toEqual([mine]);
+      expect(await bed.task(theirs!)).toMatchObject({ status: "running", leaseOwner: "worker-b" });
+      expect((await bed.task(pending!)).status).toBe("pending");
+      expect((await bed.task(done!)).status).toBe("succeeded");
+    },
+
+    "a lease that ran out but that nobody took is still its worker's: the late success deletes it": async (bed) => {
+      const [id] = await bed.insert();
+      await bed.expired([id!], "slow-worker");
+      expect(await bed.store.deleteSucceeded("slow-worker", [id!])).toEqual([id]);
+      expect(await bed.store.findTask(id!)).toBeUndefined();
+    },
+
+    "the dedupe key of a deleted task is free again: the same key inserts a new task": async (bed) => {
+      const [first] = await bed.insertRows([{ key: "once" }]);
+      await bed.claim([first!.id!], "worker-a");
+      expect(await bed.store.deleteSucceeded("worker-a", [first!.id!])).toEqual([first!.id]);
+      const [second] = await bed.insertRows([{ key: "once" }]);
+      expect(second).toMatchObject({ created: true, key: "once", status: "pending" });
+      expect(second!.id).not.toBe(first!.id);
+    },
+
+    "inside a transaction that rolls back, the task stays running under its lease": async (bed) => {
+      const [id] = await bed.insert();
+      await bed.claim([id!], "worker-a");
+      const rollback = new Error("roll back");
+      await expect(
+        bed.store.transaction(async (tx) => {
+          expect(await tx.deleteSucceeded("worker-a", [id!])).toEqual([id]);
+          throw rollback;
+        }),
+      ).rejects.toBe(rollback);
+      expect(await bed.task(id!)).toMatchObject({ status: "running", leaseOwner: "worker-a" });
+    },
+  },
+
   fail: {
     "with attempts left: pending again after the delay (database clock), the error recorded, no lease, not published": async (bed) => {
       const [id] = await bed.insert([{ maxAttempts: 3 }], true);

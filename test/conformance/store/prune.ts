@@ -35,6 +35,9 @@ export const pruneArea = area("prune", {
       await bed.untilPast(new Date(earlyAt + 200));
       await bed.succeed([late!]);
       const lateAt = (await bed.task(late!)).finishedAt!.getTime();
+      // Past the late finish on the database clock (SQLite's counts milliseconds), so a prune that ignored the
+      // retention would take the late task too.
+      await bed.untilPast(new Date(lateAt + 2));
       const retentionMs = (await bed.store.now()).getTime() - (earlyAt + lateAt) / 2;
       expect(await bed.store.prune({ retentionMs, limit: 10 })).toEqual([early]);
       expect((await bed.task(late!)).status).toBe("succeeded");

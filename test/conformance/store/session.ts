@@ -7,10 +7,16 @@ import { NotAPrismaClientError, openStore, silentLogger } from "../../../src/ind
 import type { InsertedTask } from "../../../src/store/enqueue-rows.js";
 import type { Store } from "../../../src/store/store.js";
 import { notifyChannel } from "../../../src/wakeups/notify/notify-channel.js";
+import { DIALECTS } from "../../../src/dialects/index.js";
 import { area } from "./area.js";
-import { prepared, sendInsert, type StoreBed } from "./bed.js";
+import { filterFor, prepared, sendInsert, type StoreBed } from "./bed.js";
 
 class Rollback extends Error {}
+
+/** Whether the dialect of this name can commit its own connection's writes without waiting for the flush. */
+function hasAsyncCommit(dialect: string): boolean {
+  return DIALECTS.find((candidate) => candidate.name === dialect)!.capabilities.asyncCommit;
+}
 
 /** A store of this bed's database on a table that does not exist. */
 function storeWithoutTable(bed: StoreBed): Store {
@@ -162,6 +168,35 @@ export const sessionArea = area("session", {
       expect(() => bed.store.through(null)).toThrow(
         "store.through() takes a Prisma client or transaction client (one with $queryRawUnsafe and $executeRawUnsafe), but was given null.",
       );
+    },
+  },
+
+  withAsyncCommit: {
+    "exists exactly where the dialect has the capability, and never for a store bound to an app's Prisma client": async (bed) => {
+      const relaxed = bed.store.withAsyncCommit();
+      expect(relaxed !== undefined).toBe(hasAsyncCommit(bed.dialect.name));
+      expect(bed.store.through(bed.prisma()).withAsyncCommit()).toBeUndefined();
+    },
+
+    "claims, completes and fails as the store does; another connection sees each write at once; closing it closes nothing": {
+      when: (dialect) => hasAsyncCommit(dialect.name),
+      run: async (bed) => {
+        const relaxed = bed.store.withAsyncCommit()!;
+        const [done, failed, due] = await bed.insert([{}, {}, {}]);
+        const claimed = await relaxed.claimByIds([done!, failed!], filterFor("worker-a"));
+        expect(claimed.map((result) => result.claimed?.status)).toEqual(["running", "running"]);
+        expect((await relaxed.claimDue(5, filterFor("worker-a"))).map((task) => task.id)).toEqual([due]);
+        expect(await relaxed.complete("worker-a", [{ id: done!, resultJson: "7" }])).toEqual([done]);
+        expect(await relaxed.complete("worker-b", [{ id: due!, resultJson: "null" }])).toEqual([]);
+        expect((await relaxed.fail("worker-a", [{ id: failed!, error: "Error: boom", delayMs: 0, finalReason: null }])).map((row) => row.status)).toEqual(["pending"]);
+        const other = bed.other();
+        expect(await other.findTask(done!)).toMatchObject({ status: "succeeded", result: 7, finishedBy: "worker-a" });
+        expect(await other.findTask(failed!)).toMatchObject({ status: "pending", lastError: "Error: boom" });
+        expect(await other.findTask(due!)).toMatchObject({ status: "running", leaseOwner: "worker-a" });
+        await relaxed.close();
+        expect(await bed.store.findTask(done!)).toMatchObject({ status: "succeeded" });
+        expect(await relaxed.transaction((tx) => tx.findTask(due!))).toMatchObject({ status: "running" });
+      },
     },
   },
 

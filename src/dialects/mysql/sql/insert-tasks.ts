@@ -20,20 +20,22 @@ const READ_CHUNK = 5000;
  * run_at, created_at and published_at come from one UTC_TIMESTAMP(6) (constant within a statement), so "due at the
  * insert" is exactly run_at <= created_at afterwards.
  */
-export function insertTasksSql(table: MysqlTable, keyed: boolean, concurrencyKeys = false): string {
-  // The concurrency_key column only when a task has one, so an app that declares no key enqueues on a table without it.
-  const ck = concurrencyKeys ? ", concurrency_key" : "";
+export function insertTasksSql(table: MysqlTable, keyed: boolean, concurrencyKeys = false, traced = false): string {
+  // The concurrency_key column only when a task has one, so an app that declares no key enqueues on a table without it;
+  // trace_context likewise only when a task carries a trace context.
+  const ck = (concurrencyKeys ? ", concurrency_key" : "") + (traced ? ", trace_context" : "");
+  const values = (concurrencyKeys ? ", r.concurrency_key" : "") + (traced ? ", r.trace_context" : "");
   return `INSERT ${keyed ? "IGNORE " : ""}INTO ${table.sql}
   (id, name, queue, payload, priority, run_at, max_attempts, \`key\`, published_at, created_at, updated_at${ck})
 SELECT r.id, r.name, r.queue, COALESCE(r.payload, 'null'), r.priority, r.due_at, r.max_attempts, r.\`key\`,
-       CASE WHEN ? AND r.due_at <= ${NOW} THEN ${NOW} END, ${NOW}, ${NOW}${ck ? ", r.concurrency_key" : ""}
+       CASE WHEN ? AND r.due_at <= ${NOW} THEN ${NOW} END, ${NOW}, ${NOW}${values}
 FROM (
   SELECT j.*, COALESCE(CAST(j.run_at_text AS DATETIME(6)), ${NOW} + INTERVAL j.delay_ms * 1000 MICROSECOND) AS due_at
   FROM JSON_TABLE(?, '$[*]' COLUMNS (
     i INT PATH '$.i', id VARCHAR(36) PATH '$.id', name VARCHAR(200) PATH '$.name', queue VARCHAR(100) PATH '$.queue',
     payload JSON PATH '$.payload', priority INT PATH '$.priority', delay_ms BIGINT PATH '$.delay_ms',
     run_at_text VARCHAR(32) PATH '$.run_at', max_attempts INT PATH '$.max_attempts', \`key\` VARCHAR(512) PATH '$.key',
-    concurrency_key VARCHAR(200) PATH '$.concurrency_key'
+    concurrency_key VARCHAR(200) PATH '$.concurrency_key'${traced ? ", trace_context TEXT PATH '$.trace_context'" : ""}
   )) AS j
 ) AS r
 ORDER BY r.i`;
@@ -47,7 +49,8 @@ export function insertTasksParam(rows: readonly PreparedTask[]): string {
       `{"i":${i},"id":"${row.id}","name":${JSON.stringify(row.name)},"queue":${JSON.stringify(row.queue)},` +
       `"payload":${row.json},"priority":${row.priority},"delay_ms":${row.delayMs},` +
       `"run_at":${row.runAt ? `"${toTimeText(row.runAt)}"` : "null"},"max_attempts":${row.maxAttempts},` +
-      `"key":${row.key === null ? "null" : JSON.stringify(row.key)},"concurrency_key":${row.concurrencyKey == null ? "null" : JSON.stringify(row.concurrencyKey)}}`
+      `"key":${row.key === null ? "null" : JSON.stringify(row.key)},"concurrency_key":${row.concurrencyKey == null ? "null" : JSON.stringify(row.concurrencyKey)}` +
+      `${row.traceContext == null ? "" : `,"trace_context":${JSON.stringify(row.traceContext)}`}}`
     );
   });
   return `[${parts.join(",")}]`;

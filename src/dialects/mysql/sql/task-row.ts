@@ -30,6 +30,7 @@ export function taskColumns(alias?: string): string {
     `${timeText(`${a}published_at`)} AS published_at`,
     `${a}finished_by`,
     `${a}concurrency_key`,
+    `${a}trace_context`,
     `${jsonText(`${a}errors`)} AS errors`,
   ].join(", ");
 }
@@ -56,6 +57,7 @@ export interface TaskRow {
   published_at: string | null;
   finished_by: string | null;
   concurrency_key: string | null;
+  trace_context: string | null;
   errors: string | null;
 }
 
@@ -81,6 +83,7 @@ export function toTaskRecord(row: TaskRow): TaskRecord {
     publishedAt: fromNullableTimeText(row.published_at),
     finishedBy: row.finished_by,
     concurrencyKey: row.concurrency_key ?? null,
+    traceContext: row.trace_context ?? null,
     errors: toErrorHistory(row.errors),
   };
 }

@@ -25,12 +25,15 @@ export interface KeylessInsertRow {
  * that the new tasks' wake-ups (due now, or due later) are sent on, inside the enqueuing transaction (see
  * notify-wakeups.ts).
  */
-export function insertKeylessTasksSql(table: PgTable, notify = false): string {
+export function insertKeylessTasksSql(table: PgTable, notify = false, traced = false): string {
+  // With `traced`, the batch's one trace context (its enqueue call's span) is the last parameter; the column is named
+  // only then (see insertTasksSql). A batch whose tasks carry different contexts takes insertTasksSql.
+  const tc = traced ? `, $${notify ? 8 : 7}::text` : "";
   return `WITH inserted AS (
-  INSERT INTO ${table.sql} (id, name, queue, payload, priority, run_at, max_attempts, published_at)
+  INSERT INTO ${table.sql} (id, name, queue, payload, priority, run_at, max_attempts, published_at${traced ? ", trace_context" : ""})
   SELECT id, COALESCE(name, $3::text), COALESCE(queue, $4::text), COALESCE(payload, 'null'::jsonb),
          COALESCE(priority, $5::int), due_at, COALESCE(max_attempts, $6::int),
-         CASE WHEN $2::boolean AND due_at <= now() THEN now() END
+         CASE WHEN $2::boolean AND due_at <= now() THEN now() END${tc}
   FROM (
     SELECT *, COALESCE(run_at, now() + COALESCE(delay_ms, 0) * interval '1 millisecond') AS due_at
     FROM jsonb_to_recordset($1::jsonb) AS r(
@@ -64,8 +67,10 @@ export function insertKeylessTasksParams(rows: readonly PreparedTask[], publishe
     if (row.runAt) part += `,"run_at":"${row.runAt.toISOString()}"`;
     parts[i] = `${part}}`;
   }
-  const params = [`[${parts.join(",")}]`, publishes, first.name, first.queue, first.priority, first.maxAttempts];
-  return channel === undefined ? params : [...params, channel];
+  const params: unknown[] = [`[${parts.join(",")}]`, publishes, first.name, first.queue, first.priority, first.maxAttempts];
+  if (channel !== undefined) params.push(channel);
+  if (isTraced(rows)) params.push(first.traceContext ?? null);
+  return params;
 }
 
 /**
@@ -75,10 +80,11 @@ export function insertKeylessTasksParams(rows: readonly PreparedTask[], publishe
  * With `notify`, `$10` is the NOTIFY channel its wake-up (due now, or due later) is sent on, inside the enqueuing
  * transaction.
  */
-export function insertOneKeylessTaskSql(table: PgTable, notify = false): string {
+export function insertOneKeylessTaskSql(table: PgTable, notify = false, traced = false): string {
   const dueAt = `COALESCE($6::timestamptz, now() + $7::bigint * interval '1 millisecond')`;
-  const insert = `INSERT INTO ${table.sql} (id, name, queue, payload, priority, run_at, max_attempts, published_at)
-VALUES ($1::uuid, $2::text, $3::text, $4::jsonb, $5::int, ${dueAt}, $8::int, CASE WHEN $9::boolean AND ${dueAt} <= now() THEN now() END)`;
+  // With `traced`, the trace context is the last parameter.
+  const insert = `INSERT INTO ${table.sql} (id, name, queue, payload, priority, run_at, max_attempts, published_at${traced ? ", trace_context" : ""})
+VALUES ($1::uuid, $2::text, $3::text, $4::jsonb, $5::int, ${dueAt}, $8::int, CASE WHEN $9::boolean AND ${dueAt} <= now() THEN now() END${traced ? `, $${notify ? 11 : 10}::text` : ""})`;
   const result = `NULL::text AS id, (extract(epoch FROM run_at) * 1000)::float8 AS "runAtMs", run_at <= now() AS due,
   CASE WHEN run_at > now() THEN GREATEST(0, extract(epoch FROM run_at - statement_timestamp()) * 1000)::float8 END AS "dueInMs"`;
   if (!notify) return `${insert}\nRETURNING ${result}`;
@@ -92,6 +98,19 @@ SELECT ${result} FROM inserted WHERE ${NOTIFIED_GUARD}`;
 /** The parameters of insertOneKeylessTaskSql. runAt goes as ISO text, as in the JSON of the batch statements. */
 export function insertOneKeylessTaskParams(row: PreparedTask, publishes: boolean, channel?: string): unknown[] {
   const runAt = row.runAt ? row.runAt.toISOString() : null;
-  const params = [row.id, row.name, row.queue, row.json, row.priority, runAt, row.delayMs, row.maxAttempts, publishes];
-  return channel === undefined ? params : [...params, channel];
+  const params: unknown[] = [row.id, row.name, row.queue, row.json, row.priority, runAt, row.delayMs, row.maxAttempts, publishes];
+  if (channel !== undefined) params.push(channel);
+  if (row.traceContext != null) params.push(row.traceContext);
+  return params;
+}
+
+/** True when some task carries a trace context: the statements then write the trace_context column. */
+export function isTraced(rows: readonly PreparedTask[]): boolean {
+  return rows.some((row) => row.traceContext != null);
+}
+
+/** True when every task carries the same trace context (or none does): the keyless statements can write it. */
+export function oneTraceContext(rows: readonly PreparedTask[]): boolean {
+  const first = rows[0]?.traceContext ?? null;
+  return rows.every((row) => (row.traceContext ?? null) === first);
 }

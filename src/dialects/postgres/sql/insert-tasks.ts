@@ -18,14 +18,15 @@ import { NOTIFIED_GUARD, notifiedCte } from "./notify-wakeups.js";
  * With `notify`, `$3` is the NOTIFY channel the new tasks' wake-ups (due now, or due later) are sent on, inside the
  * enqueuing transaction.
  */
-export function insertTasksSql(table: PgTable, notify = false, concurrencyKeys = false): string {
+export function insertTasksSql(table: PgTable, notify = false, concurrencyKeys = false, traced = false): string {
   const t = table.sql;
-  // The concurrency_key column only when a task has one, so an app that declares no key enqueues on a table without it.
-  const ck = concurrencyKeys ? ", concurrency_key" : "";
+  // The concurrency_key column only when a task has one, so an app that declares no key enqueues on a table without it;
+  // trace_context likewise only when a task carries a trace context.
+  const ck = (concurrencyKeys ? ", concurrency_key" : "") + (traced ? ", trace_context" : "");
   return `WITH input AS (
   SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(
     i int, id uuid, name text, queue text, payload jsonb, priority int,
-    delay_ms bigint, run_at timestamptz, max_attempts int, key text${concurrencyKeys ? ", concurrency_key text" : ""})
+    delay_ms bigint, run_at timestamptz, max_attempts int, key text${concurrencyKeys ? ", concurrency_key text" : ""}${traced ? ", trace_context text" : ""})
 ), inserted AS (
   INSERT INTO ${t} (id, name, queue, payload, priority, run_at, max_attempts, key, published_at${ck})
   SELECT id, name, queue, COALESCE(payload, 'null'::jsonb), priority, due_at, max_attempts, key,
@@ -63,7 +64,8 @@ export function insertTasksParam(rows: readonly PreparedTask[]): string {
       `{"i":${i},"id":"${row.id}","name":${JSON.stringify(row.name)},"queue":${JSON.stringify(row.queue)},` +
       `"payload":${row.json},"priority":${row.priority},"delay_ms":${row.delayMs},` +
       `"run_at":${row.runAt ? `"${row.runAt.toISOString()}"` : "null"},"max_attempts":${row.maxAttempts},` +
-      `"key":${row.key === null ? "null" : JSON.stringify(row.key)},"concurrency_key":${row.concurrencyKey == null ? "null" : JSON.stringify(row.concurrencyKey)}}`,
+      `"key":${row.key === null ? "null" : JSON.stringify(row.key)},"concurrency_key":${row.concurrencyKey == null ? "null" : JSON.stringify(row.concurrencyKey)}` +
+      `${row.traceContext == null ? "" : `,"trace_context":${JSON.stringify(row.traceContext)}`}}`,
   );
   return `[${parts.join(",")}]`;
 }

@@ -28,6 +28,7 @@ export function taskColumns(alias?: string): string {
     `${a}published_at`,
     `${a}finished_by`,
     `${a}concurrency_key`,
+    `${a}trace_context`,
     `${a}errors`,
   ].join(", ");
 }
@@ -54,6 +55,7 @@ export interface TaskRow {
   published_at: Date | string | null;
   finished_by: string | null;
   concurrency_key: string | null;
+  trace_context: string | null;
   errors: unknown;
 }
 
@@ -79,6 +81,7 @@ export function toTaskRecord(row: TaskRow): TaskRecord {
     publishedAt: toNullableDate(row.published_at),
     finishedBy: row.finished_by,
     concurrencyKey: row.concurrency_key ?? null,
+    traceContext: row.trace_context ?? null,
     errors: toErrorHistory(row.errors),
   };
 }

@@ -18,22 +18,24 @@ export interface WrittenRow {
 const COLUMNS = "id, name, queue, payload, priority, run_at, max_attempts, key, published_at, created_at, updated_at";
 /** The concurrency_key column only when a task has one, so an app that declares no key enqueues on a table without it. */
 const hasConcurrencyKey = (rows: readonly PreparedTask[]) => rows.some((row) => row.concurrencyKey != null);
+/** The trace_context column likewise only when a task carries a trace context. */
+const isTraced = (rows: readonly PreparedTask[]) => rows.some((row) => row.traceContext != null);
 
 /**
  * The batch statement: {rows} is the JSON array of insertTasksParam, {publishes} is 1 when the caller publishes the
  * due tasks' wake-ups after commit (their published_at is set now; a failed publish clears it again).
  */
 export function insertTasksStatement(table: SqliteTable, rows: readonly PreparedTask[], publishes: boolean): [string, unknown[]] {
-  return bind(insertTasksSql(table, hasConcurrencyKey(rows)), { rows: insertTasksParam(rows), publishes: publishes ? 1 : 0 });
+  return bind(insertTasksSql(table, hasConcurrencyKey(rows), isTraced(rows)), { rows: insertTasksParam(rows), publishes: publishes ? 1 : 0 });
 }
 
-function insertTasksSql(table: SqliteTable, concurrencyKeys: boolean): string {
-  const ck = concurrencyKeys ? ", concurrency_key" : "";
+function insertTasksSql(table: SqliteTable, concurrencyKeys: boolean, traced: boolean): string {
+  const ck = (concurrencyKeys ? ", concurrency_key" : "") + (traced ? ", trace_context" : "");
   return `WITH input AS (
   SELECT value ->> '$.id' AS id, value ->> '$.name' AS name, value ->> '$.queue' AS queue, value ->> '$.payload' AS payload,
          value ->> '$.priority' AS priority, value ->> '$.max_attempts' AS max_attempts, value ->> '$.key' AS key,
          COALESCE(value ->> '$.run_at', ${nowPlus("value ->> '$.delay_ms'")}) AS due_at, key AS position,
-         value ->> '$.concurrency_key' AS concurrency_key
+         value ->> '$.concurrency_key' AS concurrency_key, value ->> '$.trace_context' AS trace_context
   FROM json_each({rows})
 )
 INSERT INTO ${table.sql} (${COLUMNS}${ck})
@@ -52,7 +54,8 @@ function insertTasksParam(rows: readonly PreparedTask[]): string {
       `{"id":"${row.id}","name":${JSON.stringify(row.name)},"queue":${JSON.stringify(row.queue)},"payload":${JSON.stringify(row.json)},` +
       `"priority":${row.priority},"max_attempts":${row.maxAttempts},"delay_ms":${row.delayMs}` +
       `${row.runAt ? `,"run_at":"${storedTime(row.runAt)}"` : ""}${row.key === null ? "" : `,"key":${JSON.stringify(row.key)}`}` +
-      `${row.concurrencyKey == null ? "" : `,"concurrency_key":${JSON.stringify(row.concurrencyKey)}`}}`;
+      `${row.concurrencyKey == null ? "" : `,"concurrency_key":${JSON.stringify(row.concurrencyKey)}`}` +
+      `${row.traceContext == null ? "" : `,"trace_context":${JSON.stringify(row.traceContext)}`}}`;
   }
   return `[${parts.join(",")}]`;
 }
@@ -61,9 +64,10 @@ function insertTasksParam(rows: readonly PreparedTask[]): string {
 export function insertOneTaskStatement(table: SqliteTable, row: PreparedTask, publishes: boolean): [string, unknown[]] {
   const dueAt = `COALESCE({runAt}, ${nowPlus("{delayMs}")})`;
   const keyed = row.concurrencyKey != null;
+  const traced = row.traceContext != null;
   return bind(
-    `INSERT INTO ${table.sql} (${COLUMNS}${keyed ? ", concurrency_key" : ""})
-VALUES ({id}, {name}, {queue}, {payload}, {priority}, ${dueAt}, {maxAttempts}, {key}, CASE WHEN {publishes} AND ${dueAt} <= ${NOW} THEN ${NOW} END, ${NOW}, ${NOW}${keyed ? ", {concurrencyKey}" : ""})
+    `INSERT INTO ${table.sql} (${COLUMNS}${keyed ? ", concurrency_key" : ""}${traced ? ", trace_context" : ""})
+VALUES ({id}, {name}, {queue}, {payload}, {priority}, ${dueAt}, {maxAttempts}, {key}, CASE WHEN {publishes} AND ${dueAt} <= ${NOW} THEN ${NOW} END, ${NOW}, ${NOW}${keyed ? ", {concurrencyKey}" : ""}${traced ? ", {traceContext}" : ""})
 ON CONFLICT (key) DO NOTHING
 RETURNING id, run_at, run_at <= ${NOW} AS due`,
     {
@@ -78,6 +82,7 @@ RETURNING id, run_at, run_at <= ${NOW} AS due`,
       key: row.key,
       publishes: publishes ? 1 : 0,
       ...(keyed && { concurrencyKey: row.concurrencyKey }),
+      ...(traced && { traceContext: row.traceContext }),
     },
   );
 }

@@ -31,6 +31,7 @@ export function taskColumns(alias?: string): string {
     `${a}published_at AS published_at`,
     `${a}finished_by AS finished_by`,
     `${a}concurrency_key AS concurrency_key`,
+    `${a}trace_context AS trace_context`,
     `CAST(${a}errors AS TEXT) AS errors`,
   ].join(", ");
 }
@@ -57,6 +58,7 @@ export interface SqliteTaskRow {
   published_at: unknown;
   finished_by: string | null;
   concurrency_key: string | null;
+  trace_context: string | null;
   errors: string | null;
 }
 
@@ -87,6 +89,7 @@ export function toTaskRecord(row: SqliteTaskRow): TaskRecord {
     publishedAt: toNullableDate(row.published_at),
     finishedBy: row.finished_by,
     concurrencyKey: row.concurrency_key ?? null,
+    traceContext: row.trace_context ?? null,
     errors: toErrorHistory(row.errors),
   };
 }

@@ -1,0 +1,120 @@
+// PgBouncer in transaction mode in front of the test server, for the tests that run through one: Debian's pgbouncer
+// (1.18, which keeps no prepared statement across transactions), started on a free port with a config of its own,
+// every database of the server behind it. One process per test file, shared by the file's databases.
+
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { waitUntil } from "./wait.js";
+
+export class PgBouncer {
+  private constructor(
+    private readonly child: ChildProcess,
+    private readonly dir: string,
+    readonly port: number,
+    private readonly exited: Promise<void>,
+  ) {}
+
+  /** Starts one in front of the server of `serverUrl`; resolves once it answers a query. */
+  static async start(serverUrl: string): Promise<PgBouncer> {
+    const binary = which("pgbouncer");
+    const server = new URL(serverUrl);
+    const port = await freePort();
+    const dir = mkdtempSync(join(tmpdir(), "ptq-pgbouncer-"));
+    chmodSync(dir, 0o755);
+    writeFileSync(join(dir, "users.txt"), `"${decodeURIComponent(server.username || "postgres")}" ""\n`);
+    writeFileSync(
+      join(dir, "pgbouncer.ini"),
+      [
+        "[databases]",
+        `* = host=${server.hostname} port=${server.port || 5432}`,
+        "[pgbouncer]",
+        "listen_addr = 127.0.0.1",
+        `listen_port = ${port}`,
+        "unix_socket_dir =",
+        "auth_type = trust",
+        `auth_file = ${join(dir, "users.txt")}`,
+        "pool_mode = transaction",
+        "max_client_conn = 1000",
+        "default_pool_size = 40",
+        "server_reset_query =",
+        // What pg and Prisma send at startup that PgBouncer would otherwise refuse.
+        "ignore_startup_parameters = extra_float_digits",
+        "",
+      ].join("\n"),
+    );
+    // PgBouncer refuses to run as root: then it runs as the server's system user.
+    const args = [join(dir, "pgbouncer.ini"), ...(process.getuid?.() === 0 ? ["-u", "postgres"] : [])];
+    const child = spawn(binary, args, { stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    const bouncer = new PgBouncer(child, dir, port, exited);
+    try {
+      await waitUntil(
+        async () => {
+          if (child.exitCode !== null) throw new Error(`pgbouncer exited with code ${child.exitCode}: ${stderr}`);
+          return bouncer.answers(server);
+        },
+        `pgbouncer to answer on port ${port}`,
+        15_000,
+      );
+    } catch (error) {
+      await bouncer.stop();
+      throw error;
+    }
+    return bouncer;
+  }
+
+  /** The URL of `directUrl`'s database through this PgBouncer, with `pgbouncer=true` as an app would write it. */
+  url(directUrl: string): string {
+    const url = new URL(directUrl);
+    url.port = String(this.port);
+    url.searchParams.set("pgbouncer", "true");
+    return url.toString();
+  }
+
+  async stop(): Promise<void> {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGTERM");
+    await this.exited;
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  private async answers(server: URL): Promise<boolean> {
+    const client = new pg.Client({ connectionString: this.url(server.toString()).replace(/[?&]pgbouncer=true/, "") });
+    client.on("error", () => {});
+    try {
+      await client.connect();
+      await client.query("SELECT 1");
+      return true;
+    } catch {
+      return false;
+    } finally {
+      await client.end().catch(() => {});
+    }
+  }
+}
+
+function which(command: string): string {
+  try {
+    return execFileSync("sh", ["-c", `command -v ${command} || ls /usr/sbin/${command}`], { encoding: "utf8" })
+      .trim()
+      .split("\n")[0]!;
+  } catch {
+    throw new Error(`${command} is not installed: install Debian's package (apt-get install -y ${command}); .ci/run does.`);
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
