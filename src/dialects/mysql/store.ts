@@ -40,7 +40,7 @@ import { advanceSchedule, claimScheduleSlot, listSchedules, pruneScheduleSlots, 
 import type { MysqlTable } from "./table.js";
 import { listQueues, pauseQueue, resumeQueue, syncQueues } from "./sql/queue-controls.js";
 import { mysqlGate } from "./sql/queue-gate.js";
-import { LeaderLockStoreError } from "../../errors.js";
+import { LeaderLockStoreError } from "../../leader-errors.js";
 
 /** Each unit operation's SQL unit. */
 const UNITS: StoreUnits<CountingDb, MysqlTable> = {

@@ -40,7 +40,7 @@ import { checkTable } from "./sql/check-table.js";
 import { listQueues, pauseQueue, resumeQueue, syncQueues } from "./sql/queue-controls.js";
 import { pgGate } from "./sql/queue-gate.js";
 import type { PgTable } from "./table.js";
-import { LeaderLockStoreError, PooledLeaderLockError } from "../../errors.js";
+import { LeaderLockStoreError, PooledLeaderLockError } from "../../leader-errors.js";
 
 /** Each unit operation's SQL unit. */
 const UNITS: StoreUnits<Db, PgTable> = {
