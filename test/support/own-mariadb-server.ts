@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import * as mariadb from "mariadb";
-import { freePort } from "./own-postgres-server.js";
+import { freePort } from "./free-port.js";
 
 const run = promisify(execFile);
 

@@ -4,28 +4,16 @@
 
 import { execFile } from "node:child_process";
 import { chmodSync, chownSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
+import { freePort } from "./free-port.js";
 
 const run = promisify(execFile);
 
 /** Where Debian and Ubuntu install PostgreSQL's server programs; PTQ_PG_BIN overrides. */
 const BIN = process.env.PTQ_PG_BIN ?? "/usr/lib/postgresql/15/bin";
-
-/** A port nobody listens on now (the kernel's pick). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Settings of the test server: durable commits by default, as in production; a small footprint. */
 const SETTINGS = ["fsync=on", "synchronous_commit=on", "full_page_writes=on", "max_connections=60", "shared_buffers=32MB", "listen_addresses=127.0.0.1"];

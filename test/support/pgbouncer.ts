@@ -4,10 +4,10 @@
 
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
+import { freePort } from "./free-port.js";
 import { waitUntil } from "./wait.js";
 
 export class PgBouncer {
@@ -106,15 +106,4 @@ function which(command: string): string {
   } catch {
     throw new Error(`${command} is not installed: install Debian's package (apt-get install -y ${command}); .ci/run does.`);
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
