@@ -66,12 +66,13 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/** The soak's tasks that succeed in the end: many attempts, a short backoff, a timeout no planned sleep reaches. */
+const RETRIED = { maxAttempts: 12, timeoutMs: 20_000, backoff: { baseMs: 100, factor: 2, maxMs: 2000 } };
+
 export const soakTasks = defineTasks({
   "soak-plain": {
     payload: work,
-    maxAttempts: 12,
-    timeoutMs: 20_000,
-    backoff: { baseMs: 100, factor: 2, maxMs: 2000 },
+    ...RETRIED,
     handler: traced(async ({ sleepMs, failTimes }, ctx) => {
       await sleep(sleepMs, ctx.signal);
       if (ctx.attempt <= failTimes) throw new Error(`planned failure ${ctx.attempt} of ${failTimes}`);
@@ -96,9 +97,7 @@ export const soakTasks = defineTasks({
   // logged like every other; which slot it belongs to is in the slot table.
   "soak-scheduled": {
     payload: z.object({}),
-    maxAttempts: 12,
-    timeoutMs: 20_000,
-    backoff: { baseMs: 100, factor: 2, maxMs: 2000 },
+    ...RETRIED,
     schedules: [
       { key: "every-second", cron: "* * * * * *" },
       { key: "every-2-seconds", cron: "*/2 * * * * *" },
@@ -114,9 +113,7 @@ export const soakTasks = defineTasks({
     payload: accountWork,
     queue: "soak-limited",
     concurrency: { limit: 1, key: (payload) => payload.account },
-    maxAttempts: 12,
-    timeoutMs: 20_000,
-    backoff: { baseMs: 100, factor: 2, maxMs: 2000 },
+    ...RETRIED,
     handler: traced(async ({ sleepMs, failTimes }, ctx) => {
       await sleep(sleepMs, ctx.signal);
       if (ctx.attempt <= failTimes) throw new Error(`planned failure ${ctx.attempt} of ${failTimes}`);
@@ -126,9 +123,7 @@ export const soakTasks = defineTasks({
   "soak-rated": {
     payload: work,
     queue: "soak-rated",
-    maxAttempts: 12,
-    timeoutMs: 20_000,
-    backoff: { baseMs: 100, factor: 2, maxMs: 2000 },
+    ...RETRIED,
     handler: traced(async ({ sleepMs }, ctx) => {
       await sleep(Math.min(sleepMs, 100), ctx.signal);
       return undefined;
@@ -137,9 +132,7 @@ export const soakTasks = defineTasks({
   "soak-pausable": {
     payload: work,
     queue: "soak-paused",
-    maxAttempts: 12,
-    timeoutMs: 20_000,
-    backoff: { baseMs: 100, factor: 2, maxMs: 2000 },
+    ...RETRIED,
     handler: traced(async ({ sleepMs }, ctx) => {
       await sleep(sleepMs, ctx.signal);
       return undefined;
