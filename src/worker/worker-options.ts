@@ -95,8 +95,9 @@ export interface WorkerOptions<Tasks extends TaskRegistry = TaskRegistry> extend
   leaseMs?: number;
   /**
    * Prepare the worker's frequent statements (claim, complete, fail, extend leases) once per connection, so the
-   * server parses and plans them once instead of at every call. Default true. Set false behind a pooler that cannot
-   * keep prepared statements across transactions (PgBouncer before 1.21 in transaction mode). Ignored with `store`.
+   * server parses and plans them once instead of at every call. Default true, and false when the database URL says
+   * `pgbouncer=true`. Set false behind another pooler that cannot keep prepared statements across transactions
+   * (PgBouncer before 1.21 in transaction mode, say). Ignored with `store`.
    */
   preparedStatements?: boolean;
   /**
@@ -173,7 +174,8 @@ export interface ResolvedWorkerOptions {
   claimAhead: number;
   leaseMs: number;
   pollIntervalMs: number;
-  preparedStatements: boolean;
+  /** Undefined: the database URL decides (no prepared statements through `pgbouncer=true`). */
+  preparedStatements: boolean | undefined;
   asyncCompletions: boolean;
   asyncClaims: boolean;
   shutdownGraceMs: number;
@@ -264,7 +266,7 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
     claimAhead: positiveInteger("claimAhead", options.claimAhead, 1000, 0, 100_000),
     leaseMs,
     pollIntervalMs: positiveInteger("pollIntervalMs", options.pollIntervalMs, DEFAULT_POLL_INTERVAL_MS, 10),
-    preparedStatements: flag("preparedStatements", options.preparedStatements, true),
+    preparedStatements: options.preparedStatements === undefined ? undefined : flag("preparedStatements", options.preparedStatements, true),
     asyncCompletions: flag("asyncCompletions", options.asyncCompletions, true),
     asyncClaims: flag("asyncClaims", options.asyncClaims, false),
     shutdownGraceMs: positiveInteger("shutdownGraceMs", options.shutdownGraceMs, 10_000, 0),

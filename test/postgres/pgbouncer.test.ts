@@ -9,11 +9,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createCleaner, createWorker, defineTasks, type Cleaner, type Worker, type WorkerOptions } from "../../src/index.js";
 import { runCli } from "../cli/cli-process.js";
-import { pgbouncerStoreDialect } from "../conformance/store/pgbouncer-dialect.js";
+import { pgbouncerDialect } from "../conformance/store/pgbouncer-dialect.js";
 import { waitUntil } from "../support/wait.js";
 import { recordingLogger, WorkerTestBed } from "../worker/harness.js";
 
 const tasks = defineTasks({ greet: { payload: z.object({ to: z.string() }), handler: async ({ to }) => `hello ${to}` } });
+
+// One server connection behind PgBouncer: every client's statements meet in one server session, so a named prepared
+// statement of one worker collides with the next worker's at once ("prepared statement … already exists").
+const throughPgBouncer = pgbouncerDialect(1);
 
 describe("through PgBouncer in transaction mode", () => {
   let bed: WorkerTestBed;
@@ -29,8 +33,8 @@ describe("through PgBouncer in transaction mode", () => {
   };
 
   beforeAll(async () => {
-    bed = await WorkerTestBed.create(pgbouncerStoreDialect);
-    direct = pgbouncerStoreDialect.storeOptions!(bed.url).directUrl!;
+    bed = await WorkerTestBed.create(throughPgBouncer);
+    direct = throughPgBouncer.storeOptions!(bed.url).directUrl!;
   });
 
   afterAll(async () => {

@@ -18,8 +18,12 @@ export class PgBouncer {
     private readonly exited: Promise<void>,
   ) {}
 
-  /** Starts one in front of the server of `serverUrl`; resolves once it answers a query. */
-  static async start(serverUrl: string): Promise<PgBouncer> {
+  /**
+   * Starts one in front of the server of `serverUrl`; resolves once it answers a query. `poolSize` server connections
+   * per database (default 40): with 1, every client's transaction runs on the same server session, so what one client
+   * leaves in that session (a prepared statement, say) meets every other.
+   */
+  static async start(serverUrl: string, poolSize = 40): Promise<PgBouncer> {
     const binary = which("pgbouncer");
     const server = new URL(serverUrl);
     const port = await freePort();
@@ -39,7 +43,7 @@ export class PgBouncer {
         `auth_file = ${join(dir, "users.txt")}`,
         "pool_mode = transaction",
         "max_client_conn = 1000",
-        "default_pool_size = 40",
+        `default_pool_size = ${poolSize}`,
         "server_reset_query =",
         // What pg and Prisma send at startup that PgBouncer would otherwise refuse.
         "ignore_startup_parameters = extra_float_digits",
