@@ -1,0 +1,131 @@
+// A Prometheus server of the test's own: Debian's prometheus, on a free port, with a config and a data folder in a temp
+// folder, scraping the given targets every second; queried through its HTTP API (/api/v1/query).
+
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { freePort } from "./free-port.js";
+import { waitUntil } from "./wait.js";
+
+/** One scrape target: a job name and the host:port whose `path` (default /metrics) Prometheus scrapes. */
+export interface ScrapeTarget {
+  job: string;
+  address: string;
+  path?: string;
+  /** Sent as `Authorization: Bearer …`. */
+  bearerToken?: string;
+}
+
+/** One series of an instant query's answer. */
+export interface QuerySeries {
+  metric: Record<string, string>;
+  value: number;
+}
+
+export class Prometheus {
+  private constructor(
+    private readonly child: ChildProcess,
+    private readonly dir: string,
+    readonly port: number,
+    private readonly exited: Promise<void>,
+  ) {}
+
+  static async start(targets: readonly ScrapeTarget[]): Promise<Prometheus> {
+    const binary = which("prometheus");
+    const port = await freePort();
+    const dir = mkdtempSync(join(tmpdir(), "ptq-prometheus-"));
+    chmodSync(dir, 0o755);
+    const jobs = targets.map((target) =>
+      [
+        `  - job_name: ${JSON.stringify(target.job)}`,
+        `    metrics_path: ${JSON.stringify(target.path ?? "/metrics")}`,
+        ...(target.bearerToken ? ["    authorization:", `      credentials: ${JSON.stringify(target.bearerToken)}`] : []),
+        "    static_configs:",
+        `      - targets: [${JSON.stringify(target.address)}]`,
+      ].join("\n"),
+    );
+    writeFileSync(join(dir, "prometheus.yml"), ["global:", "  scrape_interval: 1s", "  scrape_timeout: 1s", "scrape_configs:", ...jobs, ""].join("\n"));
+    const args = [
+      `--config.file=${join(dir, "prometheus.yml")}`,
+      `--storage.tsdb.path=${join(dir, "data")}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      "--log.level=warn",
+    ];
+    const child = spawn(binary, args, { stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    const prometheus = new Prometheus(child, dir, port, exited);
+    try {
+      await waitUntil(
+        async () => {
+          if (child.exitCode !== null) throw new Error(`prometheus exited with code ${child.exitCode}: ${stderr}`);
+          return (await fetch(`${prometheus.url}/-/ready`).catch(() => undefined))?.ok === true;
+        },
+        `prometheus to be ready on port ${port}`,
+        15_000,
+      );
+    } catch (error) {
+      await prometheus.stop();
+      throw error;
+    }
+    return prometheus;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  /** An instant query; throws with Prometheus's own error when the expression does not parse or fails. */
+  async query(expression: string): Promise<QuerySeries[]> {
+    const response = await fetch(`${this.url}/api/v1/query?${new URLSearchParams({ query: expression }).toString()}`);
+    const body = (await response.json()) as {
+      status: string;
+      error?: string;
+      data?: { resultType: string; result: Array<{ metric: Record<string, string>; value: [number, string] }> | [number, string] };
+    };
+    if (body.status !== "success" || !body.data) throw new Error(`Prometheus refused ${expression}: ${body.error ?? response.status}`);
+    const { resultType, result } = body.data;
+    if (resultType === "scalar") return [{ metric: {}, value: Number((result as [number, string])[1]) }];
+    return (result as Array<{ metric: Record<string, string>; value: [number, string] }>).map((series) => ({ metric: series.metric, value: Number(series.value[1]) }));
+  }
+
+  /** Polls `expression` until its single value satisfies `expected` (a number: equal to it); resolves that value. */
+  async waitForValue(expression: string, expected: number | ((value: number) => boolean), timeoutMs = 20_000): Promise<number> {
+    const test = typeof expected === "number" ? (value: number) => value === expected : expected;
+    let last: QuerySeries[] = [];
+    try {
+      await waitUntil(
+        async () => {
+          last = await this.query(expression);
+          return last.length === 1 && test(last[0]!.value);
+        },
+        expression,
+        timeoutMs,
+      );
+    } catch (error) {
+      throw new Error(`${(error as Error).message}; last answer: ${JSON.stringify(last)}`, { cause: error });
+    }
+    return last[0]!.value;
+  }
+
+  /** Resolves once every target of `job` is up (scraped successfully). */
+  async waitForTarget(job: string, timeoutMs = 20_000): Promise<void> {
+    await this.waitForValue(`min(up{job=${JSON.stringify(job)}})`, 1, timeoutMs);
+  }
+
+  async stop(): Promise<void> {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGTERM");
+    await this.exited;
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+function which(command: string): string {
+  try {
+    return execFileSync("sh", ["-c", `command -v ${command}`], { encoding: "utf8" }).trim();
+  } catch {
+    throw new Error(`${command} is not installed: install Debian's package (apt-get install -y ${command}); .ci/run does.`);
+  }
+}
