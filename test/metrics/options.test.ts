@@ -1,0 +1,64 @@
+// metricsPort and metricsHost of createWorker() and createCleaner(), and --metrics-port: bad values fail at once naming
+// the option and the fix; a port another process holds fails start() with TaskQueueConfigError.
+
+import { createServer } from "node:net";
+import { describe, expect, it } from "vitest";
+import { createCleaner, createWorker, silentLogger, TaskQueueConfigError } from "../../src/index.js";
+import { fixtureDir, runCli } from "../cli/cli-process.js";
+import { tasks } from "../fixtures/cli-metrics/task-runner.config.js";
+
+const databaseUrl = "postgresql://127.0.0.1:1/nowhere";
+
+function configError(make: () => unknown): TaskQueueConfigError {
+  try {
+    make();
+  } catch (error) {
+    expect(error).toBeInstanceOf(TaskQueueConfigError);
+    return error as TaskQueueConfigError;
+  }
+  throw new Error("no error was thrown");
+}
+
+describe.each([
+  ["createWorker", (options: object) => createWorker({ tasks, databaseUrl, logger: silentLogger, ...options })],
+  ["createCleaner", (options: object) => createCleaner({ tasks, databaseUrl, logger: silentLogger, ...options })],
+])("%s", (_name, make) => {
+  it("rejects a metricsPort that is no TCP port and a metricsHost without a port", () => {
+    expect(configError(() => make({ metricsPort: 70000 })).message).toBe(
+      'Invalid option "metricsPort": 70000 is not a TCP port; use 0-65535 (e.g. 9464; 0 picks a free one).',
+    );
+    expect(configError(() => make({ metricsPort: "9464" })).message).toContain('"9464" is not a TCP port');
+    expect(configError(() => make({ metricsHost: "127.0.0.1" })).message).toBe(
+      'Invalid option "metricsHost": is set without metricsPort: add metricsPort (e.g. 9464) to serve the metrics.',
+    );
+    expect(configError(() => make({ metricsPort: 9464, metricsHost: " " })).message).toBe(
+      'Invalid option "metricsHost": must be an address such as "0.0.0.0" or "127.0.0.1", got " ".',
+    );
+  });
+
+  it("fails start() when another process holds the port", async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
+    const { port } = holder.address() as { port: number };
+    try {
+      const part = make({ metricsPort: port, metricsHost: "127.0.0.1" }) as { start(): Promise<void>; stop(): Promise<void> };
+      const error = await part.start().then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+      await part.stop();
+      expect(error).toBeInstanceOf(TaskQueueConfigError);
+      expect((error as Error).message).toBe(
+        `Invalid option "metricsPort": cannot serve the metrics on 127.0.0.1:${port} (EADDRINUSE): another process listens there; give each process its own metricsPort.`,
+      );
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
+  });
+});
+
+it("task-runner worker --metrics-port refuses a value that is no port", async () => {
+  const { code, stderr } = await runCli(["worker", "--metrics-port", "abc"], { cwd: fixtureDir("cli-metrics") });
+  expect(code).toBe(2);
+  expect(stderr).toBe('task-runner worker: --metrics-port "abc" is not a TCP port; use 0-65535 (e.g. 9464).\n');
+});
