@@ -132,7 +132,7 @@ describe("Prometheus scraping a worker and the dashboard", () => {
     expect(await runner.exited).toBe(0);
     expect(await dashboard.exited).toBe(0);
     expect(runner.logs().find((line) => line.message === "worker started")?.metrics).toBe(`http://127.0.0.1:${workerPort}/metrics`);
-  });
+  }, 60_000);
 });
 
 describe("the docs' queries", () => {
