@@ -24,38 +24,34 @@ export async function storeGauges(context: DashboardContext): Promise<MetricFami
   const max = <T extends { queue: string }>(rows: readonly T[], queue: string, of: (row: T) => number) =>
     rows.reduce((most, row) => (row.queue === queue ? Math.max(most, of(row)) : most), 0);
   const paused = new Set(queueStates.filter((row) => row.pausedAt !== null).map((row) => row.queue));
+  const gauge = (name: string, help: string, samples: Sample[]): MetricFamily => ({ name: `${METRIC_PREFIX}${name}`, help, type: "gauge", samples });
   return [
-    {
-      name: `${METRIC_PREFIX}tasks`,
-      help: "Tasks in the table by queue and status (exact up to the dashboard's exactCountLimit per queue and name, estimated beyond).",
-      type: "gauge",
-      samples: queues.flatMap((queue) =>
+    gauge(
+      "tasks",
+      "Tasks in the table by queue and status (exact up to the dashboard's exactCountLimit per queue and name, estimated beyond).",
+      queues.flatMap((queue) =>
         TASK_STATUSES.map((status) => ({ labels: { queue, status }, value: sum(counts, queue, (row) => (row.status === status ? row.count : 0)) })),
       ),
-    },
-    {
-      name: `${METRIC_PREFIX}tasks_due`,
-      help: "Pending tasks that are due now (the backlog waiting for a worker).",
-      type: "gauge",
-      samples: perQueue((queue) => sum(stuck, queue, (row) => row.due)),
-    },
-    {
-      name: `${METRIC_PREFIX}oldest_due_task_age_seconds`,
-      help: "Seconds since the oldest due pending task became due (0 when none is due), by the database's clock.",
-      type: "gauge",
-      samples: perQueue((queue) => max(stuck, queue, (row) => row.oldestDueSeconds)),
-    },
-    {
-      name: `${METRIC_PREFIX}expired_leases`,
-      help: "Running tasks whose lease expired: their worker died or stalled, and the cleaner has not recovered them yet.",
-      type: "gauge",
-      samples: perQueue((queue) => sum(stuck, queue, (row) => row.expired)),
-    },
-    {
-      name: `${METRIC_PREFIX}queue_paused`,
-      help: "1 while the queue is paused (task-runner pause), else 0.",
-      type: "gauge",
-      samples: perQueue((queue) => (paused.has(queue) ? 1 : 0)),
-    },
+    ),
+    gauge(
+      "tasks_due",
+      "Pending tasks that are due now (the backlog waiting for a worker).",
+      perQueue((queue) => sum(stuck, queue, (row) => row.due)),
+    ),
+    gauge(
+      "oldest_due_task_age_seconds",
+      "Seconds since the oldest due pending task became due (0 when none is due), by the database's clock.",
+      perQueue((queue) => max(stuck, queue, (row) => row.oldestDueSeconds)),
+    ),
+    gauge(
+      "expired_leases",
+      "Running tasks whose lease expired: their worker died or stalled, and the cleaner has not recovered them yet.",
+      perQueue((queue) => sum(stuck, queue, (row) => row.expired)),
+    ),
+    gauge(
+      "queue_paused",
+      "1 while the queue is paused (task-runner pause), else 0.",
+      perQueue((queue) => (paused.has(queue) ? 1 : 0)),
+    ),
   ];
 }

@@ -1,5 +1,5 @@
 // The exposition on every dialect: a worker's /metrics (metricsPort) counts its runs, and the dashboard's /metrics
-// reads the gauges from the database (an expired lease, a paused queue, the backlog); promtool accepts both. Concurrent
+// reads the gauges from the database (an expired lease, a paused queue, the backlog); promtool accepts both; concurrent
 // scrapes of the dashboard share one collection.
 
 import { execFileSync } from "node:child_process";
@@ -117,31 +117,17 @@ describe.each(TESTING_DIALECTS.map((harness) => [harness.name, harness] as const
     expect(seriesValue(gauges, 'prisma_task_queue_queue_paused{queue="default"}')).toBe(0);
     expect(execFileSync("promtool", ["check", "metrics"], { input: gauges, encoding: "utf8" })).toBe("");
   });
-});
 
-describe("the dashboard's /metrics under concurrent scrapes", () => {
-  const harness = TESTING_DIALECTS[0]!;
-  let database: { url: string; drop(): Promise<void> };
-  let inner: Store;
-  let dashboard: Dashboard | undefined;
-
-  beforeAll(async () => {
-    database = await harness.createDatabase();
-    inner = openStore(database.url, { max: 4 });
-  });
-
-  afterAll(async () => {
-    await dashboard?.close();
-    await inner?.close();
-    await database?.drop();
-  });
-
-  it("collects once for scrapes that arrive together", async () => {
-    const { store, calls } = countingStore(inner);
-    dashboard = createDashboard({ store, token: TOKEN, logger: silentLogger });
-    const texts = await Promise.all(Array.from({ length: 5 }, () => scrapeDashboard(dashboard!)));
-    expect(new Set(texts).size).toBe(1);
-    expect(calls.get("countGroups")).toBe(1);
-    expect(calls.get("stuckTasks")).toBe(1);
+  it("collects the dashboard's gauges once for scrapes that arrive together", async () => {
+    const { store: counting, calls } = countingStore(store);
+    const scraped = createDashboard({ store: counting, token: TOKEN, logger: silentLogger });
+    try {
+      const texts = await Promise.all(Array.from({ length: 5 }, () => scrapeDashboard(scraped)));
+      expect(new Set(texts).size).toBe(1);
+      expect(calls.get("countGroups")).toBe(1);
+      expect(calls.get("stuckTasks")).toBe(1);
+    } finally {
+      await scraped.close();
+    }
   });
 });

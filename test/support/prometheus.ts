@@ -1,11 +1,11 @@
 // A Prometheus server of the test's own: Debian's prometheus, on a free port, with a config and a data folder in a temp
 // folder, scraping the given targets every second; queried through its HTTP API (/api/v1/query).
 
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "./free-port.js";
+import { ServerProcess } from "./server-process.js";
 import { waitUntil } from "./wait.js";
 
 /** One scrape target: a job name and the host:port whose `path` (default /metrics) Prometheus scrapes. */
@@ -25,14 +25,12 @@ export interface QuerySeries {
 
 export class Prometheus {
   private constructor(
-    private readonly child: ChildProcess,
+    private readonly running: ServerProcess,
     private readonly dir: string,
     readonly port: number,
-    private readonly exited: Promise<void>,
   ) {}
 
   static async start(targets: readonly ScrapeTarget[]): Promise<Prometheus> {
-    const binary = which("prometheus");
     const port = await freePort();
     const dir = mkdtempSync(join(tmpdir(), "ptq-prometheus-"));
     chmodSync(dir, 0o755);
@@ -52,25 +50,16 @@ export class Prometheus {
       `--web.listen-address=127.0.0.1:${port}`,
       "--log.level=warn",
     ];
-    const child = spawn(binary, args, { stdio: ["ignore", "ignore", "pipe"] });
-    let stderr = "";
-    child.stderr.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
-    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-    const prometheus = new Prometheus(child, dir, port, exited);
+    const url = `http://127.0.0.1:${port}`;
     try {
-      await waitUntil(
-        async () => {
-          if (child.exitCode !== null) throw new Error(`prometheus exited with code ${child.exitCode}: ${stderr}`);
-          return (await fetch(`${prometheus.url}/-/ready`).catch(() => undefined))?.ok === true;
-        },
-        `prometheus to be ready on port ${port}`,
-        15_000,
-      );
+      const running = await ServerProcess.start("prometheus", args, `prometheus to be ready on port ${port}`, async () => {
+        return (await fetch(`${url}/-/ready`).catch(() => undefined))?.ok === true;
+      });
+      return new Prometheus(running, dir, port);
     } catch (error) {
-      await prometheus.stop();
+      rmSync(dir, { recursive: true, force: true });
       throw error;
     }
-    return prometheus;
   }
 
   get url(): string {
@@ -116,16 +105,7 @@ export class Prometheus {
   }
 
   async stop(): Promise<void> {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGTERM");
-    await this.exited;
+    await this.running.stop();
     rmSync(this.dir, { recursive: true, force: true });
-  }
-}
-
-function which(command: string): string {
-  try {
-    return execFileSync("sh", ["-c", `command -v ${command}`], { encoding: "utf8" }).trim();
-  } catch {
-    throw new Error(`${command} is not installed: install Debian's package (apt-get install -y ${command}); .ci/run does.`);
   }
 }
