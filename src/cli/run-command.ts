@@ -80,6 +80,13 @@ export async function runCommand(role: Role, argv: string[], io: CliIo): Promise
     ...(values["metrics-host"] !== undefined && { metricsHost: values["metrics-host"] }),
   };
   const config = await commandConfig(values, io, { database: true, file: true });
+  const configPort = role === "cleaner" ? config.cleaner?.metricsPort : config.worker?.metricsPort;
+  if (metrics.metricsHost !== undefined && metricsPort === undefined && configPort === undefined) {
+    throw new CliError(
+      `--metrics-host needs a port: add --metrics-port (e.g. 9464), or metricsPort in the config's ${role === "cleaner" ? "cleaner" : "worker"}: {...}.`,
+      EXIT_USAGE,
+    );
+  }
   const table = commandTable(config);
   const logger = commandLogger(values, config, io);
   await checkDatabase(config.databaseUrl!, table, config.sources.databaseUrl);

@@ -57,8 +57,12 @@ describe.each([
   });
 });
 
-it("task-runner worker --metrics-port refuses a value that is no port", async () => {
-  const { code, stderr } = await runCli(["worker", "--metrics-port", "abc"], { cwd: fixtureDir("cli-metrics") });
-  expect(code).toBe(2);
-  expect(stderr).toBe('task-runner worker: --metrics-port "abc" is not a TCP port; use 0-65535 (e.g. 9464).\n');
+it("task-runner worker --metrics-port refuses a value that is no port, and --metrics-host without a port", async () => {
+  const cwd = fixtureDir("cli-metrics");
+  const noPort = await runCli(["worker", "--metrics-port", "abc"], { cwd });
+  expect(noPort.code).toBe(2);
+  expect(noPort.stderr).toBe('task-runner worker: --metrics-port "abc" is not a TCP port; use 0-65535 (e.g. 9464).\n');
+  const hostOnly = await runCli(["cleaner", "--metrics-host", "127.0.0.1"], { cwd, env: { DATABASE_URL: databaseUrl } });
+  expect(hostOnly.code).toBe(2);
+  expect(hostOnly.stderr).toBe("task-runner cleaner: --metrics-host needs a port: add --metrics-port (e.g. 9464), or metricsPort in the config's cleaner: {...}.\n");
 });
