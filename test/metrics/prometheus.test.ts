@@ -131,7 +131,8 @@ describe("Prometheus scraping a worker and the dashboard", () => {
     dashboard.process.kill("SIGTERM");
     expect(await runner.exited).toBe(0);
     expect(await dashboard.exited).toBe(0);
-    expect(runner.logs().find((line) => line.message === "worker started")?.metrics).toBe(`http://127.0.0.1:${workerPort}/metrics`);
+    const started = runner.logs().find((line) => line.message === "worker started");
+    expect(started).toMatchObject({ metrics: `http://127.0.0.1:${workerPort}/metrics`, wakeups: "woken by PostgreSQL NOTIFY" });
   }, 60_000);
 });
 
