@@ -85,7 +85,11 @@ class LeaderCleaner implements Cleaner {
     // Its counters show as 0 in this process's metrics (served by this cleaner's metricsPort or a worker's beside it).
     taskMetrics().declareCleaner([...new Set(Object.values(this.options.tasks).map((definition) => definition?.queue ?? DEFAULT_QUEUE))]);
     await this.metrics?.open();
-    this.options.logger.info("cleaner started", { intervalMs: this.options.intervalMs, lockKey: this.lockKey });
+    this.options.logger.info("cleaner started", {
+      intervalMs: this.options.intervalMs,
+      lockKey: this.lockKey,
+      ...(this.metrics && { metrics: this.metrics.url }),
+    });
     const custom = Object.entries(this.options.tasks).filter(([, definition]) => typeof definition?.recovery === "function");
     if (custom.length > 0 && this.options.prisma === undefined) {
       this.options.logger.warn("tasks with a recovery function will get ctx.prisma undefined: pass prisma to the cleaner", {

@@ -7,8 +7,8 @@ export interface MetricsOptions {
   /**
    * Serve this process's Prometheus metrics at `http://<metricsHost>:<metricsPort>/metrics` while it runs (started by
    * start(), closed by stop()). Default: none, no server. The metrics are those of the whole process: every worker and
-   * cleaner in it (docs/observability.md, "Prometheus"). 0 picks a free port. A port in use fails start() with
-   * TaskQueueConfigError; give each process of a host its own port.
+   * cleaner in it (docs/observability.md, "Prometheus"). 0 picks a free port (the start's log line names it). A port
+   * in use fails start() with TaskQueueConfigError; give each process of a host its own port.
    */
   metricsPort?: number;
   /**

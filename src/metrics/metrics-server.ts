@@ -61,9 +61,10 @@ export class MetricsServer {
     listen();
   }
 
-  /** The port it listens on (the one picked, with metricsPort 0). */
-  get port(): number | undefined {
-    return (this.server?.address() as AddressInfo | null)?.port;
+  /** Where it serves, e.g. http://0.0.0.0:9464/metrics (the port picked, with metricsPort 0), for the start's log line. */
+  get url(): string {
+    const port = (this.server?.address() as AddressInfo | null)?.port ?? this.address.port;
+    return `http://${this.address.host}:${port}/metrics`;
   }
 
   /** Stops listening and ends open connections. Idempotent. */

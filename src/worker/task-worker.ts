@@ -147,7 +147,7 @@ export class TaskWorker {
       concurrency: options.concurrency,
       wakeups: wakeupSummary(this.transport, this.listener.consuming, options.pollIntervalMs),
       asyncCommits: this.asyncCommits,
-      ...(this.metrics && { metrics: `http://${options.metrics!.host}:${this.metrics.port}/metrics` }),
+      ...(this.metrics && { metrics: this.metrics.url }),
     });
   }
 

@@ -57,6 +57,23 @@ describe.each([
   });
 });
 
+it("a cleaner alone serves its counters on the port it picked, named in its start's log line", async () => {
+  const lines: Array<{ message: string; fields?: Record<string, unknown> }> = [];
+  const record = (message: string, fields?: Record<string, unknown>) => void lines.push({ message, fields });
+  const cleaner = createCleaner({ tasks, databaseUrl, metricsPort: 0, metricsHost: "127.0.0.1", logger: { debug: record, info: record, warn: record, error: record } });
+  await cleaner.start();
+  try {
+    const url = lines.find((line) => line.message === "cleaner started")?.fields?.metrics as string;
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+    expect(url).not.toContain(":0/");
+    const text = await (await fetch(url)).text();
+    expect(text).toContain("# TYPE prisma_task_queue_wakeups_republished_total counter\n");
+    expect(text).toMatch(/^prisma_task_queue_lease_recoveries_total\{queue="held",outcome="dead"\} \d+$/m);
+  } finally {
+    await cleaner.stop();
+  }
+});
+
 it("task-runner worker --metrics-port refuses a value that is no port, and --metrics-host without a port", async () => {
   const cwd = fixtureDir("cli-metrics");
   const noPort = await runCli(["worker", "--metrics-port", "abc"], { cwd });
