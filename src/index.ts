@@ -63,3 +63,4 @@ export { defineConfig } from "./runner/config.js";
 export type { RunnerCleanerOptions, RunnerConfig, RunnerWorkerOptions } from "./runner/config.js";
 export { ConfigFileError } from "./runner/config-file-error.js";
 export type { NamingOptions, WakeupsChoice } from "./naming-options.js";
+export type { MetricsOptions } from "./metrics/metrics-options.js";

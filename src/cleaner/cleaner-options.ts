@@ -10,8 +10,9 @@ import { TaskQueueConfigError } from "../errors.js";
 import { jsonLogger, type Logger } from "../logger.js";
 import type { NamingOptions, WakeupsChoice } from "../naming-options.js";
 import { checkTransportOptions } from "../wakeups/open-transport.js";
+import { resolveMetricsOptions, type MetricsAddress, type MetricsOptions } from "../metrics/metrics-options.js";
 
-export interface CleanerOptions<Tasks extends TaskRegistry = TaskRegistry> extends NamingOptions {
+export interface CleanerOptions<Tasks extends TaskRegistry = TaskRegistry> extends NamingOptions, MetricsOptions {
   /** The registry from defineTasks(). The cleaner reads each task's `recovery` policy from it; it runs no handlers. */
   tasks: Tasks;
   /**
@@ -98,6 +99,8 @@ export interface ResolvedCleanerOptions {
   /** Undefined: the store's default for the table. */
   lockKey: number | undefined;
   logger: Logger;
+  /** Where to serve the process's Prometheus metrics while the cleaner runs; undefined: nowhere. */
+  metrics: MetricsAddress | undefined;
 }
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -146,6 +149,7 @@ export function resolveCleanerOptions(options: CleanerOptions): ResolvedCleanerO
     retentionMs: integer("retentionMs", options.retentionMs, 7 * DAY_MS, 0),
     lockKey: options.lockKey === undefined ? undefined : integer("lockKey", options.lockKey, 0, Number.MIN_SAFE_INTEGER),
     logger: options.logger ?? jsonLogger(),
+    metrics: resolveMetricsOptions(options),
   };
 }
 

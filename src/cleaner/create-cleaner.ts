@@ -14,6 +14,9 @@ import { sweep, type CleanerPass } from "./sweep.js";
 import { ScheduleFiring } from "./schedule-step.js";
 import { registrySchedules } from "../schedules/task-schedule.js";
 import { TaskQueueStoppedError } from "../errors.js";
+import { MetricsServer } from "../metrics/metrics-server.js";
+import { taskMetrics } from "../metrics/task-metrics.js";
+import { DEFAULT_QUEUE } from "../enqueue/prepare.js";
 
 export type { CleanerOptions } from "./cleaner-options.js";
 export type { CleanerPass } from "./sweep.js";
@@ -51,9 +54,11 @@ class LeaderCleaner implements Cleaner {
   private readonly staleCheck: { at: number | undefined } = { at: undefined };
   private readonly schedules: ScheduleFiring;
   private ledLastPass = false;
+  private readonly metrics: MetricsServer | undefined;
 
   constructor(private readonly options: ResolvedCleanerOptions) {
     this.schedules = new ScheduleFiring(registrySchedules(options.tasks), options.tasks);
+    this.metrics = options.metrics && new MetricsServer(options.metrics);
     this.ownedStore = options.store
       ? undefined
       : openStore(options.databaseUrl!, { table: options.table, max: 3, applicationName: "prisma-task-queue cleaner", directUrl: options.directUrl });
@@ -77,7 +82,14 @@ class LeaderCleaner implements Cleaner {
   async start(): Promise<void> {
     if (this.started || this.stopping) return;
     this.started = true;
-    this.options.logger.info("cleaner started", { intervalMs: this.options.intervalMs, lockKey: this.lockKey });
+    // Its counters show as 0 in this process's metrics (served by this cleaner's metricsPort or a worker's beside it).
+    taskMetrics().declareCleaner([...new Set(Object.values(this.options.tasks).map((definition) => definition?.queue ?? DEFAULT_QUEUE))]);
+    await this.metrics?.open();
+    this.options.logger.info("cleaner started", {
+      intervalMs: this.options.intervalMs,
+      lockKey: this.lockKey,
+      ...(this.metrics && { metrics: this.metrics.url }),
+    });
     const custom = Object.entries(this.options.tasks).filter(([, definition]) => typeof definition?.recovery === "function");
     if (custom.length > 0 && this.options.prisma === undefined) {
       this.options.logger.warn("tasks with a recovery function will get ctx.prisma undefined: pass prisma to the cleaner", {
@@ -112,6 +124,7 @@ class LeaderCleaner implements Cleaner {
       await this.sender.close();
       await this.transport.close();
       await this.ownedStore?.close();
+      await this.metrics?.close();
       if (this.started) this.options.logger.info("cleaner stopped", {});
     })();
     return this.stopping;

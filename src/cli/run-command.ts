@@ -19,6 +19,11 @@ const WORKER_OPTIONS = `Worker options (override the config's worker: {...}):
       --queue <name>       serve this queue; repeat for several (default: the queues of the tasks with a handler)
 `;
 
+const METRICS_OPTIONS = `Metrics options (override the config's worker: {...} or cleaner: {...}):
+      --metrics-port <n>   serve this process's Prometheus metrics at http://<host>:<n>/metrics (e.g. 9464)
+      --metrics-host <a>   address the metrics server binds (default 0.0.0.0)
+`;
+
 const runHelp: Record<Role, string> = {
   worker: `Usage: task-runner worker [options]
 
@@ -27,6 +32,7 @@ unreachable), claims tasks, records their outcomes. SIGTERM or SIGINT stops it g
 the grace period (worker.shutdownGraceMs, default 10 s); a second signal gives them back to pending at once.
 
 ${WORKER_OPTIONS}
+${METRICS_OPTIONS}
 ${COMMON_HELP}`,
   cleaner: `Usage: task-runner cleaner [options]
 
@@ -34,17 +40,25 @@ Runs a cleaner: any number may run, one leads (PostgreSQL advisory lock). The le
 forgotten tasks, recovers tasks whose worker vanished (by each task's recovery policy), and prunes finished tasks
 past retention. SIGTERM or SIGINT stops it after the sweep in progress.
 
+${METRICS_OPTIONS}
 ${COMMON_HELP}`,
   start: `Usage: task-runner start [options]
 
-Runs a worker and a cleaner in one process (see task-runner worker --help and task-runner cleaner --help).
+Runs a worker and a cleaner in one process (see task-runner worker --help and task-runner cleaner --help). The
+metrics server, when asked for, serves both: the worker's runs and the cleaner's recoveries.
 
 ${WORKER_OPTIONS}
+${METRICS_OPTIONS}
 ${COMMON_HELP}`,
 };
 
 export async function runCommand(role: Role, argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommand(role, argv, { concurrency: { type: "string" }, queue: { type: "string", multiple: true } });
+  const { values, positionals } = parseCommand(role, argv, {
+    concurrency: { type: "string" },
+    queue: { type: "string", multiple: true },
+    "metrics-port": { type: "string" },
+    "metrics-host": { type: "string" },
+  });
   if (values.help) {
     io.out(runHelp[role]);
     return EXIT_OK;
@@ -57,13 +71,28 @@ export async function runCommand(role: Role, argv: string[], io: CliIo): Promise
   if (concurrency !== undefined && !(Number.isSafeInteger(concurrency) && concurrency > 0)) {
     throw new CliError(`--concurrency must be a positive integer, got ${JSON.stringify(values.concurrency)}.`, EXIT_USAGE);
   }
+  const metricsPort = values["metrics-port"] === undefined ? undefined : Number(values["metrics-port"]);
+  if (metricsPort !== undefined && !(/^\d+$/.test(values["metrics-port"]!) && metricsPort <= 65535)) {
+    throw new CliError(`--metrics-port ${JSON.stringify(values["metrics-port"])} is not a TCP port; use 0-65535 (e.g. 9464).`, EXIT_USAGE);
+  }
+  const metrics = {
+    ...(metricsPort !== undefined && { metricsPort }),
+    ...(values["metrics-host"] !== undefined && { metricsHost: values["metrics-host"] }),
+  };
   const config = await commandConfig(values, io, { database: true, file: true });
+  const configPort = role === "cleaner" ? config.cleaner?.metricsPort : config.worker?.metricsPort;
+  if (metrics.metricsHost !== undefined && metricsPort === undefined && configPort === undefined) {
+    throw new CliError(
+      `--metrics-host needs a port: add --metrics-port (e.g. 9464), or metricsPort in the config's ${role === "cleaner" ? "cleaner" : "worker"}: {...}.`,
+      EXIT_USAGE,
+    );
+  }
   const table = commandTable(config);
   const logger = commandLogger(values, config, io);
   await checkDatabase(config.databaseUrl!, table, config.sources.databaseUrl);
 
   const prisma = await resolvePrisma(config);
-  const parts = build(role, config, prisma, logger, { concurrency, queues: values.queue });
+  const parts = build(role, config, prisma, logger, { concurrency, queues: values.queue, metrics });
   // Signals are heard from before the start: one that comes while the parts start stops them once they have started.
   let starting: Promise<void> = Promise.resolve();
   const signals = listenForSignals({
@@ -103,7 +132,7 @@ function build(
   config: LoadedConfig,
   prisma: unknown,
   logger: Logger,
-  flags: { concurrency?: number; queues?: string[] },
+  flags: { concurrency?: number; queues?: string[]; metrics: { metricsPort?: number; metricsHost?: string } },
 ): { worker?: Worker; cleaner?: Cleaner } {
   const shared = {
     tasks: config.tasks,
@@ -126,9 +155,11 @@ function build(
             ...config.worker,
             ...(flags.concurrency !== undefined && { concurrency: flags.concurrency }),
             ...(flags.queues !== undefined && { queues: flags.queues }),
+            ...flags.metrics,
             ...shared,
           });
-    const cleaner = role === "worker" ? undefined : createCleaner({ ...config.cleaner, ...shared });
+    // With `start`, the worker's metrics server serves the cleaner's counters too: the flags go to the worker.
+    const cleaner = role === "worker" ? undefined : createCleaner({ ...config.cleaner, ...(role === "cleaner" && flags.metrics), ...shared });
     return { worker, cleaner };
   } catch (error) {
     // An option of the config file that cannot work; a package that is not installed is no fault of the file.

@@ -9,8 +9,9 @@ import { startDashboardServer } from "./server.js";
 
 const DASHBOARD_HELP = `Usage: task-runner dashboard [options]
 
-Serves the web dashboard: queue overview, task list and detail, retry/cancel/run-now actions. Reads the config file
-when there is one (not required: --database-url or DATABASE_URL is enough).
+Serves the web dashboard: queue overview, task list and detail, retry/cancel/run-now actions, and /metrics for
+Prometheus (the database-wide gauges). Reads the config file when there is one (not required: --database-url or
+DATABASE_URL is enough).
 
 Options:
       --port <n>           TCP port (default 4000; 0 picks a free one)

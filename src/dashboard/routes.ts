@@ -1,5 +1,5 @@
 // The dashboard's routes on a Hono app: the access check and security headers on every request, the three pages,
-// the actions (POST + CSRF, refused when read-only), and the static assets.
+// the actions (POST + CSRF, refused when read-only), the static assets, and /metrics for Prometheus.
 
 import type { Context, Hono as HonoApp } from "hono";
 import type { IncomingMessage } from "node:http";
@@ -18,6 +18,8 @@ import { overviewPage } from "./pages/overview-page.js";
 import { taskDetailPage } from "./pages/task-detail-page.js";
 import { taskListPage } from "./pages/task-list-page.js";
 import { isTaskId } from "../store/task-id.js";
+import { errorMessage } from "../error-text.js";
+import { DashboardMetrics, EXPOSITION_CONTENT_TYPE } from "./dashboard-metrics.js";
 
 /** What the Node adapter or the fetch caller passes along with each request. */
 interface RequestBindings {
@@ -89,6 +91,18 @@ export function dashboardRoutes(context: DashboardContext): HonoApp<Env> {
     if (!file) return c.text("not found", 404);
     if (c.req.header("if-none-match") === file.etag) return c.body(null, 304);
     return c.body(file.body, 200, { "Content-Type": file.type, ETag: file.etag, "Cache-Control": "private, max-age=300" });
+  });
+
+  // Prometheus scrapes the database-wide gauges here, through the same access check as the pages (a token: bearer).
+  const metrics = new DashboardMetrics(context);
+  root.get("/metrics", async (c) => {
+    c.header("Cache-Control", "no-store");
+    try {
+      return c.body(await metrics.text(), 200, { "Content-Type": EXPOSITION_CONTENT_TYPE });
+    } catch (error) {
+      settings.logger.warn("dashboard metrics could not be read", { error: errorMessage(error) });
+      return c.text(`metrics unavailable: ${errorMessage(error)}\n`, 503);
+    }
   });
 
   root.get("/", async (c) => {

@@ -2,6 +2,7 @@
 // made again when the app registers another provider, since the API's meter provider is not a proxy.
 
 import { ATTR, MESSAGING_SYSTEM, METRIC, SCOPE_NAME } from "./attributes.js";
+import { DURATION_BUCKETS_SECONDS } from "./duration-buckets.js";
 import type { OtelApi } from "./otel-api.js";
 import type { RunEvent, RunOutcome, TelemetryListener } from "./telemetry-events.js";
 
@@ -20,16 +21,13 @@ interface Instruments {
   republished: Counter;
 }
 
-/** Buckets for durations in seconds: from 5 ms to 10 min (the conventions' defaults stop at 10 s). */
-const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 30, 60, 120, 300, 600];
-
 export function otelMetrics(api: typeof OtelApi): TelemetryListener {
   let made: Instruments | undefined;
   const instruments = (): Instruments => {
     const provider = api.metrics.getMeterProvider();
     if (made?.provider === provider) return made;
     const meter = provider.getMeter(SCOPE_NAME);
-    const seconds = { unit: "s", advice: { explicitBucketBoundaries: SECONDS } };
+    const seconds = { unit: "s", advice: { explicitBucketBoundaries: [...DURATION_BUCKETS_SECONDS] } };
     made = {
       provider,
       sent: meter.createCounter(METRIC.sent, { unit: "{message}", description: "Tasks enqueued (committed new rows)." }),

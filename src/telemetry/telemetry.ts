@@ -1,5 +1,5 @@
 // The one seam the enqueue, the worker and the cleaner report through: spans through the OpenTelemetry API when it is
-// installed, and task events to every listener (the OpenTelemetry metrics now, another exporter later). Without the API
+// installed, and task events to every listener (the OpenTelemetry metrics, the Prometheus counters). Without the API
 // and without listeners, telemetry() is undefined and every caller skips its report after one check.
 
 import { errorMessage } from "../error-text.js";

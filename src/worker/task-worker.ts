@@ -29,6 +29,9 @@ import { LimitWaiter } from "./limit-waiter.js";
 import { queueDeclarations } from "./queue-limits.js";
 import { errorMessage } from "../error-text.js";
 import { TaskQueueStoppedError } from "../errors.js";
+import { MetricsServer } from "../metrics/metrics-server.js";
+import { taskMetrics } from "../metrics/task-metrics.js";
+import { DEFAULT_QUEUE } from "../enqueue/prepare.js";
 
 /** The pool of the store a worker opens for itself (without `store`). */
 export const WORKER_POOL = { max: 6, applicationName: "task-runner worker" } as const;
@@ -45,6 +48,7 @@ export class TaskWorker {
   private readonly filter: ClaimFilter;
   private store!: Store;
   private ownStore: Store | undefined;
+  private metrics: MetricsServer | undefined;
   private outcomes!: OutcomeWriter;
   private leases!: LeaseKeeper;
   private launcher!: RunLauncher;
@@ -97,6 +101,7 @@ export class TaskWorker {
 
   private async boot(): Promise<void> {
     const { options } = this;
+    await this.serveMetrics();
     this.store =
       options.store ??
       (this.ownStore = openStore(options.databaseUrl!, {
@@ -127,6 +132,7 @@ export class TaskWorker {
       else await this.declareLimits();
     } catch (error) {
       await this.ownStore?.close().catch(() => {});
+      await this.metrics?.close();
       throw error;
     }
     this.booted = true;
@@ -141,7 +147,21 @@ export class TaskWorker {
       concurrency: options.concurrency,
       wakeups: wakeupSummary(this.transport, this.listener.consuming, options.pollIntervalMs),
       asyncCommits: this.asyncCommits,
+      ...(this.metrics && { metrics: this.metrics.url }),
     });
+  }
+
+  /** With metricsPort: serves the process's metrics, its handled tasks' counters at 0 until they first run. */
+  private async serveMetrics(): Promise<void> {
+    const { options } = this;
+    if (!options.metrics) return;
+    taskMetrics().declareRuns(
+      [...options.handled]
+        .filter(([, definition]) => options.queues.includes(definition.queue ?? DEFAULT_QUEUE))
+        .map(([task, definition]) => ({ queue: definition.queue ?? DEFAULT_QUEUE, task })),
+    );
+    this.metrics = new MetricsServer(options.metrics);
+    await this.metrics.open();
   }
 
   /**
@@ -254,6 +274,7 @@ export class TaskWorker {
     await this.listener.close();
     await this.transport.close();
     await this.ownStore?.close();
+    await this.metrics?.close();
     this.logger.info("worker stopped", { workerId: this.id });
   }
 

@@ -18,12 +18,13 @@ import { jsonLogger, type Logger } from "../logger.js";
 import { queueNameProblem } from "../names.js";
 import type { NamingOptions, WakeupsChoice } from "../naming-options.js";
 import { checkTransportOptions } from "../wakeups/open-transport.js";
+import { resolveMetricsOptions, type MetricsAddress, type MetricsOptions } from "../metrics/metrics-options.js";
 
 /** How often a worker polls for due tasks while wake-ups do not reach it, by default (pollIntervalMs). */
 export const DEFAULT_POLL_INTERVAL_MS = 1000;
 
 /** Options of createWorker(). */
-export interface WorkerOptions<Tasks extends TaskRegistry = TaskRegistry> extends NamingOptions {
+export interface WorkerOptions<Tasks extends TaskRegistry = TaskRegistry> extends NamingOptions, MetricsOptions {
   /**
    * The registry from defineTasks(). Handlers come from here; a task without a handler is never claimed, so an
    * app may run workers for some tasks and leave others to another deployment.
@@ -185,6 +186,8 @@ export interface ResolvedWorkerOptions {
   logger: Logger;
   /** The limited queues served, with their limits (queueLimits and the tasks' concurrency). */
   limits: ClaimLimits;
+  /** Where to serve the process's Prometheus metrics while the worker runs; undefined: nowhere. */
+  metrics: MetricsAddress | undefined;
 }
 
 /** Fills in defaults and checks every option; throws TaskQueueConfigError on the first bad one. */
@@ -274,6 +277,7 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
     workerId,
     logger: options.logger ?? jsonLogger(),
     limits: resolveQueueLimits(options.queueLimits, tasks, [...handled.keys()], queues),
+    metrics: resolveMetricsOptions(options),
   };
 }
 

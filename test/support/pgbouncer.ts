@@ -2,20 +2,18 @@
 // (1.18, which keeps no prepared statement across transactions), started on a free port with a config of its own,
 // every database of the server behind it. One process per test file, shared by the file's databases.
 
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { freePort } from "./free-port.js";
-import { waitUntil } from "./wait.js";
+import { ServerProcess } from "./server-process.js";
 
 export class PgBouncer {
   private constructor(
-    private readonly child: ChildProcess,
+    private readonly running: ServerProcess,
     private readonly dir: string,
     readonly port: number,
-    private readonly exited: Promise<void>,
   ) {}
 
   /**
@@ -24,7 +22,6 @@ export class PgBouncer {
    * leaves in that session (a prepared statement, say) meets every other.
    */
   static async start(serverUrl: string, poolSize = 40): Promise<PgBouncer> {
-    const binary = which("pgbouncer");
     const server = new URL(serverUrl);
     const port = await freePort();
     const dir = mkdtempSync(join(tmpdir(), "ptq-pgbouncer-"));
@@ -52,62 +49,44 @@ export class PgBouncer {
     );
     // PgBouncer refuses to run as root: then it runs as the server's system user.
     const args = [join(dir, "pgbouncer.ini"), ...(process.getuid?.() === 0 ? ["-u", "postgres"] : [])];
-    const child = spawn(binary, args, { stdio: ["ignore", "ignore", "pipe"] });
-    let stderr = "";
-    child.stderr.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
-    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-    const bouncer = new PgBouncer(child, dir, port, exited);
     try {
-      await waitUntil(
-        async () => {
-          if (child.exitCode !== null) throw new Error(`pgbouncer exited with code ${child.exitCode}: ${stderr}`);
-          return bouncer.answers(server);
-        },
-        `pgbouncer to answer on port ${port}`,
-        15_000,
-      );
+      const running = await ServerProcess.start("pgbouncer", args, `pgbouncer to answer on port ${port}`, () => answers(port, server));
+      return new PgBouncer(running, dir, port);
     } catch (error) {
-      await bouncer.stop();
+      rmSync(dir, { recursive: true, force: true });
       throw error;
     }
-    return bouncer;
   }
 
   /** The URL of `directUrl`'s database through this PgBouncer, with `pgbouncer=true` as an app would write it. */
   url(directUrl: string): string {
-    const url = new URL(directUrl);
-    url.port = String(this.port);
-    url.searchParams.set("pgbouncer", "true");
-    return url.toString();
+    return bouncerUrl(directUrl, this.port);
   }
 
   async stop(): Promise<void> {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGTERM");
-    await this.exited;
+    await this.running.stop();
     rmSync(this.dir, { recursive: true, force: true });
-  }
-
-  private async answers(server: URL): Promise<boolean> {
-    const client = new pg.Client({ connectionString: this.url(server.toString()).replace(/[?&]pgbouncer=true/, "") });
-    client.on("error", () => {});
-    try {
-      await client.connect();
-      await client.query("SELECT 1");
-      return true;
-    } catch {
-      return false;
-    } finally {
-      await client.end().catch(() => {});
-    }
   }
 }
 
-function which(command: string): string {
+function bouncerUrl(directUrl: string, port: number): string {
+  const url = new URL(directUrl);
+  url.port = String(port);
+  url.searchParams.set("pgbouncer", "true");
+  return url.toString();
+}
+
+/** True once a query through the PgBouncer on `port` reaches `server`. */
+async function answers(port: number, server: URL): Promise<boolean> {
+  const client = new pg.Client({ connectionString: bouncerUrl(server.toString(), port).replace(/[?&]pgbouncer=true/, "") });
+  client.on("error", () => {});
   try {
-    return execFileSync("sh", ["-c", `command -v ${command} || ls /usr/sbin/${command}`], { encoding: "utf8" })
-      .trim()
-      .split("\n")[0]!;
+    await client.connect();
+    await client.query("SELECT 1");
+    return true;
   } catch {
-    throw new Error(`${command} is not installed: install Debian's package (apt-get install -y ${command}); .ci/run does.`);
+    return false;
+  } finally {
+    await client.end().catch(() => {});
   }
 }
