@@ -32,12 +32,13 @@ interface ReportClient {
 
 /** The tasks a worker without the app's Prisma client runs (no transactional task). */
 export const plainTasks = defineTasks<ReportClient>()({
-  /** Logs its run, sleeps `ms`, succeeds. */
+  /** Logs its run, sleeps `ms` (`retryMs` on attempts after the first, when given), succeeds. */
   run: {
-    payload: z.object({ ms: z.number().int().min(0).default(0) }),
-    handler: async ({ ms }, ctx) => {
+    payload: z.object({ ms: z.number().int().min(0).default(0), retryMs: z.number().int().min(0).optional() }),
+    handler: async ({ ms, retryMs }, ctx) => {
       logRun(runLog(), { id: ctx.task.id, e: "start", attempt: ctx.attempt, worker: workerName() });
-      if (ms > 0) await sleep(ms, ctx.signal);
+      const sleepMs = ctx.attempt > 1 ? (retryMs ?? ms) : ms;
+      if (sleepMs > 0) await sleep(sleepMs, ctx.signal);
       logRun(runLog(), { id: ctx.task.id, e: "end", attempt: ctx.attempt, worker: workerName() });
       return { worker: workerName() };
     },

@@ -10,7 +10,8 @@ export const crashRecovery: ConformanceCase = {
   async run(bed) {
     const prisma = bed.prisma();
     const victim = await bed.spawnWorker("victim", { CONFORMANCE_LEASE_MS: "1000" });
-    const { id } = await prisma.task.enqueue("run", { ms: 3000 });
+    // Long enough for the kill to land mid-run; the run after the recovery need not wait.
+    const { id } = await prisma.task.enqueue("run", { ms: 3000, retryMs: 0 });
     await bed.wake([id]);
     await eventually(
       () =>
