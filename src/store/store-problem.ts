@@ -40,6 +40,19 @@ export function missingScheduleTable(table: { name: string; schema?: string }, m
   };
 }
 
+/** A missing tally table of the scaling signal: which table, and the migration that creates it. */
+export function missingTallyTable(table: { name: string; schema?: string }, message: string): StoreProblem {
+  const shown = JSON.stringify(`${table.schema ? `${table.schema}.` : ""}${table.name}_tallies`);
+  return {
+    kind: "missing-table",
+    lasting: true,
+    message,
+    detail:
+      `the table ${shown} of the scaling signal's tallies does not exist there: apply the migration 20261224000000_queue_tallies ` +
+      `(copy it from the package into your migrations folder, then npx task-runner migrate)`,
+  };
+}
+
 /** The problem of a claim or a queue control on a database without the queue tables: which table, and the migration. */
 export function missingQueueTable(table: { name: string; schema?: string }, message: string): StoreProblem {
   const shown = JSON.stringify(`${table.schema ? `${table.schema}.` : ""}${table.name}_queues`);
