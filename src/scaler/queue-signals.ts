@@ -61,7 +61,14 @@ export async function queueSignals(store: Pick<Store, "queueActivity" | "pending
     const arrivalRate = (row?.arrived ?? 0) / covered;
     const completionRate = (row?.succeeded ?? 0) / covered;
     const meanProcessingSeconds = row && row.timed > 0 ? row.runMs / row.timed / 1000 : null;
-    const { workers, unknown } = recommendWorkers({ arrivalRate, meanProcessingSeconds, backlog, concurrency, headroom: resolved.headroom, drainSeconds: resolved.drainSeconds });
+    const { workers, unknown } = recommendWorkers({
+      arrivalRate,
+      meanProcessingSeconds,
+      backlog,
+      concurrency,
+      headroom: resolved.headroom,
+      drainSeconds: resolved.drainSeconds,
+    });
     const signal: QueueSignal = { queue, windowSeconds, arrivalRate, completionRate, backlog, meanProcessingSeconds, concurrency, recommendedWorkers: workers };
     return unknown === undefined ? signal : { ...signal, unknown };
   });

@@ -30,7 +30,12 @@ export const activityArea = area("activity", {
     "counts per queue the tasks enqueued and succeeded, and the run time of the timed successes": async (bed) => {
       const [a, b, c, d, other] = await bed.insert([{}, {}, {}, {}, { queue: "other" }]);
       await bed.claim([a!, b!, c!, d!]);
-      expect(await bed.store.complete("worker-a", [{ id: a!, resultJson: "null", runMs: 100 }, { id: b!, resultJson: '{"ok":1}', runMs: 300 }])).toHaveLength(2);
+      expect(
+        await bed.store.complete("worker-a", [
+          { id: a!, resultJson: "null", runMs: 100 },
+          { id: b!, resultJson: '{"ok":1}', runMs: 300 },
+        ]),
+      ).toHaveLength(2);
       expect(await bed.store.complete("worker-a", [{ id: c!, resultJson: "null" }])).toEqual([c]);
       await bed.store.fail("worker-a", [{ id: d!, error: "Error: no", delayMs: 0, finalReason: "unrecoverable" }]);
       expect(other).toBeDefined();

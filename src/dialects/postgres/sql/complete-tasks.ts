@@ -34,9 +34,7 @@ export async function completeTasks(db: Db, table: PgTable, owner: string, compl
        RETURNING t.id, t.queue),
      ${tallyCtes(table, { writer: "$2", succeeded: { ids: "$3::uuid[]", runMs: "$4::int[]" } })}
      SELECT id::text AS id FROM done`,
-    withResults
-      ? [ids, owner, timedIds, timedMs, `[${completions.map((c) => `{"id":"${c.id}","result":${c.resultJson}}`).join(",")}]`]
-      : [ids, owner, timedIds, timedMs],
+    withResults ? [ids, owner, timedIds, timedMs, `[${completions.map((c) => `{"id":"${c.id}","result":${c.resultJson}}`).join(",")}]`] : [ids, owner, timedIds, timedMs],
     `ptq_complete${withResults ? "_results" : ""}${one ? "_one" : ""}`,
   );
   return rows.map((row) => row.id);

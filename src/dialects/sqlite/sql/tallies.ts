@@ -21,7 +21,10 @@ export interface TallyRows {
 
 /** Adds `rows` to `writer`'s tally rows. */
 export async function addTallies(db: Db, table: SqliteTable, writer: string, rows: TallyRows): Promise<void> {
-  const succeeded = (rows.succeeded ?? []).map((row) => ({ q: row.queue, ms: row.runMs === undefined || !Number.isFinite(row.runMs) ? null : Math.max(0, Math.round(row.runMs)) }));
+  const succeeded = (rows.succeeded ?? []).map((row) => ({
+    q: row.queue,
+    ms: row.runMs === undefined || !Number.isFinite(row.runMs) ? null : Math.max(0, Math.round(row.runMs)),
+  }));
   const deleted = (rows.deleted ?? []).map((row) => ({ q: row.queue, c: row.createdAt }));
   if (succeeded.length === 0 && deleted.length === 0) return;
   await db.query(
