@@ -44,7 +44,7 @@ export async function queueSignals(store: Pick<Store, "queueActivity" | "pending
     const concurrency = resolved.concurrencyOf(queue);
     // Without a row, nothing was enqueued or succeeded within the windows, which the read covered in full.
     const covered = row ? row.rateSeconds : resolved.windowSeconds;
-    const windowSeconds = Math.max(0, Math.round(covered * 10) / 10);
+    const windowSeconds = Math.max(0, covered);
     if (covered < TALLY_SLOT_SECONDS) {
       return {
         queue,
@@ -55,7 +55,7 @@ export async function queueSignals(store: Pick<Store, "queueActivity" | "pending
         meanProcessingSeconds: null,
         concurrency,
         recommendedWorkers: null,
-        unknown: `the tallies began ${windowSeconds} s ago, less than one ${TALLY_SLOT_SECONDS}-second slot`,
+        unknown: `the tallies began ${windowSeconds.toFixed(1)} s ago, less than one ${TALLY_SLOT_SECONDS}-second slot`,
       };
     }
     const arrivalRate = (row?.arrived ?? 0) / covered;

@@ -19,8 +19,8 @@ export interface ActivityWindows {
 export interface QueueActivity {
   queue: string;
   /**
-   * Seconds the counts cover: from the start of the slot the window begins in (or the first whole slot after the
-   * tallies began, when that is later) to now.
+   * Seconds the counts cover: from the start of the slot the window begins in (or the second the tallies began, when
+   * that is later) to now.
    */
   rateSeconds: number;
   /** Tasks enqueued within rateSeconds: rows still in the table, and rows deleted since (on success, or pruned). */

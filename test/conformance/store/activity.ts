@@ -84,16 +84,22 @@ export const activityArea = area("activity", {
       expect(full!.rateSeconds).toBeLessThanOrEqual(60 + TALLY_SLOT_SECONDS);
       expect(full!.processingSeconds).toBeGreaterThanOrEqual(300);
       expect(full!.processingSeconds).toBeLessThanOrEqual(300 + TALLY_SLOT_SECONDS);
-      // The migration marks when tallying began: the counts start at the next whole slot.
+      // The migration writes the millisecond tallying began: the counts start then.
       const now = (await bed.store.now()).getTime() / 1000;
-      const began = Math.floor((now - 30) / TALLY_SLOT_SECONDS) * TALLY_SLOT_SECONDS;
-      await bed.raw.exec(`INSERT INTO tasks_tallies (queue, writer, slot) VALUES ('', '', ${began})`);
+      const began = Math.round((now - 27) * 1000) / 1000;
+      await bed.raw.exec(`INSERT INTO tasks_tallies (queue, writer, slot, run_ms) VALUES ('', '', ${Math.floor(began)}, ${Math.round(began * 1000)})`);
       const [bounded] = await bed.store.queueActivity(WINDOWS);
-      const expected = now - (began + TALLY_SLOT_SECONDS);
+      const expected = now - began;
       expect(bounded!.rateSeconds).toBeGreaterThan(expected - 1);
       expect(bounded!.rateSeconds).toBeLessThan(expected + 5);
       expect(bounded!.processingSeconds).toBeCloseTo(bounded!.rateSeconds, 3);
       expect(bounded!.arrived).toBe(1);
+      // A success within the slot tallying began in counts: every tally row was written after it.
+      const [id] = await bed.insert([{}]);
+      await bed.claim([id!], "worker-a");
+      await bed.store.complete("worker-a", [{ id: id!, resultJson: "null", runMs: 5 }]);
+      await bed.raw.exec(`UPDATE tasks_tallies SET slot = ${Math.floor(began / TALLY_SLOT_SECONDS) * TALLY_SLOT_SECONDS} WHERE writer = 'worker-a'`);
+      expect(await bed.store.queueActivity(WINDOWS)).toMatchObject([{ queue: "default", arrived: 2, succeeded: 1, timed: 1, runMs: 5 }]);
     },
 
     "an empty table answers no queue": async (bed) => {

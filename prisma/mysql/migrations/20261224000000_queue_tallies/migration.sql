@@ -2,9 +2,10 @@
 -- slot of the database's clock (`slot`: its start, Unix seconds): the successes a worker's completion batches wrote in
 -- that slot and their handlers' run time (`timed` of them reported one), and the tasks enqueued in that slot whose rows
 -- were deleted since (on success, or pruned: `deleted`), so that arrival and completion rates stay right when rows are
--- gone. Each writer has rows of its own, keyed by writer first, so workers never wait for one another here; the cleaner's prune deletes rows
--- older than 15 minutes. The row with an empty queue and writer marks when tallying began (the signal counts from the
--- next slot). Queue names use binary collation, as in the task table. A new table: this runs with tasks in flight.
+-- gone. Each writer has rows of its own, keyed by writer first, so workers never wait for one another here; the
+-- cleaner's prune deletes rows older than 15 minutes. The row with an empty queue and writer holds in `slot` the second
+-- tallying began: the signal counts from then. Queue names use binary collation, as in the task table. A new table:
+-- this runs with tasks in flight.
 CREATE TABLE `tasks_tallies` (
     `queue` VARCHAR(100) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
     `writer` VARCHAR(200) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
@@ -20,4 +21,4 @@ CREATE TABLE `tasks_tallies` (
 -- The signal and the prune read by slot.
 CREATE INDEX `tasks_tallies_slot_idx` ON `tasks_tallies`(`slot`);
 
-INSERT INTO `tasks_tallies` (`queue`, `writer`, `slot`) VALUES ('', '', FLOOR(UNIX_TIMESTAMP() / 5) * 5);
+INSERT INTO `tasks_tallies` (`queue`, `writer`, `slot`, `run_ms`) VALUES ('', '', FLOOR(UNIX_TIMESTAMP(NOW(3))), FLOOR(UNIX_TIMESTAMP(NOW(3)) * 1000));

@@ -2,8 +2,8 @@
 -- database's clock (`slot`: its start, Unix seconds): the successes a worker's completion batches wrote in that slot
 -- and their handlers' run time (`timed` of them reported one), and the tasks enqueued in that slot whose rows were
 -- deleted since (on success, or pruned: `deleted`), so that arrival and completion rates stay right when rows are gone.
--- The cleaner's prune deletes rows older than 15 minutes. The row with an empty queue and writer marks when tallying
--- began (the signal counts from the next slot). A new table: this runs with tasks in flight.
+-- The cleaner's prune deletes rows older than 15 minutes. The row with an empty queue and writer holds in `slot` the
+-- second tallying began: the signal counts from then. A new table: this runs with tasks in flight.
 CREATE TABLE "tasks_tallies" (
     "queue" TEXT NOT NULL,
     "writer" TEXT NOT NULL,
@@ -19,4 +19,4 @@ CREATE TABLE "tasks_tallies" (
 -- The signal and the prune read by slot.
 CREATE INDEX "tasks_tallies_slot_idx" ON "tasks_tallies"("slot");
 
-INSERT INTO "tasks_tallies" ("queue", "writer", "slot") VALUES ('', '', CAST(strftime('%s', 'now') AS INTEGER) / 5 * 5);
+INSERT INTO "tasks_tallies" ("queue", "writer", "slot", "run_ms") VALUES ('', '', CAST(strftime('%s', 'now') AS INTEGER), CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));

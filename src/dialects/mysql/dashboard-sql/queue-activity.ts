@@ -4,7 +4,7 @@
 
 import type { CountingDb } from "../../../store/db.js";
 import { activityIdBound, toActivity, type ActivityRow } from "../../../store/activity-rows.js";
-import { TALLY_SLOT_SECONDS, type ActivityWindows, type QueueActivity } from "../../../store/tallies.js";
+import { type ActivityWindows, type QueueActivity } from "../../../store/tallies.js";
 import type { MysqlTable } from "../table.js";
 import { slotOf } from "../sql/tallies.js";
 
@@ -12,18 +12,19 @@ import { slotOf } from "../sql/tallies.js";
 export async function queueActivity(db: CountingDb, table: MysqlTable, windows: ActivityWindows): Promise<QueueActivity[]> {
   const rows = await db.query<ActivityRow>(
     `WITH clock AS (SELECT UNIX_TIMESTAMP(NOW(6)) AS now_s,
-                           (SELECT MIN(slot) + ${TALLY_SLOT_SECONDS} FROM ${table.tallies} WHERE queue = '' AND writer = '') AS began),
-     bounds AS (SELECT now_s, GREATEST(${slotOf("now_s - ?")}, COALESCE(began, 0)) AS rate_from,
-                       GREATEST(${slotOf("now_s - ?")}, COALESCE(began, 0)) AS run_from FROM clock)
+                           (SELECT MIN(run_ms) / 1000 FROM ${table.tallies} WHERE queue = '' AND writer = '') AS began),
+     starts AS (SELECT now_s, GREATEST(${slotOf("now_s - ?")}, COALESCE(began, 0)) AS rate_from,
+                       GREATEST(${slotOf("now_s - ?")}, COALESCE(began, 0)) AS run_from FROM clock),
+     bounds AS (SELECT now_s, rate_from, run_from, ${slotOf("rate_from")} AS rate_slot, ${slotOf("run_from")} AS run_slot FROM starts)
      SELECT x.queue, b.now_s - b.rate_from AS rate_seconds, b.now_s - b.run_from AS processing_seconds, SUM(x.arrived) AS arrived,
             SUM(x.succeeded) AS succeeded, SUM(x.deleted) AS deleted, SUM(x.timed) AS timed, SUM(x.run_ms) AS run_ms
      FROM (
        SELECT t.queue, 0 AS arrived,
-              CASE WHEN t.slot >= b.rate_from THEN t.succeeded ELSE 0 END AS succeeded,
-              CASE WHEN t.slot >= b.rate_from THEN t.deleted ELSE 0 END AS deleted,
-              CASE WHEN t.slot >= b.run_from THEN t.timed ELSE 0 END AS timed,
-              CASE WHEN t.slot >= b.run_from THEN t.run_ms ELSE 0 END AS run_ms
-       FROM ${table.tallies} t CROSS JOIN bounds b WHERE t.slot >= LEAST(b.rate_from, b.run_from) AND t.queue <> ''
+              CASE WHEN t.slot >= b.rate_slot THEN t.succeeded ELSE 0 END AS succeeded,
+              CASE WHEN t.slot >= b.rate_slot THEN t.deleted ELSE 0 END AS deleted,
+              CASE WHEN t.slot >= b.run_slot THEN t.timed ELSE 0 END AS timed,
+              CASE WHEN t.slot >= b.run_slot THEN t.run_ms ELSE 0 END AS run_ms
+       FROM ${table.tallies} t CROSS JOIN bounds b WHERE t.slot >= LEAST(b.rate_slot, b.run_slot) AND t.queue <> ''
        UNION ALL
        SELECT k.queue, 1, 0, 0, 0, 0
        FROM ${table.sql} k CROSS JOIN bounds b

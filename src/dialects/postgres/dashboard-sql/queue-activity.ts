@@ -3,7 +3,6 @@
 // by their slot: the cost follows the windows' traffic, not the table size.
 
 import type { Db } from "../../../store/db.js";
-import { TALLY_SLOT_SECONDS } from "../../../store/tallies.js";
 import type { ActivityWindows, QueueActivity } from "../../../store/tallies.js";
 import { activityIdBound, toActivity, type ActivityRow } from "../../../store/activity-rows.js";
 import type { PgTable } from "../table.js";
@@ -13,17 +12,18 @@ import { slotOf } from "../sql/tallies.js";
 export async function queueActivity(db: Db, table: PgTable, windows: ActivityWindows): Promise<QueueActivity[]> {
   const rows = await db.query<ActivityRow>(
     `WITH clock AS (SELECT extract(epoch FROM now())::float8 AS now_s,
-                           (SELECT min(slot) + ${TALLY_SLOT_SECONDS} FROM ${table.tallies} WHERE queue = '' AND writer = '') AS began),
-     bounds AS (SELECT now_s, greatest(${slotOf("to_timestamp(now_s - $1)")}, coalesce(began, 0)) AS rate_from,
+                           (SELECT min(run_ms) / 1000.0 FROM ${table.tallies} WHERE queue = '' AND writer = '')::float8 AS began),
+     starts AS (SELECT now_s, greatest(${slotOf("to_timestamp(now_s - $1)")}, coalesce(began, 0)) AS rate_from,
                        greatest(${slotOf("to_timestamp(now_s - $2)")}, coalesce(began, 0)) AS run_from FROM clock),
+     bounds AS (SELECT now_s, rate_from, run_from, ${slotOf("to_timestamp(rate_from)")} AS rate_slot, ${slotOf("to_timestamp(run_from)")} AS run_slot FROM starts),
      tallied AS (
        SELECT t.queue,
-              coalesce(sum(t.succeeded) FILTER (WHERE t.slot >= b.rate_from), 0) AS succeeded,
-              coalesce(sum(t.deleted) FILTER (WHERE t.slot >= b.rate_from), 0) AS deleted,
-              coalesce(sum(t.timed) FILTER (WHERE t.slot >= b.run_from), 0) AS timed,
-              coalesce(sum(t.run_ms) FILTER (WHERE t.slot >= b.run_from), 0) AS run_ms
+              coalesce(sum(t.succeeded) FILTER (WHERE t.slot >= b.rate_slot), 0) AS succeeded,
+              coalesce(sum(t.deleted) FILTER (WHERE t.slot >= b.rate_slot), 0) AS deleted,
+              coalesce(sum(t.timed) FILTER (WHERE t.slot >= b.run_slot), 0) AS timed,
+              coalesce(sum(t.run_ms) FILTER (WHERE t.slot >= b.run_slot), 0) AS run_ms
        FROM ${table.tallies} t CROSS JOIN bounds b
-       WHERE t.slot >= least(b.rate_from, b.run_from) AND t.queue <> ''
+       WHERE t.slot >= least(b.rate_slot, b.run_slot) AND t.queue <> ''
        GROUP BY t.queue),
      arrived AS (
        SELECT k.queue, count(*) AS arrived

@@ -16,18 +16,19 @@ export function queueActivity(db: Db, table: SqliteTable, windows: ActivityWindo
     .query<ActivityRow>(
       ...bind(
         `WITH clock AS (SELECT (julianday('now') - 2440587.5) * 86400.0 AS now_s,
-                               (SELECT min(slot) + ${SLOT} FROM ${table.tallies} WHERE queue = '' AND writer = '') AS began),
-         bounds AS (SELECT now_s, max(CAST(now_s - {rate} AS INTEGER) / ${SLOT} * ${SLOT}, coalesce(began, 0)) AS rate_from,
-                           max(CAST(now_s - {run} AS INTEGER) / ${SLOT} * ${SLOT}, coalesce(began, 0)) AS run_from FROM clock)
+                               (SELECT min(run_ms) / 1000.0 FROM ${table.tallies} WHERE queue = '' AND writer = '') AS began),
+         starts AS (SELECT now_s, max(CAST(now_s - {rate} AS INTEGER) / ${SLOT} * ${SLOT}, coalesce(began, 0)) AS rate_from,
+                           max(CAST(now_s - {run} AS INTEGER) / ${SLOT} * ${SLOT}, coalesce(began, 0)) AS run_from FROM clock),
+         bounds AS (SELECT now_s, rate_from, run_from, CAST(rate_from AS INTEGER) / ${SLOT} * ${SLOT} AS rate_slot, CAST(run_from AS INTEGER) / ${SLOT} * ${SLOT} AS run_slot FROM starts)
          SELECT x.queue, b.now_s - b.rate_from AS rate_seconds, b.now_s - b.run_from AS processing_seconds, sum(x.arrived) AS arrived,
                 sum(x.succeeded) AS succeeded, sum(x.deleted) AS deleted, sum(x.timed) AS timed, sum(x.run_ms) AS run_ms
          FROM (
            SELECT t.queue, 0 AS arrived,
-                  CASE WHEN t.slot >= b.rate_from THEN t.succeeded ELSE 0 END AS succeeded,
-                  CASE WHEN t.slot >= b.rate_from THEN t.deleted ELSE 0 END AS deleted,
-                  CASE WHEN t.slot >= b.run_from THEN t.timed ELSE 0 END AS timed,
-                  CASE WHEN t.slot >= b.run_from THEN t.run_ms ELSE 0 END AS run_ms
-           FROM ${table.tallies} t CROSS JOIN bounds b WHERE t.slot >= min(b.rate_from, b.run_from) AND t.queue <> ''
+                  CASE WHEN t.slot >= b.rate_slot THEN t.succeeded ELSE 0 END AS succeeded,
+                  CASE WHEN t.slot >= b.rate_slot THEN t.deleted ELSE 0 END AS deleted,
+                  CASE WHEN t.slot >= b.run_slot THEN t.timed ELSE 0 END AS timed,
+                  CASE WHEN t.slot >= b.run_slot THEN t.run_ms ELSE 0 END AS run_ms
+           FROM ${table.tallies} t CROSS JOIN bounds b WHERE t.slot >= min(b.rate_slot, b.run_slot) AND t.queue <> ''
            UNION ALL
            SELECT k.queue, 1, 0, 0, 0, 0
            FROM ${table.sql} k CROSS JOIN bounds b
