@@ -1,32 +1,8 @@
 // The scaling signal as `task-runner status` shows it: per queue, arrivals and completions a second, the backlog, the
 // mean processing time and the workers recommended, with what the recommendation assumed; or why it is unavailable.
 
-import { queueSignals, type QueueSignal } from "../scaler/queue-signals.js";
-import { DEFAULT_SIGNAL_OPTIONS, resolveSignalOptions, type QueueSignalOptions } from "../scaler/scaler-options.js";
-import type { Store } from "../store/store.js";
-import { StoreProblemError } from "../store/store-problem.js";
-
-/** The signal of every active queue with the options it was read with, or why it could not be read. */
-export interface SignalReport {
-  windowSeconds: number;
-  headroom: number;
-  drainSeconds: number;
-  queues: QueueSignal[];
-  /** Why there is no signal (the tally table is missing); absent when it was read. */
-  unavailable?: string;
-}
-
-/** Reads the signal; a missing tally table is reported, not thrown. */
-export async function signalReport(store: Store, options: QueueSignalOptions): Promise<SignalReport> {
-  const resolved = resolveSignalOptions(options);
-  const base = { windowSeconds: resolved.windowSeconds, headroom: resolved.headroom, drainSeconds: resolved.drainSeconds };
-  try {
-    return { ...base, queues: await queueSignals(store, options) };
-  } catch (error) {
-    if (!(error instanceof StoreProblemError) || error.problem.kind !== "missing-table") throw error;
-    return { ...base, queues: [], unavailable: error.message };
-  }
-}
+import { DEFAULT_SIGNAL_OPTIONS, type QueueSignalOptions } from "../scaler/scaler-options.js";
+import type { SignalReport } from "../scaler/signal-report.js";
 
 /** The signal's options from status's flags (numbers as text) and the config's worker concurrency. */
 export function signalOptions(flags: { window?: string; headroom?: string; drain?: string }, concurrency: number | undefined): QueueSignalOptions {

@@ -11,7 +11,8 @@ import { renderSchedules, scheduleReport, type ScheduleLine } from "./schedule-r
 import { queueReport, renderQueues, type QueueLine } from "./queue-report.js";
 import { EXIT_OK } from "./exit-codes.js";
 import { resolveSignalOptions } from "../scaler/scaler-options.js";
-import { renderSignal, signalOptions, signalReport, type SignalReport } from "./signal-report.js";
+import { renderSignal, signalOptions } from "./signal-report.js";
+import { signalReport, type SignalReport } from "../scaler/signal-report.js";
 
 const statusHelp = `Usage: task-runner status [--json] [--window <s>] [--headroom <x>] [--drain <s>]
 
