@@ -51,6 +51,9 @@ export { createWorker, TaskLeaseLostError, TaskTimeoutError, WorkerShutdownError
 export type { Worker, WorkerOptions } from "./worker/create-worker.js";
 export type { QueueLimitOptions } from "./worker/queue-limits.js";
 export type { QueueState, RateLimit } from "./store/queue-controls.js";
+export { queueSignals, recommendWorkers, DEFAULT_SIGNAL_OPTIONS } from "./scaler/index.js";
+export type { QueueSignal, QueueSignalOptions, WorkerInputs, WorkerRecommendation } from "./scaler/index.js";
+export type { ActivityWindows, QueueActivity } from "./store/tallies.js";
 export { openStore } from "./open-store.js";
 export type { StoreOptions } from "./open-store.js";
 export type { Store } from "./store/store.js";

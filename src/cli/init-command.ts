@@ -200,7 +200,9 @@ function renameModel(source: string, model: string, table: string): string {
     .replace(/^model TaskQueue \{/m, `model ${model}Queue {`)
     .replace('@@map("tasks_queues")', `@@map("${table}_queues")`)
     .replace(/^model TaskQueueStart \{/m, `model ${model}QueueStart {`)
-    .replace('@@map("tasks_queue_starts")', `@@map("${table}_queue_starts")`);
+    .replace('@@map("tasks_queue_starts")', `@@map("${table}_queue_starts")`)
+    .replace(/^model TaskTally \{/m, `model ${model}Tally {`)
+    .replace('@@map("tasks_tallies")', `@@map("${table}_tallies")`);
 }
 
 /** Renames the table and its indexes in either quoting style ("tasks" or `tasks`). */

@@ -10,17 +10,25 @@ import { withStore } from "./database-session.js";
 import { renderSchedules, scheduleReport, type ScheduleLine } from "./schedule-report.js";
 import { queueReport, renderQueues, type QueueLine } from "./queue-report.js";
 import { EXIT_OK } from "./exit-codes.js";
+import { resolveSignalOptions } from "../scaler/scaler-options.js";
+import { renderSignal, signalOptions } from "./signal-report.js";
+import { signalReport, type SignalReport } from "../scaler/signal-report.js";
 
-const statusHelp = `Usage: task-runner status [--json]
+const statusHelp = `Usage: task-runner status [--json] [--window <s>] [--headroom <x>] [--drain <s>]
 
 Shows task counts by queue, task name and status, the oldest due pending task per queue, whether a cleaner leads and
 what waits without one (expired leases and recurring schedules always; delayed tasks, retries and lost wake-ups too when
 workers are woken by RabbitMQ or NOTIFY instead of polling), the broker: connected (with the consumers and waiting
 wake-ups of each queue), refused (with what to fix), unreachable, or none configured, and each recurring schedule with
-its last and next slot, and the queue controls: paused queues and the limits declared.
+its last and next slot, the queue controls: paused queues and the limits declared, and the scaling signal: per queue,
+tasks enqueued and completed a second, the backlog, the mean processing time and the workers recommended (with the
+config's worker concurrency, 10 by default).
 
 Options:
       --json               print one JSON object instead of tables
+      --window <s>         seconds over which the signal counts arrivals and completions (default 60, at most 900)
+      --headroom <x>       factor over the workers that exactly keep up (default 1.2)
+      --drain <s>          seconds within which the recommended workers drain the backlog (default 60)
 
 ${COMMON_HELP}`;
 
@@ -35,29 +43,44 @@ interface StatusReport {
   schedules: ScheduleLine[];
   /** Paused queues and the limits declared by the workers and the config. */
   queues: QueueLine[];
+  /** The scaling signal per queue. */
+  signal: SignalReport;
 }
 
 export async function statusCommand(argv: string[], io: CliIo): Promise<number> {
-  const { values } = parseCommand("status", argv, { json: { type: "boolean" } });
+  const { values } = parseCommand("status", argv, {
+    json: { type: "boolean" },
+    window: { type: "string" },
+    headroom: { type: "string" },
+    drain: { type: "string" },
+  });
   if (values.help) {
     io.out(statusHelp);
     return EXIT_OK;
   }
   const config = await commandConfig(values, io, { database: true });
   const table = commandTable(config);
+  const options = signalOptions(values, config.worker?.concurrency);
+  resolveSignalOptions(options); // a bad flag is a usage error before the database is reached
   const report = await withStore(config.databaseUrl!, table, config.sources.databaseUrl, async (store) => {
     const lockKey = config.cleaner?.lockKey ?? store.defaultLockKey();
     const [counts, ages, holder] = await Promise.all([store.countTasks(), store.pendingAges(), store.leaderHolder(lockKey)]);
     const queues = new Set([...Object.values(config.tasks ?? {}).map((task) => task.queue ?? "default"), ...counts.map((row) => row.queue)]);
     const schedules = await scheduleReport(config.tasks, store);
     const controls = await queueReport(config.tasks, store);
-    return { ...buildReport(counts, ages, holder, await brokerReport(config, store, [...queues].sort())), schedules, queues: controls };
+    const signal = await signalReport(store, options);
+    return { ...buildReport(counts, ages, holder, await brokerReport(config, store, [...queues].sort())), schedules, queues: controls, signal };
   });
   io.out(values.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report));
   return EXIT_OK;
 }
 
-function buildReport(counts: StatusCount[], ages: PendingAge[], holder: LeaderInfo | undefined, broker: BrokerReport): Omit<StatusReport, "schedules" | "queues"> {
+function buildReport(
+  counts: StatusCount[],
+  ages: PendingAge[],
+  holder: LeaderInfo | undefined,
+  broker: BrokerReport,
+): Omit<StatusReport, "schedules" | "queues" | "signal"> {
   const rows = new Map<string, StatusReport["tasks"][number]>();
   for (const { queue, name, status, count } of counts) {
     const key = `${queue}\u0000${name}`;
@@ -98,6 +121,7 @@ function renderReport(report: StatusReport): string {
   lines.push(...renderBroker(report.broker));
   lines.push(...renderSchedules(report.schedules));
   lines.push(...renderQueues(report.queues));
+  lines.push(...renderSignal(report.signal));
   return `${lines.join("\n")}\n`;
 }
 

@@ -1,6 +1,7 @@
 // The options of createDashboard() with their defaults and trade-offs, and their validation into the settings the
 // routes use. A bad option throws TaskQueueConfigError naming the option and the fix.
 
+import { resolveSignalOptions, type QueueSignalOptions } from "../scaler/scaler-options.js";
 import type { IncomingMessage } from "node:http";
 import { TaskQueueConfigError } from "../errors.js";
 import { jsonLogger, type Logger } from "../logger.js";
@@ -71,6 +72,12 @@ export interface DashboardOptions extends NamingOptions {
   unpublishedGraceSeconds?: number;
   /** The cleaners' advisory lock key, when they were given a custom `lockKey`. Default: derived from the table name. */
   cleanerLockKey?: number;
+  /**
+   * How the overview's scaling signal is read and computed: its window, headroom, drain target and the concurrency of
+   * your workers (give it when they run another than the default 10, or the recommendation is off by that factor).
+   * Default: every default of queueSignals.
+   */
+  scalingSignal?: QueueSignalOptions;
 }
 
 /** The validated settings. */
@@ -85,6 +92,7 @@ export interface DashboardSettings {
   workerWindowSeconds: number;
   unpublishedGraceSeconds: number;
   cleanerLockKey: number | undefined;
+  scalingSignal: QueueSignalOptions;
 }
 
 const BASE_PATH = /^(\/[A-Za-z0-9._~-]+)*$/;
@@ -109,7 +117,14 @@ export function resolveSettings(options: DashboardOptions): DashboardSettings {
     workerWindowSeconds: positiveInteger("workerWindowSeconds", options.workerWindowSeconds, 600),
     unpublishedGraceSeconds: positiveInteger("unpublishedGraceSeconds", options.unpublishedGraceSeconds, 30),
     cleanerLockKey: options.cleanerLockKey,
+    scalingSignal: checkedSignalOptions(options.scalingSignal),
   };
+}
+
+/** The signal's options as given, once checked (a bad one throws TaskQueueConfigError naming it). */
+function checkedSignalOptions(options: QueueSignalOptions | undefined): QueueSignalOptions {
+  resolveSignalOptions(options);
+  return options ?? {};
 }
 
 /** "/" → "", "/admin/tasks/" → "/admin/tasks". */

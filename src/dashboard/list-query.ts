@@ -1,6 +1,7 @@
 // Reads the task list's filters and page from the URL's query, rejecting what cannot be a filter (with a message),
 // and turns the time range into id bounds (ids are uuidv7: their first 48 bits are the enqueue time).
 
+import { uuidv7AtTime } from "../uuid.js";
 import { isTaskId } from "../store/task-id.js";
 import { TASK_STATUSES } from "../store/task-status.js";
 import type { PageRequest, StatusFilter, TaskFilter } from "../store/views.js";
@@ -64,8 +65,7 @@ function parseUtc(value: string, field: string, problems: string[]): number | un
   return ms;
 }
 
-/** The smallest uuidv7 of millisecond `ms`: ids at or after it were made at or after that time. */
+/** The lowest task id of the millisecond `ms`. */
 export function idAtTime(ms: number): string {
-  const hex = Math.max(0, Math.floor(ms)).toString(16).padStart(12, "0").slice(-12);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-0000-0000-000000000000`;
+  return uuidv7AtTime(ms);
 }

@@ -6,6 +6,7 @@ import type { DashboardContext } from "./dashboard-context.js";
 import type { QueueState } from "../store/queue-controls.js";
 import { queueRows } from "../store/queue-rows.js";
 import { scheduleRows, type ScheduleRow } from "./schedule-rows.js";
+import { signalReport, type SignalReport } from "../scaler/signal-report.js";
 
 export interface OverviewData {
   /** The database's clock. */
@@ -23,6 +24,8 @@ export interface OverviewData {
   schedules: ScheduleRow[];
   /** The queues' rows: paused or not, and the limits their workers declared. */
   queues: QueueState[];
+  /** The scaling signal per queue, or why it is unavailable. */
+  signal: SignalReport;
 }
 
 export async function overviewData(context: DashboardContext): Promise<OverviewData> {
@@ -38,8 +41,9 @@ export async function overviewData(context: DashboardContext): Promise<OverviewD
     store.leaderHolder(context.lockKey),
     store.listTasks({ status: "dead" }, { limit: 6 }, groups),
   ]);
-  const [schedules, queues] = await Promise.all([scheduleRows(store, now), queueRows(store)]);
+  const [schedules, queues, signal] = await Promise.all([scheduleRows(store, now), queueRows(store), signalReport(store, settings.scalingSignal)]);
   return {
+    signal,
     now,
     schedules,
     queues,

@@ -7,14 +7,15 @@ import { LeaderElector, type LeaderCalls } from "./leader-elector.js";
 import type { ElectionTiming, LeaderLock } from "./leader-lock.js";
 import type { WakeupNotifications } from "./notifications.js";
 import type { ScheduleDeclaration, ScheduleState } from "./schedules.js";
-import { missingNewestColumn, missingQueueTable, missingScheduleTable, StoreProblemError, type StoreProblem } from "./store-problem.js";
+import { missingNewestColumn, missingQueueTable, missingScheduleTable, missingTallyTable, StoreProblemError, type StoreProblem } from "./store-problem.js";
 import type { PrepareReport, Store } from "./store.js";
 import type { TaskTable } from "./task-table.js";
 import { UnitStore, type StoreUnits } from "./unit-store.js";
 import { LimitedClaims, splitQueues, withoutLimits, type GateUnits } from "./limited-claim.js";
 import type { QueueDeclaration, QueueState } from "./queue-controls.js";
 import type { TaskRecord } from "./task-record.js";
-import type { ClaimByIdResult, ClaimFilter, WakeupTarget } from "./task-writes.js";
+import type { ClaimByIdResult, ClaimFilter, Completion, WakeupTarget } from "./task-writes.js";
+import type { ActivityWindows, QueueActivity } from "./tallies.js";
 import { NotAPrismaClientError, TaskStoreNoTransactionError } from "../errors.js";
 
 /** What a dialect writes for its store: its SQL units, and what it does its own way. */
@@ -149,6 +150,29 @@ export class DialectStore<D extends Db, T extends TaskTable, O extends OwnDb> ex
       if (problem.kind !== "missing-table") throw error;
       throw new StoreProblemError(missingQueueTable(this.table, problem.message), { cause: error });
     }
+  }
+
+  // The writes that tally and the read of the tallies: a missing tally table says which table and which migration.
+  override complete(owner: string, completions: readonly Completion[]): Promise<string[]> {
+    return this.onTallyTable(super.complete(owner, completions));
+  }
+  override deleteSucceeded(owner: string, ids: readonly string[], runMs?: readonly number[]): Promise<string[]> {
+    return this.onTallyTable(super.deleteSucceeded(owner, ids, runMs));
+  }
+  override prune(options: { retentionMs: number; limit: number }): Promise<string[]> {
+    return this.onTallyTable(super.prune(options));
+  }
+  override queueActivity(windows: ActivityWindows): Promise<QueueActivity[]> {
+    return this.onTallyTable(super.queueActivity(windows));
+  }
+
+  private onTallyTable<R>(running: Promise<R>): Promise<R> {
+    return running.catch((error: unknown) => {
+      if (error instanceof StoreProblemError) throw error;
+      const problem = this.parts.classify(error);
+      if (problem.kind !== "missing-table" || !problem.message.includes(`${this.table.name}_tallies`)) throw error;
+      throw new StoreProblemError(missingTallyTable(this.table, problem.message), { cause: error });
+    });
   }
 
   // The schedule operations: like every unit operation, except that a missing schedule table says which table and

@@ -27,30 +27,36 @@ export class StoreProblemError extends Error {
   }
 }
 
-/** The problem of a schedule operation on a database without the schedule tables: which table, and the migration. */
-export function missingScheduleTable(table: { name: string; schema?: string }, message: string): StoreProblem {
-  const shown = JSON.stringify(`${table.schema ? `${table.schema}.` : ""}${table.name}_schedules`);
+/** A companion table of the task table that is missing: which one (by its suffix), what is wrong, and the migration. */
+function missingCompanion(table: { name: string; schema?: string }, message: string, suffix: string, wrong: string, migration: string): StoreProblem {
+  const shown = JSON.stringify(`${table.schema ? `${table.schema}.` : ""}${table.name}_${suffix}`);
   return {
     kind: "missing-table",
     lasting: true,
     message,
-    detail:
-      `the table ${shown} of recurring tasks does not exist there: apply the migration 20261203000000_task_schedules ` +
-      `(copy it from the package into your migrations folder, then npx task-runner migrate)`,
+    detail: `the table ${shown} ${wrong}: apply the migration ${migration} ` + `(copy it from the package into your migrations folder, then npx task-runner migrate)`,
   };
+}
+
+/** The problem of a schedule operation on a database without the schedule tables: which table, and the migration. */
+export function missingScheduleTable(table: { name: string; schema?: string }, message: string): StoreProblem {
+  return missingCompanion(table, message, "schedules", "of recurring tasks does not exist there", "20261203000000_task_schedules");
+}
+
+/** A missing tally table of the scaling signal: which table, and the migration that creates it. */
+export function missingTallyTable(table: { name: string; schema?: string }, message: string): StoreProblem {
+  return missingCompanion(table, message, "tallies", "of the scaling signal's tallies does not exist there", "20261224000000_queue_tallies");
 }
 
 /** The problem of a claim or a queue control on a database without the queue tables: which table, and the migration. */
 export function missingQueueTable(table: { name: string; schema?: string }, message: string): StoreProblem {
-  const shown = JSON.stringify(`${table.schema ? `${table.schema}.` : ""}${table.name}_queues`);
-  return {
-    kind: "missing-table",
-    lasting: true,
+  return missingCompanion(
+    table,
     message,
-    detail:
-      `the table ${shown} of queue controls (pauses and limits) does not exist there, or the task table lacks its concurrency_key column: ` +
-      `apply the migration 20261210000000_queue_controls (copy it from the package into your migrations folder, then npx task-runner migrate)`,
-  };
+    "queues",
+    "of queue controls (pauses and limits) does not exist there, or the task table lacks its concurrency_key column",
+    "20261210000000_queue_controls",
+  );
 }
 
 /**

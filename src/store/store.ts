@@ -9,6 +9,7 @@ import type { WakeupNotifications } from "./notifications.js";
 import type { QueueDeclaration, QueueState } from "./queue-controls.js";
 import type { ScheduleDeclaration, ScheduleState } from "./schedules.js";
 import type { StoreProblem } from "./store-problem.js";
+import type { ActivityWindows, QueueActivity } from "./tallies.js";
 import type { TaskRecord } from "./task-record.js";
 import type { ClaimByIdResult, ClaimFilter, Completion, FailedTask, Failure, HeldLease, LeaseState, RecoveredTask, WakeupTarget } from "./task-writes.js";
 import type { GroupCount, PageRequest, PendingAge, RecentWorker, StatusCount, StuckGroup, TaskDetail, TaskFilter, TaskGroup, TaskListPage, Throughput } from "./views.js";
@@ -38,14 +39,18 @@ export interface WorkerStore {
    * unlimited queues' first). Never from a paused queue; from a queue in `filter.limits`, only what its limits allow.
    */
   claimDue(limit: number, filter: ClaimFilter): Promise<TaskRecord[]>;
-  /** Marks the tasks succeeded where `owner` still holds the lease; returns the ids it marked. */
+  /**
+   * Marks the tasks succeeded where `owner` still holds the lease; returns the ids it marked. The same write adds them
+   * (with each completion's runMs) to the writer's tally row of the database's current slot, for the scaling signal.
+   */
   complete(owner: string, completions: readonly Completion[]): Promise<string[]>;
   /**
    * Deletes the tasks among `ids` where `owner` still holds the lease, instead of marking them succeeded (delete on
    * success, for a success with no result to keep); returns the ids it deleted. Once deleted, a task's dedupe key is
-   * free for a new task.
+   * free for a new task. The same write tallies them as succeeded (with `runMs`, the handler's run time of each id in
+   * order, when given) and as arrived in the slot of their created_at, so the scaling signal counts them once gone.
    */
-  deleteSucceeded(owner: string, ids: readonly string[]): Promise<string[]>;
+  deleteSucceeded(owner: string, ids: readonly string[], runMs?: readonly number[]): Promise<string[]>;
   /** Records failed runs where `owner` still holds the lease: pending again after each delay, or dead. */
   fail(owner: string, failures: readonly Failure[]): Promise<FailedTask[]>;
   /** Extends the leases `owner` holds among `ids` to leaseMs from now; says per id whether it was extended or lost. */
@@ -78,7 +83,10 @@ interface CleanerStore {
   markPublished(ids: readonly string[]): Promise<number>;
   /** Records that wake-ups for these pending tasks were not published, for the cleaner to send; returns how many. */
   markUnpublished(ids: readonly string[]): Promise<number>;
-  /** Deletes at most `limit` finished tasks older than retentionMs, oldest first; returns their ids. */
+  /**
+   * Deletes at most `limit` finished tasks older than retentionMs, oldest first; returns their ids. Tallies the deleted
+   * tasks enqueued within the tallies' span as arrived, and deletes tally rows older than that span.
+   */
   prune(options: { retentionMs: number; limit: number }): Promise<string[]>;
 }
 
@@ -120,6 +128,12 @@ interface ViewStore {
   stuckTasks(unpublishedGraceSeconds: number): Promise<StuckGroup[]>;
   /** Finished tasks per minute over the last hour. */
   finishedPerMinute(): Promise<Throughput>;
+  /**
+   * Per queue with any activity: tasks enqueued and succeeded within the rate window, and the run time of the successes
+   * within the processing window, from the rows and the tallies (which outlive rows deleted on success or pruned).
+   * A missing tally table rejects with a StoreProblemError (kind "missing-table") naming it and the migration.
+   */
+  queueActivity(windows: ActivityWindows): Promise<QueueActivity[]>;
 }
 
 /**

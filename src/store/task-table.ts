@@ -36,6 +36,8 @@ export interface CompanionTables {
   readonly queues: string;
   /** The starts of rate-limited queues: `tasks_queue_starts`. */
   readonly queueStarts: string;
+  /** The scaling signal's tallies, a row per queue, writer and slot: `tasks_tallies`. */
+  readonly tallies: string;
 }
 
 /** The companion tables of `table`, each name passed through the dialect's `quote`. */
@@ -45,5 +47,6 @@ export function companionTables(table: TaskTable, quote: (name: string) => strin
     scheduleSlots: quote(`${table.name}_schedule_slots`),
     queues: quote(`${table.name}_queues`),
     queueStarts: quote(`${table.name}_queue_starts`),
+    tallies: quote(`${table.name}_tallies`),
   };
 }

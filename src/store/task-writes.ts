@@ -43,6 +43,8 @@ export type ClaimByIdResult = { id: string; claimed: TaskRecord } | { id: string
 export interface Completion {
   id: string;
   resultJson: string;
+  /** How long the handler ran, in ms, for the scaling signal's mean processing time; absent: counted, not timed. */
+  runMs?: number;
 }
 
 /** One failed run to record. */

@@ -50,6 +50,7 @@ export const UNIT_OPERATIONS = [
   "recentWorkers",
   "stuckTasks",
   "finishedPerMinute",
+  "queueActivity",
   "defaultLockKey",
   "leaderHolder",
 ] as const;
@@ -193,6 +194,9 @@ export abstract class UnitStore<D, T> implements Pick<Store, UnitOperation> {
   }
   finishedPerMinute(...args: Parameters<Store["finishedPerMinute"]>) {
     return this.units.finishedPerMinute(this.db, this.table, ...args);
+  }
+  queueActivity(...args: Parameters<Store["queueActivity"]>) {
+    return this.units.queueActivity(this.db, this.table, ...args);
   }
   now(...args: Parameters<Store["now"]>) {
     return this.units.now(this.db, this.table, ...args);

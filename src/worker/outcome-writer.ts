@@ -37,7 +37,7 @@ const UNCERTAIN = "task outcome not written again: the connection dropped during
 export class OutcomeWriter {
   private readonly successes: StatementBatcher<Completion, boolean>;
   private readonly failures: StatementBatcher<Failure, FailedTask | undefined>;
-  private readonly deletions: StatementBatcher<string, boolean>;
+  private readonly deletions: StatementBatcher<{ id: string; runMs: number }, boolean>;
   private readonly notifications = new Set<Promise<void>>();
 
   constructor(private readonly options: OutcomeWriterOptions) {
@@ -47,9 +47,15 @@ export class OutcomeWriter {
       const marked = new Set(await completions.complete(owner, items));
       return items.map((item) => marked.has(item.id));
     });
-    this.deletions = new StatementBatcher(async (ids) => {
-      const deleted = new Set(await completions.deleteSucceeded(owner, ids));
-      return ids.map((id) => deleted.has(id));
+    this.deletions = new StatementBatcher(async (items) => {
+      const deleted = new Set(
+        await completions.deleteSucceeded(
+          owner,
+          items.map((item) => item.id),
+          items.map((item) => item.runMs),
+        ),
+      );
+      return items.map((item) => deleted.has(item.id));
     });
     this.failures = new StatementBatcher(async (items) => {
       const byId = new Map((await store.fail(owner, items)).map((row) => [row.id, row]));
@@ -65,7 +71,9 @@ export class OutcomeWriter {
     const { json, problem } = resultJson(value);
     if (problem) this.options.logger.warn("task result not storable, stored null", { ...runFields(task), problem });
     const deletes = deleteIfNoResult && json === "null";
-    const write = deletes ? () => this.deletions.add(task.id) : () => this.successes.add({ id: task.id, resultJson: json } satisfies Completion);
+    // The handler's run time, tallied for the scaling signal's mean processing time.
+    const runMs = Date.now() - startedAt;
+    const write = deletes ? () => this.deletions.add({ id: task.id, runMs }) : () => this.successes.add({ id: task.id, resultJson: json, runMs } satisfies Completion);
     // The first write on the happy path is a plain promise chain: one success per task, thousands a second.
     return write().then(
       (marked) => this.succeeded(task, marked, false, startedAt, deletes),

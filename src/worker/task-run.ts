@@ -245,10 +245,11 @@ export class TaskRun {
           if (problem) this.logger.warn("task result not storable, stored null", { problem });
           // Delete on success deletes in this same transaction, so the handler's writes and the row's end commit together.
           const through = this.store.through(tx);
+          const runMs = Date.now() - this.startedAt;
           const marked =
             json === "null" && deletesOnSuccess(options, definition)
-              ? await through.deleteSucceeded(options.workerId, [task.id])
-              : await through.complete(options.workerId, [{ id: task.id, resultJson: json }]);
+              ? await through.deleteSucceeded(options.workerId, [task.id], [runMs])
+              : await through.complete(options.workerId, [{ id: task.id, resultJson: json, runMs }]);
           if (marked.length === 0) throw new TaskLeaseLostError(task.name, task.id);
         },
         { timeout: timeoutMs + 5000, maxWait: 10_000 },

@@ -30,6 +30,7 @@ export const BROKEN_STORES = {
   "release-any-owner": { area: "controls", breaks: "release gives a task back whoever holds it, so a stale worker frees the new owner's slot" },
   "cancel-running": { area: "operator", breaks: "cancelTask cancels a running task too, under its worker's feet" },
   "list-expired-as-running": { area: "views", breaks: "listTasks shows every running task for the expired filter, live leases too" },
+  "activity-from-rows": { area: "activity", breaks: "queueActivity counts arrivals and successes from the rows alone, so tasks deleted on success or pruned vanish" },
   "transaction-without-rollback": { area: "session", breaks: "transaction runs its function outside any transaction, so a failure rolls nothing back" },
 } as const satisfies Record<string, { area: string; breaks: string }>;
 
@@ -256,6 +257,18 @@ export function brokenStore(store: Store, kind: BrokenKind): Store {
         if (holder) released.push(...(await store.release(holder, [id])));
       }
       return released;
+    };
+  }
+  if (kind === "activity-from-rows") {
+    // What the rows alone say: every task still in the table arrived, every succeeded one counts; deleted ones are gone.
+    overrides.queueActivity = async (windows) => {
+      const [activity, counts] = await Promise.all([store.queueActivity(windows), store.countTasks()]);
+      return activity.map((row) => {
+        const ofQueue = counts.filter((count) => count.queue === row.queue);
+        const arrived = ofQueue.reduce((sum, count) => sum + count.count, 0);
+        const succeeded = ofQueue.filter((count) => count.status === "succeeded").reduce((sum, count) => sum + count.count, 0);
+        return { ...row, arrived, succeeded };
+      });
     };
   }
   if (kind === "transaction-without-rollback") {

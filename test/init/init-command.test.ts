@@ -52,7 +52,7 @@ describe("task-runner init", () => {
     const result = await run(cwd);
     expect(result.code).toBe(0);
     expect(result.out).toMatch(
-      /Did add models Task \(table "tasks"\), TaskSchedule \(table "tasks_schedules"\), TaskScheduleSlot \(table "tasks_schedule_slots"\), TaskQueue \(table "tasks_queues"\) and TaskQueueStart \(table "tasks_queue_starts"\) to prisma\/schema.prisma/,
+      /Did add models Task \(table "tasks"\), TaskSchedule \(table "tasks_schedules"\), TaskScheduleSlot \(table "tasks_schedule_slots"\), TaskQueue \(table "tasks_queues"\), TaskQueueStart \(table "tasks_queue_starts"\) and TaskTally \(table "tasks_tallies"\) to prisma\/schema.prisma/,
     );
     expect(result.out).toMatch(/Did write the migration prisma\/migrations\/\d{14}_tasks_task_queue\/migration.sql/);
     const schema = readFileSync(join(cwd, "prisma/schema.prisma"), "utf8");
@@ -142,7 +142,7 @@ describe("task-runner init", () => {
     expect(again.code).toBe(0);
     expect(again.out).toBe(
       "prisma/schema.prisma already has the prisma-task-queue model QueueTask, from an earlier version: it lacks model QueueTaskSchedule, " +
-        "model QueueTaskScheduleSlot, model QueueTaskQueue, model QueueTaskQueueStart. Add them from the package's model and copy its newer migrations into your migrations folder " +
+        "model QueueTaskScheduleSlot, model QueueTaskQueue, model QueueTaskQueueStart, model QueueTaskTally. Add them from the package's model and copy its newer migrations into your migrations folder " +
         "(see docs/prisma-migrate.md in prisma-task-queue); init writes nothing over an existing model.\n",
     );
     expect(readFileSync(join(cwd, "prisma/schema.prisma"), "utf8")).toBe(older);
@@ -231,6 +231,7 @@ const DATASOURCES = [
       "queue_tasks_pending_idx",
       "queue_tasks_running_idx",
       "queue_tasks_schedule_slots_fired_at_idx",
+      "queue_tasks_tallies_slot_idx",
       "queue_tasks_unpublished_idx",
       "sqlite_autoindex_queue_tasks_1",
       "sqlite_autoindex_queue_tasks_leaders_1",
@@ -238,6 +239,7 @@ const DATASOURCES = [
       "sqlite_autoindex_queue_tasks_queues_1",
       "sqlite_autoindex_queue_tasks_schedule_slots_1",
       "sqlite_autoindex_queue_tasks_schedules_1",
+      "sqlite_autoindex_queue_tasks_tallies_1",
     ],
     // The cleaners' leader lease lives in a table beside the tasks.
     companion: /model QueueTaskLeader \{[\s\S]*@@map\("queue_tasks_leaders"\)/,

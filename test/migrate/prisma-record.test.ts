@@ -152,7 +152,7 @@ for (const dialect of [postgresUpgrade, sqliteUpgrade, mysqlUpgrade]) {
         expect(isTaskQueueMigration(script)).toBe(true);
         shapes = scriptEffect(script, shapes).after;
       }
-      const beside = ["tasks_queue_starts", "tasks_queues", "tasks_schedule_slots", "tasks_schedules"];
+      const beside = ["tasks_queue_starts", "tasks_queues", "tasks_schedule_slots", "tasks_schedules", "tasks_tallies"];
       expect([...shapes.keys()].sort()).toEqual(dialect.name === "sqlite" ? ["tasks", "tasks_leaders", ...beside] : ["tasks", ...beside]);
       for (const [table, columns] of shapes) expect(await tableColumns(dialect, database, table)).toEqual(columns);
     });

@@ -3,6 +3,7 @@
 // migrations over it, then runs today's worker and cleaner until every task that can finish has finished.
 // Each schema change runs it with the shipped migrations before it as "older" and its own migration as "newer".
 
+import type { QueueActivity } from "../../src/store/tallies.js";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createCleaner, createWorker, openStore, silentLogger, type Store } from "../../src/index.js";
@@ -27,6 +28,8 @@ export interface UpgradeResult {
   runs: Record<keyof SeededTasks, number>;
   /** The migrations applied, in order. */
   applied: string[];
+  /** The scaling signal's activity at the end, over the longest windows (every migration up to today's is applied). */
+  activity: QueueActivity[];
 }
 
 /** How migrations reach the database: returns the names applied, in order. Default: each script run as is. */
@@ -81,7 +84,8 @@ export async function upgradeWithTasksInFlight(
     const final = Object.fromEntries(await Promise.all(states.map(async (state) => [state, await store!.findTask(seeded[state])]))) as UpgradeResult["final"];
     const log = readRuns(runLog);
     const runs = Object.fromEntries(states.map((state) => [state, (log.get(seeded[state]) ?? []).filter((e) => e.e === "start").length])) as UpgradeResult["runs"];
-    return { seeded, afterMigration, final, runs, applied };
+    const activity = await store.queueActivity({ rateSeconds: 900, processingSeconds: 900 });
+    return { seeded, afterMigration, final, runs, applied, activity };
   } finally {
     await store?.close();
     await database.close();

@@ -1,5 +1,5 @@
-// The dashboard's only script, served as /assets/dashboard.js: draws the throughput chart with uPlot from JSON the page
-// embeds, asks before destructive actions, shows times in the browser's zone and runs the opt-in auto-refresh.
+// The dashboard's only script, served as /assets/dashboard.js: draws the throughput and scaling-signal charts with
+// uPlot from JSON the page embeds, asks before destructive actions, shows times in the browser's zone and runs the opt-in auto-refresh.
 
 export const CLIENT_SCRIPT = `(() => {
   "use strict";
@@ -52,6 +52,32 @@ export const CLIENT_SCRIPT = `(() => {
     };
     const chart = new window.uPlot(options, [series.minute, series.succeeded, series.dead], target);
     window.addEventListener("resize", () => chart.setSize({ width: width(), height: 230 }));
+  }
+
+  const signalData = document.getElementById("signal-data");
+  const signalTarget = document.getElementById("signal-chart");
+  if (signalData && signalTarget && window.uPlot) {
+    const signal = JSON.parse(signalData.textContent);
+    const x = signal.queues.map((_, i) => i);
+    const width = () => Math.max(320, signalTarget.clientWidth);
+    const bars = (offset) => window.uPlot.paths.bars({ size: [0.3, 48], align: offset });
+    const options = {
+      width: width(),
+      height: 200,
+      cursor: { drag: { x: false, y: false } },
+      scales: { x: { time: false, range: [-0.5, x.length - 0.5] }, y: { range: (u, min, max) => [0, Math.max(1, max * 1.15)] } },
+      axes: [
+        { stroke: "#667085", grid: { show: false }, ticks: { show: false }, splits: () => x, values: (u, splits) => splits.map((i) => signal.queues[i] ?? "") },
+        { stroke: "#667085", grid: { stroke: "#eef0f3" }, ticks: { stroke: "#e2e5ea" }, size: 50 },
+      ],
+      series: [
+        { label: "queue", value: (u, i) => i == null ? "" : signal.queues[i] },
+        { label: "arrival / s", stroke: "#175cd3", fill: "rgba(23,92,211,0.35)", paths: bars(-1), points: { show: false } },
+        { label: "completion / s", stroke: "#1b7a43", fill: "rgba(27,122,67,0.35)", paths: bars(1), points: { show: false } },
+      ],
+    };
+    const chart = new window.uPlot(options, [x, signal.arrival, signal.completion], signalTarget);
+    window.addEventListener("resize", () => chart.setSize({ width: width(), height: 200 }));
   }
 })();
 `;

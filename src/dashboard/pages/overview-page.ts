@@ -1,11 +1,12 @@
 // The overview: what needs attention (expired leases, waiting tasks, deaths, workers, cleaner), the last hour's
-// throughput chart, and counts per queue and task name with links into the filtered task list.
+// throughput chart, the scaling signal, and counts per queue and task name with links into the filtered task list.
 
 import type { OverviewData } from "../overview-data.js";
 import type { GroupCount, StuckGroup } from "../../store/views.js";
 import { formatCount, formatDuration, relative, shortId, timeTag } from "./format.js";
 import { html, jsonScript, type Html } from "./html.js";
 import { tasksHref } from "./links.js";
+import { signalPanel } from "./signal-panel.js";
 
 interface OverviewView {
   basePath: string;
@@ -31,7 +32,7 @@ export function overviewPage(data: OverviewData, view: OverviewView): Html {
         ><label class="refresh"><input type="checkbox" id="auto-refresh" /> auto-refresh every 10 s</label></span
       >
     </h1>
-    ${attentionCards(data, view)} ${chartPanel(data)} ${countsPanel(rows, data, view)}
+    ${attentionCards(data, view)} ${chartPanel(data)} ${signalPanel(data.signal)} ${countsPanel(rows, data, view)}
     <div class="grid2">${workersPanel(data)} ${failuresPanel(data, view)}</div>
     ${queuesPanel(data, view)} ${schedulesPanel(data)}`;
 }

@@ -12,6 +12,7 @@ import { stuckTasks } from "./dashboard-sql/stuck-tasks.js";
 import { findTask } from "./dashboard-sql/task-detail.js";
 import { listTaskGroups } from "./dashboard-sql/task-groups.js";
 import { finishedPerMinute } from "./dashboard-sql/throughput.js";
+import { queueActivity } from "./dashboard-sql/queue-activity.js";
 import type { CountingDb } from "../../store/db.js";
 import { classifyMysqlError } from "./errors.js";
 import { insertRequest } from "./insert-request.js";
@@ -86,6 +87,7 @@ const UNITS: StoreUnits<CountingDb, MysqlTable> = {
   recentWorkers,
   stuckTasks,
   finishedPerMinute,
+  queueActivity,
   now,
   countTasks,
   browseIndexAdvice: (_db, table) => browseIndexSql(table),

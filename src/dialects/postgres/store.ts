@@ -31,6 +31,7 @@ import { findUnpublished } from "./sql/find-unpublished.js";
 import { selectTasksByKeys } from "./sql/insert-tasks.js";
 import { markPublished, markUnpublished } from "./sql/mark-published.js";
 import { cancelTask, retryDeadTasks, retryTask, runTaskNow } from "./sql/operator-actions.js";
+import { queueActivity } from "./dashboard-sql/queue-activity.js";
 import { pruneTasks } from "./sql/prune-tasks.js";
 import { countTasks, now, pendingAges } from "./sql/queue-stats.js";
 import { abandonExpired, findExpiredLeases, holdExpiredLease, requeueExpired } from "./sql/recover-leases.js";
@@ -86,6 +87,7 @@ const UNITS: StoreUnits<Db, PgTable> = {
   recentWorkers,
   stuckTasks,
   finishedPerMinute,
+  queueActivity,
   now,
   countTasks,
   browseIndexAdvice: (_db, table) => browseIndexSql(table),

@@ -2,6 +2,7 @@
 // connection of the store's own, or an app's Prisma client on @prisma/adapter-better-sqlite3), and what SQLite does its
 // own way: one connection shared by the app's client, in-process wake-ups, readying the app's client.
 
+import { queueActivity } from "./dashboard-sql/queue-activity.js";
 import { realpathSync } from "node:fs";
 import type { StoreParts } from "../../store/dialect-store.js";
 import type { StoreUnits } from "../../store/unit-store.js";
@@ -74,6 +75,7 @@ const UNITS: StoreUnits<Db, SqliteTable> = {
   recentWorkers,
   stuckTasks,
   finishedPerMinute,
+  queueActivity,
   now,
   countTasks: (db, table) => countTasks(db, table).then((rows) => rows.map((row) => ({ ...row, count: Number(row.count) }))),
   browseIndexAdvice: (_db, table) => browseIndexSql(table),

@@ -78,7 +78,10 @@ export const postgresStoreDialect: StoreDialect = {
     const exec = async (sql: string) => void (await pool.query(sql));
     return {
       exec,
-      empty: () => exec("DELETE FROM tasks; DELETE FROM tasks_schedules; DELETE FROM tasks_schedule_slots; DELETE FROM tasks_queues; DELETE FROM tasks_queue_starts"),
+      empty: () =>
+        exec(
+          "DELETE FROM tasks; DELETE FROM tasks_schedules; DELETE FROM tasks_schedule_slots; DELETE FROM tasks_queues; DELETE FROM tasks_queue_starts; DELETE FROM tasks_tallies",
+        ),
       dropBrowseIndex: () => exec('DROP INDEX IF EXISTS "tasks_browse_idx"'),
       async indexNames(table) {
         const { rows } = await pool.query<{ name: string }>("SELECT indexname AS name FROM pg_indexes WHERE tablename = $1 ORDER BY indexname", [table]);
@@ -121,7 +124,10 @@ export const sqliteStoreDialect: StoreDialect = {
     };
     return {
       exec,
-      empty: () => exec("DELETE FROM tasks; DELETE FROM tasks_schedules; DELETE FROM tasks_schedule_slots; DELETE FROM tasks_queues; DELETE FROM tasks_queue_starts"),
+      empty: () =>
+        exec(
+          "DELETE FROM tasks; DELETE FROM tasks_schedules; DELETE FROM tasks_schedule_slots; DELETE FROM tasks_queues; DELETE FROM tasks_queue_starts; DELETE FROM tasks_tallies",
+        ),
       dropBrowseIndex: () => exec('DROP INDEX IF EXISTS "tasks_browse_idx"'),
       async indexNames(table) {
         const rows = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name LIKE ? ORDER BY name").all(`${table}%`) as Array<{ name: string }>;
@@ -158,7 +164,8 @@ export const mysqlStoreDialect: StoreDialect = {
     return {
       exec,
       async empty() {
-        for (const table of ["tasks", "tasks_schedules", "tasks_schedule_slots", "tasks_queues", "tasks_queue_starts"]) await pool.query(`DELETE FROM ${table}`);
+        for (const table of ["tasks", "tasks_schedules", "tasks_schedule_slots", "tasks_queues", "tasks_queue_starts", "tasks_tallies"])
+          await pool.query(`DELETE FROM ${table}`);
       },
       async indexNames(table) {
         const rows = await pool.query<Array<{ name: string }>>(

@@ -1,6 +1,7 @@
 // Every area of the store-level conformance suite (one file each under test/conformance/store/), in the order the
 // suite runs them.
 
+import { activityArea } from "./activity.js";
 import type { StoreArea } from "./area.js";
 import { claimArea } from "./claim.js";
 import { controlsArea } from "./controls.js";
@@ -26,6 +27,7 @@ export const AREAS: readonly StoreArea[] = [
   controlsArea,
   operatorArea,
   viewsArea,
+  activityArea,
   leaderArea,
   sessionArea,
 ];

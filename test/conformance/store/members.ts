@@ -50,6 +50,7 @@ export const STORE_MEMBERS: Record<keyof Store, true> = {
   recentWorkers: true,
   stuckTasks: true,
   finishedPerMinute: true,
+  queueActivity: true,
   defaultLockKey: true,
   leaderLock: true,
   leaderHolder: true,

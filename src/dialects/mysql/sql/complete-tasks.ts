@@ -1,13 +1,15 @@
 // SQL unit: mark tasks succeeded with their results, a batch per transaction. Guarded by the lease: a task whose lease
 // this worker lost is left alone (and not reported back). The times are UTC_TIMESTAMP(6) of each statement, so inside a
 // transactional handler's transaction they are the completion's time, not the transaction's start.
-// finished_by keeps the worker's id; last_error is cleared (the failed attempts stay in `errors`, as history).
+// finished_by keeps the worker's id; last_error is cleared (the failed attempts stay in `errors`, as history). The same
+// transaction adds them to the worker's tally row of the current slot (./tallies.ts).
 
 import type { Completion } from "../../../store/task-writes.js";
 import { atomically, type CountingDb } from "../../../store/db.js";
 import type { MysqlTable } from "../table.js";
 import { caseById } from "./case-by-id.js";
 import { NOW, placeholders } from "./values.js";
+import { addTallies } from "./tallies.js";
 
 /**
  * Marks the tasks succeeded where `owner` still holds the lease; returns the ids it marked. The locking read by primary
@@ -19,9 +21,10 @@ export async function completeTasks(db: CountingDb, table: MysqlTable, owner: st
   const results = new Map(completions.map((c) => [c.id.toLowerCase(), c.resultJson]));
   if (results.size === 0) return [];
   const ids = [...results.keys()];
+  const runMs = new Map(completions.map((c) => [c.id.toLowerCase(), c.runMs]));
   return atomically(db, async (tx) => {
-    const held = await tx.query<{ id: string }>(
-      `SELECT id FROM ${table.sql} FORCE INDEX (PRIMARY) WHERE id IN (${placeholders(ids.length)}) AND lease_owner = ? FOR UPDATE`,
+    const held = await tx.query<{ id: string; queue: string }>(
+      `SELECT id, queue FROM ${table.sql} FORCE INDEX (PRIMARY) WHERE id IN (${placeholders(ids.length)}) AND lease_owner = ? FOR UPDATE`,
       [...ids, owner],
     );
     if (held.length === 0) return [];
@@ -42,6 +45,7 @@ export async function completeTasks(db: CountingDb, table: MysqlTable, owner: st
        WHERE id IN (${placeholders(held.length)}) AND lease_owner = ?`,
       [...params, owner, ...held.map((row) => row.id), owner],
     );
+    await addTallies(tx, table, owner, { succeeded: held.map((row) => ({ queue: row.queue, runMs: runMs.get(row.id.toLowerCase()) })) });
     return held.map((row) => row.id);
   });
 }

@@ -1,8 +1,10 @@
 // SQL unit: delete one bounded batch of finished tasks (succeeded, dead, cancelled) older than the retention window.
-// One short transaction per batch, so pruning a huge table never holds a huge transaction.
+// One short transaction per batch, so pruning a huge table never holds a huge transaction. The same transaction tallies
+// the deleted tasks enqueued within the tallies' span as arrived, and deletes the tally rows past that span.
 
 import { atomically, type CountingDb } from "../../../store/db.js";
 import type { MysqlTable } from "../table.js";
+import { addTallies, CREATED_SLOT_COLUMNS, pruneTallies } from "./tallies.js";
 import { nowMinusMs, placeholders } from "./values.js";
 
 /**
@@ -11,8 +13,9 @@ import { nowMinusMs, placeholders } from "./values.js";
  */
 export async function pruneTasks(db: CountingDb, table: MysqlTable, options: { retentionMs: number; limit: number }): Promise<string[]> {
   return atomically(db, async (tx) => {
-    const rows = await tx.query<{ id: string }>(
-      `SELECT id FROM ${table.sql}
+    await pruneTallies(tx, table);
+    const rows = await tx.query<{ id: string; queue: string; created_slot: unknown; recent: unknown }>(
+      `SELECT id, queue, ${CREATED_SLOT_COLUMNS} FROM ${table.sql}
        WHERE finished_at < ${nowMinusMs()} AND status IN ('succeeded', 'dead', 'cancelled')
        ORDER BY finished_at
        LIMIT ?
@@ -22,6 +25,7 @@ export async function pruneTasks(db: CountingDb, table: MysqlTable, options: { r
     if (rows.length === 0) return [];
     const ids = rows.map((row) => row.id);
     await tx.write(`DELETE FROM ${table.sql} WHERE id IN (${placeholders(ids.length)})`, ids);
+    await addTallies(tx, table, "prune", { deleted: rows });
     return ids;
   });
 }

@@ -1,11 +1,13 @@
 // SQL unit: mark tasks succeeded with their results, many in one statement.
 // Guarded by the lease: a task whose lease this worker lost is left alone (and not reported back). The times are the
 // database's clock_timestamp(), not now(): inside a transactional handler's transaction now() is when it began.
-// finished_by keeps the worker's id; last_error is cleared (the failed attempts stay in `errors`, as history).
+// finished_by keeps the worker's id; last_error is cleared (the failed attempts stay in `errors`, as history). The same
+// statement adds them to the worker's tally row of the current slot (./tallies.ts).
 
 import type { Db } from "../../../store/db.js";
 import type { PgTable } from "../table.js";
 import type { Completion } from "../../../store/task-writes.js";
+import { tallyCtes, timedRuns } from "./tallies.js";
 
 /**
  * Marks the tasks succeeded where `owner` still holds the lease; returns the ids it marked.
@@ -21,14 +23,18 @@ export async function completeTasks(db: Db, table: PgTable, owner: string, compl
   const withResults = completions.some((c) => c.resultJson !== "null");
   const one = completions.length === 1;
   const ids = one ? completions[0]!.id : completions.map((c) => c.id);
+  const [timedIds, timedMs] = timedRuns(completions);
   const rows = await db.query<{ id: string }>(
-    `UPDATE ${table.sql} t
-     SET status = 'succeeded', result = ${withResults ? "r.result" : "NULL"}, finished_at = clock_timestamp(),
-         lease_owner = NULL, lease_expires_at = NULL, finished_by = $2, last_error = NULL, updated_at = clock_timestamp()
-     ${withResults ? "FROM jsonb_to_recordset($3::jsonb) AS r(id uuid, result jsonb)" : ""}
-     WHERE ${one ? "t.id = $1::uuid" : "t.id = ANY($1::uuid[])"} ${withResults ? "AND t.id = r.id" : ""} AND t.lease_owner = $2
-     RETURNING t.id::text AS id`,
-    withResults ? [ids, owner, `[${completions.map((c) => `{"id":"${c.id}","result":${c.resultJson}}`).join(",")}]`] : [ids, owner],
+    `WITH done AS (
+       UPDATE ${table.sql} t
+       SET status = 'succeeded', result = ${withResults ? "r.result" : "NULL"}, finished_at = clock_timestamp(),
+           lease_owner = NULL, lease_expires_at = NULL, finished_by = $2, last_error = NULL, updated_at = clock_timestamp()
+       ${withResults ? "FROM jsonb_to_recordset($5::jsonb) AS r(id uuid, result jsonb)" : ""}
+       WHERE ${one ? "t.id = $1::uuid" : "t.id = ANY($1::uuid[])"} ${withResults ? "AND t.id = r.id" : ""} AND t.lease_owner = $2
+       RETURNING t.id, t.queue),
+     ${tallyCtes(table, { writer: "$2", succeeded: { ids: "$3::uuid[]", runMs: "$4::int[]" } })}
+     SELECT id::text AS id FROM done`,
+    withResults ? [ids, owner, timedIds, timedMs, `[${completions.map((c) => `{"id":"${c.id}","result":${c.resultJson}}`).join(",")}]`] : [ids, owner, timedIds, timedMs],
     `ptq_complete${withResults ? "_results" : ""}${one ? "_one" : ""}`,
   );
   return rows.map((row) => row.id);

@@ -1,19 +1,25 @@
 // SQL unit: delete tasks that succeeded with nothing to keep (delete on success), many in one statement, instead of
 // marking them succeeded. Guarded by the lease like the completion: a task whose lease this worker lost is left alone.
+// The same statement tallies them as succeeded now and as arrived in the slot of their created_at (./tallies.ts).
 
 import type { Db } from "../../../store/db.js";
 import type { PgTable } from "../table.js";
+import { tallyCtes, timedRuns } from "./tallies.js";
 
 /**
  * Deletes the tasks among `ids` whose lease `owner` still holds; returns the ids it deleted. By primary key, for the
  * same reason as the completion (`lease_owner = $2` already implies running).
  */
-export async function deleteSucceededTasks(db: Db, table: PgTable, owner: string, ids: readonly string[]): Promise<string[]> {
+export async function deleteSucceededTasks(db: Db, table: PgTable, owner: string, ids: readonly string[], runMs?: readonly number[]): Promise<string[]> {
   if (ids.length === 0) return [];
   const one = ids.length === 1;
+  const [timedIds, timedMs] = timedRuns(ids.map((id, i) => ({ id, runMs: runMs?.[i] })));
   const rows = await db.query<{ id: string }>(
-    `DELETE FROM ${table.sql} WHERE ${one ? "id = $1::uuid" : "id = ANY($1::uuid[])"} AND lease_owner = $2 RETURNING id::text AS id`,
-    [one ? ids[0] : ids, owner],
+    `WITH done AS (
+       DELETE FROM ${table.sql} WHERE ${one ? "id = $1::uuid" : "id = ANY($1::uuid[])"} AND lease_owner = $2 RETURNING id, queue, created_at),
+     ${tallyCtes(table, { writer: "$2", succeeded: { ids: "$3::uuid[]", runMs: "$4::int[]" }, deleted: true })}
+     SELECT id::text AS id FROM done`,
+    [one ? ids[0] : ids, owner, timedIds, timedMs],
     `ptq_delete_succeeded${one ? "_one" : ""}`,
   );
   return rows.map((row) => row.id);

@@ -4,17 +4,25 @@
 import type { Db } from "../../../store/db.js";
 import { bind } from "../bind.js";
 import type { SqliteTable } from "../table.js";
+import { addTallies, inTransaction } from "./tallies.js";
 
-/** Deletes the tasks among `ids` whose lease `owner` still holds; returns the ids it deleted. */
-export async function deleteSucceededTasks(db: Db, table: SqliteTable, owner: string, ids: readonly string[]): Promise<string[]> {
+/** Deletes the tasks among `ids` whose lease `owner` still holds; returns the ids it deleted. Tallies them in the same transaction. */
+export async function deleteSucceededTasks(db: Db, table: SqliteTable, owner: string, ids: readonly string[], runMs?: readonly number[]): Promise<string[]> {
   if (ids.length === 0) return [];
-  const rows = await db.query<{ id: string }>(
-    ...bind(
-      `DELETE FROM ${table.sql}
-       WHERE id IN (SELECT value FROM json_each({ids})) AND lease_owner = {owner} AND status = 'running'
-       RETURNING id`,
-      { ids: JSON.stringify(ids), owner },
-    ),
-  );
-  return rows.map((row) => row.id);
+  const times = new Map(ids.map((id, i) => [id, runMs?.[i]]));
+  return inTransaction(db, async (tx) => {
+    const rows = await tx.query<{ id: string; queue: string; created_at: string }>(
+      ...bind(
+        `DELETE FROM ${table.sql}
+         WHERE id IN (SELECT value FROM json_each({ids})) AND lease_owner = {owner} AND status = 'running'
+         RETURNING id, queue, created_at`,
+        { ids: JSON.stringify(ids), owner },
+      ),
+    );
+    await addTallies(tx, table, owner, {
+      succeeded: rows.map((row) => ({ queue: row.queue, runMs: times.get(row.id) })),
+      deleted: rows.map((row) => ({ queue: row.queue, createdAt: row.created_at })),
+    });
+    return rows.map((row) => row.id);
+  });
 }

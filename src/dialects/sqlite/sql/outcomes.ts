@@ -1,6 +1,7 @@
 // SQL units: record how runs ended, many in one statement each, guarded by the lease (`lease_owner = ?`): a
 // success, a failure (pending again after its backoff, or dead), a heartbeat, a release at shutdown. Outcomes keep the
-// worker's id in finished_by; a failure joins the bounded `errors` history, a success clears last_error.
+// worker's id in finished_by; a failure joins the bounded `errors` history, a success clears last_error and is tallied
+// (./tallies.ts) in the same transaction.
 
 import type { Completion, FailedTask, Failure, LeaseState, WakeupTarget } from "../../../store/task-writes.js";
 import { NOW, nowPlus } from "../clock.js";
@@ -9,22 +10,27 @@ import { bind } from "../bind.js";
 import type { SqliteTable } from "../table.js";
 import { appendError } from "./error-history.js";
 import { jsonList } from "./task-row.js";
+import { addTallies, inTransaction } from "./tallies.js";
 
 /** Marks the tasks succeeded where `owner` still holds the lease; returns the ids it marked. */
 export async function completeTasks(db: Db, table: SqliteTable, owner: string, completions: readonly Completion[]): Promise<string[]> {
   const param = `[${completions.map((c) => `{"id":"${c.id}","result":${c.resultJson}}`).join(",")}]`;
-  const rows = await db.query<{ id: string }>(
-    ...bind(
-      `UPDATE ${table.sql} AS t
-       SET status = 'succeeded', result = r.result, finished_at = ${NOW}, lease_owner = NULL, lease_expires_at = NULL, updated_at = ${NOW},
-           finished_by = {owner}, last_error = NULL
-       FROM (SELECT value ->> '$.id' AS id, value -> '$.result' AS result FROM json_each({completions})) AS r
-       WHERE t.id = r.id AND t.lease_owner = {owner} AND t.status = 'running'
-       RETURNING id`,
-      { completions: param, owner },
-    ),
-  );
-  return rows.map((row) => row.id);
+  const runMs = new Map(completions.map((c) => [c.id, c.runMs]));
+  return inTransaction(db, async (tx) => {
+    const rows = await tx.query<{ id: string; queue: string }>(
+      ...bind(
+        `UPDATE ${table.sql} AS t
+         SET status = 'succeeded', result = r.result, finished_at = ${NOW}, lease_owner = NULL, lease_expires_at = NULL, updated_at = ${NOW},
+             finished_by = {owner}, last_error = NULL
+         FROM (SELECT value ->> '$.id' AS id, value -> '$.result' AS result FROM json_each({completions})) AS r
+         WHERE t.id = r.id AND t.lease_owner = {owner} AND t.status = 'running'
+         RETURNING id, queue`,
+        { completions: param, owner },
+      ),
+    );
+    await addTallies(tx, table, owner, { succeeded: rows.map((row) => ({ queue: row.queue, runMs: runMs.get(row.id) })) });
+    return rows.map((row) => row.id);
+  });
 }
 
 /** Records failed runs where `owner` still holds the lease; returns the tasks it changed. */
