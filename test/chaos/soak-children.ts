@@ -31,12 +31,19 @@ export class SoakChildren {
   private readonly starting = new Set<Promise<void>>();
   /** pid → the host it runs on and the skew of that host's clock (with a `place`). */
   readonly placed = new Map<number, { host: string; clockSkewMs: number }>();
+  /** The hosts of the processes starting now, one entry per process. */
+  private readonly startingOn: string[] = [];
 
   constructor(
     private readonly env: (role: Role) => Record<string, string>,
     private readonly runLogDir: string,
     private readonly place?: Place,
   ) {}
+
+  /** Whether a process is starting on `host` now. */
+  startingOnHost(host: string): boolean {
+    return this.startingOn.includes(host);
+  }
 
   /** The live processes on `host`. */
   pidsOn(host: string): number[] {
@@ -123,7 +130,10 @@ export class SoakChildren {
       this.live[role].map((process) => this.placed.get(process.child.pid!)?.host ?? ""),
     );
     const env = { ...this.env(role), ...placement?.env };
-    const process = await WorkerProcess.start(env, "test/chaos/soak-process.ts", role === "worker" ? "worker started" : "cleaner started", placement?.prefix);
+    this.startingOn.push(placement?.host ?? "");
+    const process = await WorkerProcess.start(env, "test/chaos/soak-process.ts", role === "worker" ? "worker started" : "cleaner started", placement?.prefix).finally(
+      () => this.startingOn.splice(this.startingOn.indexOf(placement?.host ?? ""), 1),
+    );
     if (placement) this.placed.set(process.child.pid!, { host: placement.host, clockSkewMs: Number(env.SOAK_CLOCK_SKEW_MS || 0) });
     this.all.push({ role, process });
     this.live[role].push(process);

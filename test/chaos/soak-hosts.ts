@@ -48,13 +48,16 @@ export class SoakHosts {
 
   /**
    * Cuts a worker host off for `cutMs` (longer than the lease), restores it, waits a few seconds, and again, while
-   * `until()` holds. `pidsOn` names the processes on a host.
+   * `until()` holds. `pidsOn` names the processes on a host; a host where one is starting is not cut (its start would
+   * wait out the cut and count as a failed start).
    */
-  async run(until: () => boolean, cutMs: () => number, pidsOn: (host: string) => number[]): Promise<void> {
+  async run(until: () => boolean, cutMs: () => number, pidsOn: (host: string) => number[], starting: (host: string) => boolean): Promise<void> {
     while (until()) {
       await new Promise((resolve) => setTimeout(resolve, this.random.int(2000, 6000)));
       if (!until()) break;
-      const host = WORKER_HOSTS[this.random.int(0, WORKER_HOSTS.length - 1)]!;
+      const picked = WORKER_HOSTS[this.random.int(0, WORKER_HOSTS.length - 1)]!;
+      const host = [picked, ...WORKER_HOSTS].find((each) => !starting(each));
+      if (!host) continue;
       const ms = cutMs();
       try {
         this.down.add(host);

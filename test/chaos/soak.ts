@@ -216,6 +216,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       () => Date.now() < endAt,
       () => leaseMs + faultRandom.int(3000, 6000),
       (host) => children.pidsOn(host),
+      (host) => children.startingOnHost(host),
     );
     await runFaults(faultRandom, targets, faults, options.faultEveryMs ?? 1500, () => Date.now() < endAt, print);
     await clusterRun;

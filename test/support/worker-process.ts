@@ -48,7 +48,12 @@ export class WorkerProcess {
       stdio: ["ignore", "pipe", "pipe"],
     });
     const worker = new WorkerProcess(child);
-    await worker.waitForLog((line) => line.message === ready, `"${ready}"`, 60_000);
+    try {
+      await worker.waitForLog((line) => line.message === ready, `"${ready}"`, 60_000);
+    } catch (error) {
+      await worker.kill(); // not ready in time: it must not go on working unwatched
+      throw error;
+    }
     return worker;
   }
 
