@@ -164,10 +164,11 @@ it("reports double runs, overlaps, double effects, ghosts, stuck and lost tasks,
 
 it("lists a re-run after a worker's host was cut off, and reports what a cut-off worker completed after losing its task", async () => {
   // pid 7's host is cut off at t = 1000. Its runs then in progress (and one whose outcome was on its way) run again elsewhere.
-  const cutOff = new Map([[7, [1000]]]);
+  const cutOff = new Map([[7, [{ from: 1000, to: 16_000 }]]]);
   const running = await task("soak-plain", "succeeded", 2, { result: { attempt: 2 } });
   const returning = await task("soak-tx", "succeeded", 2);
   const limited = await task("soak-plain", "succeeded", 2, { result: { attempt: 2 } });
+  const answeredLate = await task("soak-plain", "succeeded", 2, { result: { attempt: 2 } });
   await sql.query("INSERT INTO soak_effects (task_id, attempt, pid) VALUES ($1, 2, 2)", [returning]);
   runs(
     // Its handler went on while the task ran again on pid 2 (the cut-off worker cannot know yet), then was preempted.
@@ -185,6 +186,11 @@ it("lists a re-run after a worker's host was cut off, and reports what a cut-off
     { e: "start", id: limited, attempt: 2, pid: 2, t: 17_000, queue: "soak-limited", key: "a" },
     { e: "ok", id: limited, attempt: 2, pid: 2, t: 17_010 },
     { e: "ok", id: limited, attempt: 1, pid: 7, t: 20_000 },
+    // Claimed just before the cut, its answer held up until the host came back: the lease was already gone.
+    { e: "start", id: answeredLate, attempt: 1, pid: 7, t: 17_500, claimedAt: 990 },
+    { e: "abort", id: answeredLate, attempt: 1, pid: 7, t: 17_600, reason: "TaskLeaseLostError: lease lost" },
+    { e: "start", id: answeredLate, attempt: 2, pid: 2, t: 18_000 },
+    { e: "ok", id: answeredLate, attempt: 2, pid: 2, t: 18_010 },
   );
   const allowed = await checkSoak({ prisma }, observations({ cutOff }), NONE);
   expect(allowed.violations).toEqual([]);
@@ -192,6 +198,7 @@ it("lists a re-run after a worker's host was cut off, and reports what a cut-off
     { id: running, cutPid: 7, attempt: 1 },
     { id: returning, cutPid: 7, attempt: 1 },
     { id: limited, cutPid: 7, attempt: 1 },
+    { id: answeredLate, cutPid: 7, attempt: 1 },
   ]);
 
   // Back, the cut-off worker completed what it no longer held: its result and its transaction's effect landed.

@@ -9,6 +9,12 @@ import { checkSchedules } from "./soak-check-schedules.js";
 import { readRunLog, type Run } from "./soak-runlog.js";
 import { SOAK_LIMITS } from "./soak-tasks.js";
 
+/** A host cut off, by the machine's clock. */
+export interface HostCutWindow {
+  from: number;
+  to: number;
+}
+
 export interface SoakFindings {
   violations: string[];
   /** Tasks that ran again because the worker running them was SIGKILLed: allowed, and listed. */
@@ -26,8 +32,8 @@ export interface SoakObservations {
   runLogDir: string;
   /** SIGKILLed worker pids, with when the kill was sent (ms since epoch). */
   killedWorkers: Map<number, number>;
-  /** Pids of processes whose host was cut off from the database and the broker, with when (--hosts). */
-  cutOff?: ReadonlyMap<number, readonly number[]>;
+  /** Pids of processes whose host was cut off from the database and the broker, with from when to when (--hosts). */
+  cutOff?: ReadonlyMap<number, readonly HostCutWindow[]>;
   /** Worker kills that hit a process with at least one handler running. */
   killsMidTask: number;
   /** Ids of wake-ups for tasks that never existed. */
@@ -229,18 +235,23 @@ export async function checkSoak(db: Pick<SoakDatabase, "prisma">, seen: SoakObse
 }
 
 /**
- * How long after its handler returned a run's outcome may still be on its way to the database (retried through the
- * soak's database faults) when its host is cut off, so that the task runs again.
+ * How long after its handler returned a run's outcome may still be on its way to the database when its host is cut
+ * off, so that the task runs again: a worker retries writing an outcome until its lease would have expired (the soak's
+ * lease, SOAK_LEASE_MS).
  */
-const OUTCOME_IN_FLIGHT_MS = 5_000;
+const OUTCOME_IN_FLIGHT_MS = 15_000;
 
-/** When the host of `run` was cut off while the run held its task (its handler running or its outcome on the way). */
-export function cutDuring(cuts: readonly number[] | undefined, run: Run): number | undefined {
-  return cuts?.find((at) => at >= run.start && (!run.end || run.end.t + OUTCOME_IN_FLIGHT_MS >= at));
+/**
+ * When the host of `run` was cut off while the run held its task: claimed (by the database clock) before the host came
+ * back, a claim whose answer the cut held up included, and its handler running or its outcome on the way at the cut.
+ */
+export function cutDuring(cuts: readonly HostCutWindow[] | undefined, run: Run): number | undefined {
+  const claimed = run.claimedAt ?? run.start;
+  return cuts?.find((cut) => claimed <= cut.to && (!run.end || run.end.t + OUTCOME_IN_FLIGHT_MS >= cut.from))?.from;
 }
 
 /** The run `after` began after the host of `before` was cut off while `before` held the task. */
-function cutWhileRunning(cuts: readonly number[] | undefined, before: Run, after: Run): boolean {
+function cutWhileRunning(cuts: readonly HostCutWindow[] | undefined, before: Run, after: Run): boolean {
   const at = cutDuring(cuts, before);
   return at !== undefined && after.start >= at;
 }

@@ -5,7 +5,7 @@
 
 import { APP_HOST, cutHost, onHost, restoreHost, skewedClockEnv, WORKER_HOSTS, type Host } from "../support/hosts.js";
 import type { LogLine } from "../support/worker-process.js";
-import type { SoakFindings } from "./soak-check.js";
+import type { HostCutWindow, SoakFindings } from "./soak-check.js";
 import type { Place, Placement, Role } from "./soak-children.js";
 import { readRunLog } from "./soak-runlog.js";
 import type { SeededRandom } from "./seeded-random.js";
@@ -109,9 +109,9 @@ export class SoakHosts {
   }
 
   /** pid → when the host it ran on was cut off (the machine's clock), for the checker. */
-  cutTimes(): Map<number, number[]> {
-    const times = new Map<number, number[]>();
-    for (const cut of this.cuts) for (const pid of cut.pids) times.set(pid, [...(times.get(pid) ?? []), cut.from]);
+  cutTimes(): Map<number, HostCutWindow[]> {
+    const times = new Map<number, HostCutWindow[]>();
+    for (const { pids, from, to } of this.cuts) for (const pid of pids) times.set(pid, [...(times.get(pid) ?? []), { from, to }]);
     return times;
   }
 }
