@@ -6,7 +6,7 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     // The cluster tests start three RabbitMQ nodes (30-60 s): `npm run test:cluster` (vitest.cluster.config.ts).
-    exclude: [...configDefaults.exclude, "test/cluster/**"],
+    exclude: [...configDefaults.exclude, "test/cluster/**", "test/hosts/**"],
     globalSetup: ["test/global-setup.ts"],
     setupFiles: ["test/leak-check.ts"],
     pool: "forks",

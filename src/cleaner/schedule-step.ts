@@ -1,5 +1,6 @@
 // Sweep step 0: fire the recurring tasks. Each due slot of each schedule becomes a task in one transaction with the
-// slot's own row, whose unique key refuses a second firing; the schedule's last slot then moves past it.
+// slot's own row, whose unique key refuses a second firing; the schedule's last slot then moves past it. The slots of
+// all schedules fire oldest first, so a sweep that runs out of time leaves no schedule behind the others.
 
 import type { TaskRegistry } from "../define-tasks.js";
 import { DEFAULT_MAX_PAYLOAD_BYTES } from "../extension/options.js";
@@ -37,23 +38,27 @@ export class ScheduleFiring {
     const states = new Map((await store.listSchedules()).map((state) => [state.schedule, state]));
     const now = await store.now();
     const onTimeMs = Math.max(ON_TIME_MS, 5 * ctx.options.intervalMs);
-    let fired = 0;
+    const plans = [];
     for (const schedule of this.schedules) {
       const state = states.get(schedule.id);
       if (!state) {
         this.synced = false; // its row went away (deleted by hand): write it again at the next sweep
         continue;
       }
-      const plan = planSlots(schedule.slots, state.lastSlot, now, schedule.missed, onTimeMs);
-      for (const slot of plan.fire) {
-        if (!ctx.more(startedAt)) return fired;
-        if (await this.fireSlot(ctx, schedule, slot)) fired++;
-      }
-      if (plan.advanceTo) {
-        const passed = plan.advanceTo.getTime() > (plan.fire.at(-1)?.getTime() ?? 0);
-        await store.advanceSchedule(schedule.id, plan.advanceTo);
-        if (passed) logger.info("schedule skipped missed slots", { schedule: schedule.id, upTo: plan.advanceTo.toISOString(), missed: schedule.missed });
-      }
+      plans.push({ schedule, plan: planSlots(schedule.slots, state.lastSlot, now, schedule.missed, onTimeMs) });
+    }
+    // Oldest first across schedules: a sweep out of time stops between slots, and the next one starts with the oldest.
+    const due = plans.flatMap(({ schedule, plan }) => plan.fire.map((slot) => ({ schedule, slot }))).sort((a, b) => a.slot.getTime() - b.slot.getTime());
+    let fired = 0;
+    for (const { schedule, slot } of due) {
+      if (!ctx.more(startedAt)) return fired;
+      if (await this.fireSlot(ctx, schedule, slot)) fired++;
+    }
+    for (const { schedule, plan } of plans) {
+      if (!plan.advanceTo) continue;
+      const passed = plan.advanceTo.getTime() > (plan.fire.at(-1)?.getTime() ?? 0);
+      await store.advanceSchedule(schedule.id, plan.advanceTo);
+      if (passed) logger.info("schedule skipped missed slots", { schedule: schedule.id, upTo: plan.advanceTo.toISOString(), missed: schedule.missed });
     }
     return fired;
   }

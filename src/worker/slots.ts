@@ -1,7 +1,8 @@
 // The worker's concurrency limit: a counting semaphore whose waiters are turned away when the worker stops.
 // Waiters are served in arrival order from a queue read by index, so releasing is O(1) with thousands waiting.
 
-type Waiter = (ok: boolean) => void;
+/** Given a slot (ok) or turned away; returns false when it no longer wants one (it gave up after its timeout). */
+type Waiter = (ok: boolean) => boolean;
 
 /** `limit` slots; acquire() waits for one, acquireUpTo() for at least one, tryAcquire() takes up to n without waiting. */
 export class Slots {
@@ -22,10 +23,7 @@ export class Slots {
     const grown = limit > this.max;
     this.max = limit;
     if (!grown) return;
-    while (this.used < this.max && this.waiting > 0) {
-      this.used += 1;
-      this.shift()!(true);
-    }
+    while (this.used < this.max && this.waiting > 0) if (this.shift()!(true)) this.used += 1;
   }
 
   /** Slots nobody holds or waits for. */
@@ -47,7 +45,14 @@ export class Slots {
       this.used += 1;
       return Promise.resolve(true);
     }
-    if (timeoutMs === undefined) return new Promise((resolve) => this.waiters.push(resolve));
+    if (timeoutMs === undefined) {
+      return new Promise((resolve) =>
+        this.waiters.push((ok) => {
+          resolve(ok);
+          return true;
+        }),
+      );
+    }
     return new Promise((resolve) => {
       let gaveUp = false;
       const timer = setTimeout(() => {
@@ -55,12 +60,10 @@ export class Slots {
         resolve(false);
       }, timeoutMs);
       this.waiters.push((ok) => {
-        if (gaveUp) {
-          if (ok) this.release(); // the slot came too late: pass it on
-          return;
-        }
+        if (gaveUp) return false; // the slot came too late: the releaser passes it on
         clearTimeout(timer);
         resolve(ok);
+        return true;
       });
     });
   }
@@ -85,14 +88,15 @@ export class Slots {
     return taken;
   }
 
+  /**
+   * Hands each released slot to the first waiter that still wants one (in a loop, not by recursion: thousands may have
+   * given up while every slot was held), or frees it; above a lowered limit it frees it.
+   */
   release(count = 1): void {
     for (let n = 0; n < count; n++) {
-      const next = this.shift();
-      if (next && this.used <= this.max) next(true);
-      else {
-        this.used = Math.max(0, this.used - 1);
-        if (next) this.unshift(next);
-      }
+      let handed = false;
+      for (let next = this.used <= this.max ? this.shift() : undefined; next; next = handed ? undefined : this.shift()) handed = next(true);
+      if (!handed) this.used = Math.max(0, this.used - 1);
     }
     for (const listener of this.freedListeners) listener();
   }
@@ -106,11 +110,6 @@ export class Slots {
   close(): void {
     this.closed = true;
     for (let next = this.shift(); next; next = this.shift()) next(false);
-  }
-
-  private unshift(waiter: Waiter): void {
-    if (this.head > 0) this.waiters[--this.head] = waiter;
-    else this.waiters.unshift(waiter);
   }
 
   private shift(): Waiter | undefined {

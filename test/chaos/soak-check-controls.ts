@@ -22,7 +22,9 @@ export interface ControlFindings {
 
 /**
  * Checks the controls. A run ends when its handler ended or, with no end logged, when its worker was SIGKILLed (its
- * slot is held until the cleaner recovers the lease, so a later start of the same slot comes after that).
+ * slot is held until the cleaner recovers the lease, so a later start of the same slot comes after that). A run whose
+ * host was cut off (`cutAt`, --hosts) ends for the queue there: its lease expires and frees its slot, while its handler
+ * may go on, unheard of.
  */
 export function checkControls(
   runs: ReadonlyMap<string, readonly Run[]>,
@@ -30,12 +32,15 @@ export function checkControls(
   pauses: readonly PauseWindow[],
   flag: (id: string, text: string) => void,
   report: (text: string) => void,
+  cutAt: (run: Run) => number | undefined = () => undefined,
 ): ControlFindings {
   const all = [...runs.entries()].flatMap(([id, list]) =>
     list.map((run): Span => {
       const killedAt = killedWorkers.get(run.pid);
+      const cut = cutAt(run);
       const how = run.end ? run.end.e : killedAt !== undefined ? "its worker killed" : "no end";
-      return { ...run, id, end: run.end?.t ?? killedAt ?? Infinity, how };
+      const end = Math.min(run.end?.t ?? killedAt ?? Infinity, cut ?? Infinity);
+      return { ...run, id, end, how: cut !== undefined && cut === end ? "its host cut off" : how };
     }),
   );
   // A limit exceeded: one violation, naming the overlapping runs (the first of them a suspect for the debug dump).

@@ -162,6 +162,66 @@ it("reports double runs, overlaps, double effects, ghosts, stuck and lost tasks,
   expect(findings.suspects).toEqual(expect.arrayContaining([again, early, overlap, twice, stuck, lost, ghost, staleResult]));
 });
 
+it("lists a re-run after a worker's host was cut off, and reports what a cut-off worker completed after losing its task", async () => {
+  // pid 7's host is cut off at t = 1000. Its runs then in progress (and one whose outcome was on its way) run again elsewhere.
+  const cutOff = new Map([[7, [{ from: 1000, to: 16_000 }]]]);
+  const running = await task("soak-plain", "succeeded", 2, { result: { attempt: 2 } });
+  const returning = await task("soak-tx", "succeeded", 2);
+  const limited = await task("soak-plain", "succeeded", 2, { result: { attempt: 2 } });
+  const answeredLate = await task("soak-plain", "succeeded", 2, { result: { attempt: 2 } });
+  await sql.query("INSERT INTO soak_effects (task_id, attempt, pid) VALUES ($1, 2, 2)", [returning]);
+  runs(
+    // Its handler went on while the task ran again on pid 2 (the cut-off worker cannot know yet), then was preempted.
+    { e: "start", id: running, attempt: 1, pid: 7, t: 900 },
+    { e: "start", id: running, attempt: 2, pid: 2, t: 17_000 },
+    { e: "ok", id: running, attempt: 2, pid: 2, t: 17_050 },
+    { e: "abort", id: running, attempt: 1, pid: 7, t: 21_000, reason: "TaskLeaseLostError: lease lost" },
+    // Its handler had returned just before the cut; the commit never reached the database.
+    { e: "start", id: returning, attempt: 1, pid: 7, t: 700 },
+    { e: "ok", id: returning, attempt: 1, pid: 7, t: 990 },
+    { e: "start", id: returning, attempt: 2, pid: 2, t: 17_000 },
+    { e: "ok", id: returning, attempt: 2, pid: 2, t: 17_020 },
+    // The limited queue's slot is free once the cut-off run's lease expired, though its handler still ran.
+    { e: "start", id: limited, attempt: 1, pid: 7, t: 950, queue: "soak-limited", key: "a" },
+    { e: "start", id: limited, attempt: 2, pid: 2, t: 17_000, queue: "soak-limited", key: "a" },
+    { e: "ok", id: limited, attempt: 2, pid: 2, t: 17_010 },
+    { e: "ok", id: limited, attempt: 1, pid: 7, t: 20_000 },
+    // Claimed just before the cut, its answer held up until the host came back: the lease was already gone.
+    { e: "start", id: answeredLate, attempt: 1, pid: 7, t: 17_500, claimedAt: 990 },
+    { e: "abort", id: answeredLate, attempt: 1, pid: 7, t: 17_600, reason: "TaskLeaseLostError: lease lost" },
+    { e: "start", id: answeredLate, attempt: 2, pid: 2, t: 18_000 },
+    { e: "ok", id: answeredLate, attempt: 2, pid: 2, t: 18_010 },
+  );
+  const allowed = await checkSoak({ prisma }, observations({ cutOff }), NONE);
+  expect(allowed.violations).toEqual([]);
+  expect(allowed.rerunsAfterCut).toEqual([
+    { id: running, cutPid: 7, attempt: 1 },
+    { id: returning, cutPid: 7, attempt: 1 },
+    { id: limited, cutPid: 7, attempt: 1 },
+    { id: answeredLate, cutPid: 7, attempt: 1 },
+  ]);
+
+  // Back, the cut-off worker completed what it no longer held: its result and its transaction's effect landed.
+  await sql.query(`UPDATE tasks SET result = '{"attempt":1}' WHERE id = $1`, [running]);
+  await sql.query("INSERT INTO soak_effects (task_id, attempt, pid) VALUES ($1, 1, 7)", [returning]);
+  // And a run of pid 7 that began after its host came back is no re-run after a cut.
+  const late = await task("soak-plain", "succeeded", 2, { result: { attempt: 2 } });
+  runs(
+    { e: "start", id: late, attempt: 1, pid: 7, t: 30_000 },
+    { e: "ok", id: late, attempt: 1, pid: 7, t: 30_010 },
+    { e: "start", id: late, attempt: 2, pid: 2, t: 30_500 },
+    { e: "ok", id: late, attempt: 2, pid: 2, t: 30_510 },
+  );
+  const broken = await checkSoak({ prisma }, observations({ cutOff }), NONE);
+  expect([...broken.violations].sort()).toEqual(
+    [
+      `task ${running} succeeded with attempt 2 but its stored result is from attempt 1`,
+      `transactional task ${returning} applied its writes 2 times (attempts 2, 1)`,
+      `task ${late} (soak-plain) ran again (attempt 2, pid 2) after attempt 1 on pid 7, which had succeeded`,
+    ].sort(),
+  );
+});
+
 const EVERY_SECOND = "soak-scheduled#every-second";
 
 /** The recurring task's schedule row: a slot every second, the last at `lastSlot`. */

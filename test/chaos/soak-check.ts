@@ -9,10 +9,18 @@ import { checkSchedules } from "./soak-check-schedules.js";
 import { readRunLog, type Run } from "./soak-runlog.js";
 import { SOAK_LIMITS } from "./soak-tasks.js";
 
+/** A host cut off, by the machine's clock. */
+export interface HostCutWindow {
+  from: number;
+  to: number;
+}
+
 export interface SoakFindings {
   violations: string[];
   /** Tasks that ran again because the worker running them was SIGKILLed: allowed, and listed. */
   rerunsAfterKill: Array<{ id: string; killedPid: number; attempt: number }>;
+  /** Tasks that ran again because the host of the worker running them was cut off (--hosts): allowed, and listed. */
+  rerunsAfterCut: Array<{ id: string; cutPid: number; attempt: number }>;
   /** Task ids a violation names, for the debug dump. */
   suspects: string[];
   summary: Array<[string, string]>;
@@ -24,6 +32,8 @@ export interface SoakObservations {
   runLogDir: string;
   /** SIGKILLed worker pids, with when the kill was sent (ms since epoch). */
   killedWorkers: Map<number, number>;
+  /** Pids of processes whose host was cut off from the database and the broker, with from when to when (--hosts). */
+  cutOff?: ReadonlyMap<number, readonly HostCutWindow[]>;
   /** Worker kills that hit a process with at least one handler running. */
   killsMidTask: number;
   /** Ids of wake-ups for tasks that never existed. */
@@ -63,6 +73,7 @@ export async function checkSoak(db: Pick<SoakDatabase, "prisma">, seen: SoakObse
     violations.push(text);
   };
   const rerunsAfterKill: SoakFindings["rerunsAfterKill"] = [];
+  const rerunsAfterCut: SoakFindings["rerunsAfterCut"] = [];
   const runs = readRunLog(seen.runLogDir);
   // Every row of the soak's own table, read through the Prisma model (the same on every dialect).
   const all = await db.prisma.task.findMany({ select: { id: true, name: true, status: true, attempts: true, maxAttempts: true, result: true, finishedAt: true } });
@@ -100,8 +111,9 @@ export async function checkSoak(db: Pick<SoakDatabase, "prisma">, seen: SoakObse
   const unslotted = (id: string) => scheduled.scheduledNames.has(allIds.get(id)?.name ?? ""); // reported above
   for (const id of runs.keys()) if (!nameOf(id) && !excused.has(id) && !unslotted(id)) flag(id, `task ${id} ran, but neither the load nor a schedule's slot created it`);
 
-  // 3. A task runs again only after a recorded failure, a commit that did not happen, or its worker's SIGKILL; never
-  //    while another run of it is still going; attempts only grow.
+  // 3. A task runs again only after a recorded failure, a commit that did not happen, its worker's SIGKILL, or its
+  //    worker's host cut off while it ran (its handler may go on there: what counts is that its outcome never lands,
+  //    which checks 1 and 4 see); never while another run of it is still going; attempts only grow.
   let commitsFailed = 0;
   for (const [id, list] of runs) {
     const name = nameOf(id);
@@ -112,6 +124,10 @@ export async function checkSoak(db: Pick<SoakDatabase, "prisma">, seen: SoakObse
       const what = `task ${id} (${name}) ran again (attempt ${after.attempt}, pid ${after.pid}) after attempt ${before.attempt} on pid ${before.pid}`;
       if (after.attempt <= before.attempt) flag(id, `${what}: the attempt number did not grow`);
       const killedAt = seen.killedWorkers.get(before.pid);
+      if (after.attempt > before.attempt && cutWhileRunning(seen.cutOff?.get(before.pid), before, after)) {
+        rerunsAfterCut.push({ id, cutPid: before.pid, attempt: before.attempt });
+        continue;
+      }
       if (before.end && after.start < before.end.t) flag(id, `${what} while that run was still going`);
       if (!before.end) {
         if (killedAt === undefined) flag(id, `${what}, which had not ended and whose worker was not killed`);
@@ -145,7 +161,14 @@ export async function checkSoak(db: Pick<SoakDatabase, "prisma">, seen: SoakObse
   }
 
   // 4b. Queue controls: no limit exceeded, nothing claimed while paused (soak-check-controls.ts).
-  const controls = checkControls(runs, seen.killedWorkers, seen.pauses, flag, (text) => violations.push(text));
+  const controls = checkControls(
+    runs,
+    seen.killedWorkers,
+    seen.pauses,
+    flag,
+    (text) => violations.push(text),
+    (run) => cutDuring(seen.cutOff?.get(run.pid), run),
+  );
 
   // 5. Nothing stuck, the queue empty, no rows leaked.
   for (const row of all) if (row.status === "pending" || row.status === "running") flag(row.id, `task ${row.id} is still ${row.status}`);
@@ -203,11 +226,34 @@ export async function checkSoak(db: Pick<SoakDatabase, "prisma">, seen: SoakObse
     ["transactional commits that failed (recorded as failures)", String(commitsFailed)],
     ["lease recoveries by the cleaner", String(seen.recoveries)],
     ["re-runs after a SIGKILLed worker", String(rerunsAfterKill.length)],
+    ...(seen.cutOff ? [["re-runs after a worker's host was cut off", String(rerunsAfterCut.length)] as [string, string]] : []),
     ["commit → finish p50 / p99 / max (ms), all", spread(everyRun)],
     ["commit → finish p50 / p99 / max (ms), first attempt", spread(first)],
     ["violations", String(violations.length)],
   ];
-  return { violations, rerunsAfterKill, suspects: [...suspects], summary };
+  return { violations, rerunsAfterKill, rerunsAfterCut, suspects: [...suspects], summary };
+}
+
+/**
+ * How long after its handler returned a run's outcome may still be on its way to the database when its host is cut
+ * off, so that the task runs again: a worker retries writing an outcome until its lease would have expired (the soak's
+ * lease, SOAK_LEASE_MS).
+ */
+const OUTCOME_IN_FLIGHT_MS = 15_000;
+
+/**
+ * When the host of `run` was cut off while the run held its task: claimed (by the database clock) before the host came
+ * back, a claim whose answer the cut held up included, and its handler running or its outcome on the way at the cut.
+ */
+export function cutDuring(cuts: readonly HostCutWindow[] | undefined, run: Run): number | undefined {
+  const claimed = run.claimedAt ?? run.start;
+  return cuts?.find((cut) => claimed <= cut.to && (!run.end || run.end.t + OUTCOME_IN_FLIGHT_MS >= cut.from))?.from;
+}
+
+/** The run `after` began after the host of `before` was cut off while `before` held the task. */
+function cutWhileRunning(cuts: readonly HostCutWindow[] | undefined, before: Run, after: Run): boolean {
+  const at = cutDuring(cuts, before);
+  return at !== undefined && after.start >= at;
 }
 
 function spread(sorted: number[]): string {

@@ -7,6 +7,16 @@ import { openRuns } from "./soak-runlog.js";
 
 export type Role = "worker" | "cleaner";
 
+/** Where a process runs (--hosts): its host, the command that runs it there, and what its environment adds. */
+export interface Placement {
+  host: string;
+  prefix: string[];
+  env: Record<string, string>;
+}
+
+/** Picks the host of the next process of `role`, given the hosts of the live processes of that role. */
+export type Place = (role: Role, liveHosts: readonly string[]) => Placement;
+
 export class SoakChildren {
   /** Every process started, with its role, killed ones included (their logs feed the checks and the debug dump). */
   readonly all: Array<{ role: Role; process: WorkerProcess }> = [];
@@ -19,11 +29,26 @@ export class SoakChildren {
   private readonly ending = new Set<WorkerProcess>();
   private readonly live: Record<Role, WorkerProcess[]> = { worker: [], cleaner: [] };
   private readonly starting = new Set<Promise<void>>();
+  /** pid → the host it runs on and the skew of that host's clock (with a `place`). */
+  readonly placed = new Map<number, { host: string; clockSkewMs: number }>();
+  /** The hosts of the processes starting now, one entry per process. */
+  private readonly startingOn: string[] = [];
 
   constructor(
     private readonly env: (role: Role) => Record<string, string>,
     private readonly runLogDir: string,
+    private readonly place?: Place,
   ) {}
+
+  /** Whether a process is starting on `host` now. */
+  startingOnHost(host: string): boolean {
+    return this.startingOn.includes(host);
+  }
+
+  /** The live processes on `host`. */
+  pidsOn(host: string): number[] {
+    return [...this.live.worker, ...this.live.cleaner].map((process) => process.child.pid!).filter((pid) => this.placed.get(pid)?.host === host);
+  }
 
   /** Starts `count` processes of `role` and waits until they are ready. */
   async start(role: Role, count: number): Promise<void> {
@@ -100,7 +125,16 @@ export class SoakChildren {
   }
 
   private async spawn(role: Role): Promise<void> {
-    const process = await WorkerProcess.start(this.env(role), "test/chaos/soak-process.ts", role === "worker" ? "worker started" : "cleaner started");
+    const placement = this.place?.(
+      role,
+      this.live[role].map((process) => this.placed.get(process.child.pid!)?.host ?? ""),
+    );
+    const env = { ...this.env(role), ...placement?.env };
+    this.startingOn.push(placement?.host ?? "");
+    const process = await WorkerProcess.start(env, "test/chaos/soak-process.ts", role === "worker" ? "worker started" : "cleaner started", placement?.prefix).finally(
+      () => this.startingOn.splice(this.startingOn.indexOf(placement?.host ?? ""), 1),
+    );
+    if (placement) this.placed.set(process.child.pid!, { host: placement.host, clockSkewMs: Number(env.SOAK_CLOCK_SKEW_MS || 0) });
     this.all.push({ role, process });
     this.live[role].push(process);
     void process.exited.then((code) => {

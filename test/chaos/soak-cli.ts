@@ -1,11 +1,13 @@
 // `npm run soak -- --minutes 10 [--seed N] [--workers 3] [--dialect postgresql|sqlite|mysql|mariadb] [--wakeups notify]
-// [--wakeups local] [--pgbouncer] [--rabbitmq-cluster]`:
+// [--wakeups local] [--pgbouncer] [--rabbitmq-cluster] [--hosts]`:
 // the long soak on the local services, in its own database (PostgreSQL: a fresh database on the server; SQLite: a
 // fresh file; MySQL: a fresh database on MYSQL_URL, else the local MariaDB; all with the local RabbitMQ, or on
 // PostgreSQL with --wakeups notify, LISTEN/NOTIFY wake-ups and no broker; SQLite with --wakeups local, its workers woken
 // through their local sockets and no broker; with --pgbouncer, through a PgBouncer in
 // transaction mode that the soak starts; with --rabbitmq-cluster, the three-node cluster of scripts/rabbitmq-cluster.sh,
-// started when not running, with quorum queues and node faults). Prints the fault log, the summary table
+// started when not running, with quorum queues and node faults; with --hosts, on PostgreSQL or MySQL/MariaDB, the
+// hosts of scripts/hosts.sh, brought up when not running: the servers of ptq-db, workers on ptq-w1 and ptq-w2 (one
+// host's clock skewed), the app on ptq-app, and a worker host cut off and restored). Prints the fault log, the summary table
 // and any violation, writes them to .artifacts/soak-<dialect>-latest.md; exits 1 when an invariant broke or the soak did
 // less than its length asks for.
 
@@ -21,6 +23,7 @@ import { applySqliteSchema } from "../support/sqlite.js";
 import { mysqlSoakUrl } from "./soak-database.js";
 import { runSoak } from "./soak.js";
 import { startCluster } from "../support/rabbitmq-cluster.js";
+import { hostsUp } from "../support/hosts.js";
 
 const { values } = parseArgs({
   options: {
@@ -31,15 +34,21 @@ const { values } = parseArgs({
     wakeups: { type: "string" },
     pgbouncer: { type: "boolean", default: false },
     "rabbitmq-cluster": { type: "boolean", default: false },
+    hosts: { type: "boolean", default: false },
   },
 });
+if (values.hosts && values.dialect === "sqlite") {
+  throw new Error("--hosts: SQLite is a file on one host; use --dialect postgresql or --dialect mysql (MariaDB) for workers on other hosts");
+}
+if (values.hosts && (values.pgbouncer || values["rabbitmq-cluster"]))
+  throw new Error("--hosts: leave out --pgbouncer and --rabbitmq-cluster (ptq-db runs one of each server)");
 if (values.pgbouncer && values.dialect !== "postgresql") throw new Error("--pgbouncer: PostgreSQL only (--dialect postgresql)");
 const brokerless = { notify: "postgresql", local: "sqlite" } as Record<string, string | undefined>;
 if (values.wakeups !== undefined && brokerless[values.wakeups] !== values.dialect) {
   throw new Error(`--wakeups ${values.wakeups}: "notify" on --dialect postgresql, "local" on --dialect sqlite (RabbitMQ is the default)`);
 }
 if (values.wakeups !== undefined && values["rabbitmq-cluster"]) throw new Error("--rabbitmq-cluster wakes through RabbitMQ: leave --wakeups out");
-const variant = `${values.dialect}${values.wakeups ? `-${values.wakeups}` : ""}${values.pgbouncer ? "-pgbouncer" : ""}${values["rabbitmq-cluster"] ? "-rabbitmq-cluster" : ""}`;
+const variant = `${values.dialect}${values.wakeups ? `-${values.wakeups}` : ""}${values.pgbouncer ? "-pgbouncer" : ""}${values["rabbitmq-cluster"] ? "-rabbitmq-cluster" : ""}${values.hosts ? "-hosts" : ""}`;
 const seed = values.seed ? Number(values.seed) : Date.now() % 1_000_000;
 const dialects: Record<string, () => Promise<{ url: string; drop: () => Promise<void> }>> = {
   async postgresql() {
@@ -56,7 +65,7 @@ const dialects: Record<string, () => Promise<{ url: string; drop: () => Promise<
   },
   async mysql() {
     const name = `ptq_soak_${seed}`;
-    const server = await mysqlServerUrl();
+    const server = hostServers?.mysqlUrl ?? (await mysqlServerUrl());
     await runMysqlScripts(server, undefined, [`DROP DATABASE IF EXISTS \`${name}\``, `CREATE DATABASE \`${name}\``]);
     await runMysqlScripts(server, name, [...mysqlMigrationSql(), mysqlBusinessSql()]);
     return { url: mysqlSoakUrl(server, name), drop: () => runMysqlScripts(server, undefined, [`DROP DATABASE IF EXISTS \`${name}\``]) };
@@ -66,7 +75,8 @@ const dialects: Record<string, () => Promise<{ url: string; drop: () => Promise<
 if (values.dialect === "mariadb") values.dialect = "mysql";
 const create = dialects[values.dialect];
 if (!create) throw new Error(`--dialect ${values.dialect}: use one of ${Object.keys(dialects).join(", ")}`);
-const services = await resolveServices();
+const hostServers = values.hosts ? await hostsUp() : undefined;
+const services = hostServers ? { databaseUrl: hostServers.postgresUrl, amqpUrl: hostServers.amqpUrl, stop: async () => {} } : await resolveServices();
 const clusterUrl = values["rabbitmq-cluster"] ? await startCluster() : undefined;
 const database = await create();
 const databaseUrl = database.url;
@@ -80,6 +90,8 @@ const result = await runSoak({
   amqpUrl: clusterUrl ?? services.amqpUrl,
   // Each cluster fault takes 10-60 s (a node restarts, a frozen one waits out the net tick time), one at a time.
   cluster: clusterUrl ? { clusterFaultsPerKind: Math.max(1, Math.floor((2 * minutes) / 3)) } : undefined,
+  // Each cut outlasts the lease (15 s) and a few seconds pass between two.
+  hosts: hostServers ? { hostFaultsPerKind: Math.max(1, Math.floor(minutes)) } : undefined,
   wakeups: values.wakeups as "notify" | "local" | undefined,
   pgbouncer: values.pgbouncer,
   seed,

@@ -39,9 +39,10 @@ export interface SoakDatabase {
 /**
  * The soak's database on `url`: PostgreSQL (postgresql://), MySQL/MariaDB (mysql://, mariadb://) or SQLite (file:).
  * `pgbouncer`: PostgreSQL reached through a PgBouncer in transaction mode of the soak's own, the sessions of their own
- * on the direct URL; the faults cut and stall both.
+ * on the direct URL; the faults cut and stall both. `proxyHost`: the address the proxies listen on (default 127.0.0.1;
+ * with --hosts, the bridge's address, which the other hosts reach).
  */
-export async function openSoakDatabase(url: string, options: { pgbouncer?: boolean } = {}): Promise<SoakDatabase> {
+export async function openSoakDatabase(url: string, options: { pgbouncer?: boolean; proxyHost?: string } = {}): Promise<SoakDatabase> {
   const store = openStore(url, { max: 3 });
   const prisma = soakPrisma(url);
   await createSoakEffects(prisma);
@@ -51,8 +52,8 @@ export async function openSoakDatabase(url: string, options: { pgbouncer?: boole
     await store.close();
   };
   if (url.startsWith("file:")) return sqlite(url, store, prisma, close);
-  if (/^(mysql|mariadb):/.test(url)) return server("mysql", 3306, url, store, prisma, close);
-  if (!options.pgbouncer) return server("postgresql", 5432, url, store, prisma, close);
+  if (/^(mysql|mariadb):/.test(url)) return server("mysql", 3306, url, store, prisma, close, options.proxyHost);
+  if (!options.pgbouncer) return server("postgresql", 5432, url, store, prisma, close, options.proxyHost);
   const bouncer = await PgBouncer.start(url);
   return server(
     "postgresql",
@@ -64,6 +65,7 @@ export async function openSoakDatabase(url: string, options: { pgbouncer?: boole
       await close();
       await bouncer.stop();
     },
+    undefined,
     bouncer,
   );
 }
@@ -94,10 +96,11 @@ async function server(
   store: Store,
   prisma: SoakPrisma,
   close: () => Promise<void>,
+  proxyHost?: string,
   bouncer?: PgBouncer,
 ): Promise<SoakDatabase> {
   const target = new URL(url);
-  const direct = await new TcpProxy(target.hostname, Number(target.port || defaultPort)).start();
+  const direct = await new TcpProxy(target.hostname, Number(target.port || defaultPort), proxyHost).start();
   const pooled = bouncer ? await new TcpProxy("127.0.0.1", bouncer.port).start() : undefined;
   const proxies = pooled ? [direct, pooled] : [direct];
   return {

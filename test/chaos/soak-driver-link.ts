@@ -23,6 +23,8 @@ export interface DriverSettings {
   seed: number;
   concurrency: number;
   perSecond: number;
+  /** A command that execs the driver on another host (`ip netns exec ptq-app`, --hosts). */
+  onHost?: string[];
 }
 
 export class DriverLink {
@@ -49,9 +51,11 @@ export class DriverLink {
   }
 
   static async start(settings: DriverSettings): Promise<DriverLink> {
+    const [execPath, ...wrapping] = [...(settings.onHost ?? []), process.execPath];
     const child = fork(`${root}test/chaos/soak-driver.ts`, [], {
       cwd: root,
-      execArgv: ["--import", "tsx"],
+      execPath,
+      execArgv: [...wrapping, "--import", "tsx"],
       stdio: ["ignore", "inherit", "pipe", "ipc"],
       env: {
         ...process.env,

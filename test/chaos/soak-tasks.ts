@@ -28,10 +28,16 @@ export function runLogFile(dir: string, pid: number): string {
   return join(dir, `runs-${pid}.jsonl`);
 }
 
+/**
+ * The skew of this host's clock that the soak applied (--hosts: a worker host runs under libfaketime). The run log is
+ * the soak's instrument, not the queue's: its times are the machine's, so that runs of different hosts compare.
+ */
+const clockSkewMs = Number(process.env.SOAK_CLOCK_SKEW_MS || 0);
+
 function log(event: Omit<RunEvent, "pid" | "t">): void {
   const dir = process.env.SOAK_RUNLOG_DIR;
   if (!dir) return;
-  appendFileSync(runLogFile(dir, process.pid), `${JSON.stringify({ ...event, pid: process.pid, t: Date.now() })}\n`);
+  appendFileSync(runLogFile(dir, process.pid), `${JSON.stringify({ ...event, pid: process.pid, t: Date.now() - clockSkewMs })}\n`);
 }
 
 function describe(thrown: unknown): string {

@@ -26,6 +26,8 @@ import type { PauseWindow } from "./soak-check-controls.js";
 import { SOAK_PAUSED_QUEUE } from "./soak-tasks.js";
 import { ClusterFaults, CLUSTER_FAULT_KINDS, ProxySet } from "./soak-cluster.js";
 import { RawBroker } from "./soak-raw-broker.js";
+import { SoakHosts } from "./soak-hosts.js";
+import { APP_HOST, BRIDGE_ADDRESS, onHost } from "../support/hosts.js";
 
 export interface SoakOptions {
   /** A migrated database (task table + reports) of its own: postgresql://, mysql:// (or mariadb://) or a SQLite file: URL. */
@@ -46,6 +48,12 @@ export interface SoakOptions {
    * `clusterFaultsPerKind` times.
    */
   cluster?: { clusterFaultsPerKind: number };
+  /**
+   * The database and broker are those of scripts/hosts.sh's ptq-db: workers run on ptq-w1 and ptq-w2 (the clock of
+   * ptq-w2 skewed), the driver and a cleaner on ptq-app, reaching them through proxies on the bridge's address; a
+   * worker host is cut off for longer than the lease and restored (soak-hosts.ts), at least `hostFaultsPerKind` times.
+   */
+  hosts?: { hostFaultsPerKind: number };
   seed: number;
   /** How long load and faults run. */
   seconds: number;
@@ -81,13 +89,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const cluster = options.cluster;
   const names = topology(prefix, cluster !== undefined);
   const runLogDir = mkdtempSync(join(tmpdir(), "ptq-soak-"));
-  const db = await openSoakDatabase(options.databaseUrl, { pgbouncer: options.pgbouncer });
+  const proxyHost = options.hosts ? BRIDGE_ADDRESS : undefined;
+  const db = await openSoakDatabase(options.databaseUrl, { pgbouncer: options.pgbouncer, proxyHost });
   print(`soak: ${db.dialect}${options.pgbouncer ? " through PgBouncer (transaction mode)" : ""}, database faults: ${db.faultKinds.join(", ")}`);
 
   const proxy = async () => {
     if (cluster) return ProxySet.start(amqpUrls(options.amqpUrl));
     const broker = new URL(options.amqpUrl);
-    return new TcpProxy(broker.hostname, Number(broker.port || 5672)).start();
+    return new TcpProxy(broker.hostname, Number(broker.port || 5672), proxyHost).start();
   };
   const brokerProxy = await proxy();
   const driverBrokerProxy = await proxy();
@@ -101,6 +110,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     if (ids.length > 0) raws.publish(ids);
   };
 
+  const leaseMs = options.leaseMs ?? SOAK_LEASE_MS;
+  const hosts = options.hosts && new SoakHosts(new SeededRandom(options.seed ^ 0x4057), print);
   const children = new SoakChildren(
     (role: Role) => ({
       SOAK_ROLE: role,
@@ -111,9 +122,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       SOAK_QUORUM: cluster ? "1" : "",
       SOAK_PREFIX: prefix,
       SOAK_RUNLOG_DIR: runLogDir,
-      SOAK_LEASE_MS: String(options.leaseMs ?? SOAK_LEASE_MS),
+      SOAK_LEASE_MS: String(leaseMs),
     }),
     runLogDir,
+    hosts?.place,
   );
   let driver: DriverLink | undefined;
   const loadNow = () => driver?.load ?? emptyLoadRecord();
@@ -196,11 +208,19 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       seed: options.seed,
       concurrency: options.transactionConcurrency ?? 6,
       perSecond: options.transactionsPerSecond ?? 15,
+      onHost: hosts && onHost(APP_HOST),
     });
     const endAt = Date.now() + options.seconds * 1000;
     const clusterRun = clusterFaults?.run(() => Date.now() < endAt);
+    const hostRun = hosts?.run(
+      () => Date.now() < endAt,
+      () => leaseMs + faultRandom.int(3000, 6000),
+      (host) => children.pidsOn(host),
+      (host) => children.startingOnHost(host),
+    );
     await runFaults(faultRandom, targets, faults, options.faultEveryMs ?? 1500, () => Date.now() < endAt, print);
     await clusterRun;
+    await hostRun;
     db.restore();
     brokerProxy.restore();
     driverBrokerProxy.restore();
@@ -235,13 +255,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         load,
         runLogDir,
         killedWorkers: children.killedWorkers,
+        cutOff: hosts?.cutTimes(),
         killsMidTask: children.killsMidTask,
         phantomIds,
         pauses,
         faults,
         recoveries: children.lines("cleaner").filter((line) => /^lease expired; task/.test(line.message)).length,
         leaseLossesOnLiveWorkers: workerLines
-          .filter((line) => /^task lease lost/.test(line.message) && !children.killedWorkers.has(line.pid))
+          .filter((line) => /^task lease lost/.test(line.message) && !children.killedWorkers.has(line.pid) && !hosts?.cutBefore(line, children.placed))
           .map((line) => String(line.taskId)),
         queueDepth: depth,
       },
@@ -259,6 +280,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       print("soak: cluster faults, and how long the workers on the faulted node took to consume wake-ups again:");
       for (const line of clusterFaults.report()) print(`  ${line}`);
     }
+    if (hosts && options.hosts) hosts.report(findings, options.hosts.hostFaultsPerKind, children.placed, runLogDir, print);
     const workers = children.stats("worker");
     const cleaners = children.stats("cleaner");
     findings.summary.splice(
@@ -288,6 +310,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   } finally {
     loopDelay.disable();
     clearInterval(loadSampler);
+    await hosts?.restoreAll();
     await driver?.kill();
     await children.stop();
     await raw.deleteAllAndClose();

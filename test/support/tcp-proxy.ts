@@ -15,17 +15,19 @@ export class TcpProxy {
   readonly stats = { accepted: 0, cut: 0 };
   private sever: { pattern: Buffer; severed: () => void } | undefined;
 
+  /** `listenHost`: the local address the proxy listens on and route() points at. */
   constructor(
     private readonly targetHost: string,
     private readonly targetPort: number,
+    private readonly listenHost = "127.0.0.1",
   ) {}
 
-  /** Starts listening on 127.0.0.1 (a free port unless `port` is given). */
+  /** Starts listening on its address (a free port unless `port` is given). */
   async start(port = 0): Promise<this> {
     this.server = createServer((client) => this.accept(client));
     await new Promise<void>((resolve, reject) => {
       this.server!.once("error", reject);
-      this.server!.listen(port, "127.0.0.1", () => resolve());
+      this.server!.listen(port, this.listenHost, () => resolve());
     });
     this.port = (this.server.address() as { port: number }).port;
     return this;
@@ -78,7 +80,7 @@ export class TcpProxy {
   /** URL of `url` rewritten to go through this proxy. */
   route(url: string): string {
     const parsed = new URL(url);
-    parsed.hostname = "127.0.0.1";
+    parsed.hostname = this.listenHost;
     parsed.port = String(this.port);
     return parsed.toString();
   }

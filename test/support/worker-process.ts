@@ -36,15 +36,24 @@ export class WorkerProcess {
     this.exited = new Promise((resolve) => child.once("exit", (code) => resolve(code)));
   }
 
-  /** Spawns `entry` with `env` added to this process's environment; resolves once it logged `ready`. */
-  static async start(env: Record<string, string>, entry = "test/fixtures/worker-main.ts", ready = "worker started"): Promise<WorkerProcess> {
-    const child = spawn(process.execPath, ["--import", "tsx", entry], {
+  /**
+   * Spawns `entry` with `env` added to this process's environment; resolves once it logged `ready`. `prefix`: a command
+   * that execs the program (e.g. `ip netns exec HOST`: it runs on another host and keeps its pid).
+   */
+  static async start(env: Record<string, string>, entry = "test/fixtures/worker-main.ts", ready = "worker started", prefix: string[] = []): Promise<WorkerProcess> {
+    const [program, ...args] = [...prefix, process.execPath, "--import", "tsx", entry];
+    const child = spawn(program, args, {
       cwd: root,
       env: { ...process.env, ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     const worker = new WorkerProcess(child);
-    await worker.waitForLog((line) => line.message === ready, `"${ready}"`, 60_000);
+    try {
+      await worker.waitForLog((line) => line.message === ready, `"${ready}"`, 60_000);
+    } catch (error) {
+      await worker.kill(); // not ready in time: it must not go on working unwatched
+      throw error;
+    }
     return worker;
   }
 

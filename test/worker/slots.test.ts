@@ -62,6 +62,19 @@ describe("Slots", () => {
     expect(slots.free).toBe(1);
   });
 
+  it("passes a released slot over thousands of waiters that gave up to the next one that waits", async () => {
+    const slots = new Slots(1);
+    await slots.acquire();
+    // Every slot held for longer than these claims wait, as while the database is out of reach.
+    const gaveUp = await Promise.all(Array.from({ length: 20_000 }, () => slots.acquire(1)));
+    expect(gaveUp.every((ok) => !ok)).toBe(true);
+    const next = slots.acquire();
+    slots.release();
+    expect(await next).toBe(true);
+    slots.release();
+    expect(slots.free).toBe(1);
+  });
+
   it("releases thousands of waiters in order", async () => {
     const slots = new Slots(1);
     await slots.acquire();
