@@ -3,13 +3,14 @@
 
 import { EXPOSITION_CONTENT_TYPE, formatExposition, type MetricFamily } from "../metrics/exposition.js";
 import type { DashboardContext } from "./dashboard-context.js";
+import { signalGauges } from "./signal-gauges.js";
 import { storeGauges } from "./store-gauges.js";
 
 /** A source of gauges, asked at every scrape (or at most once a second). */
 export type GaugeSource = (context: DashboardContext) => Promise<MetricFamily[]>;
 
-/** The sources /metrics asks, in the order their families appear. A per-queue scaler signal is one more entry. */
-export const GAUGE_SOURCES: readonly GaugeSource[] = [storeGauges];
+/** The sources /metrics asks, in the order their families appear. */
+export const GAUGE_SOURCES: readonly GaugeSource[] = [storeGauges, signalGauges];
 
 /** How long a collection's text answers later scrapes. */
 export const METRICS_REUSE_MS = 1000;

@@ -114,6 +114,14 @@ describe("Prometheus scraping a worker and the dashboard", () => {
     await value("sum(prisma_task_queue_expired_leases)", 0);
     await value('prisma_task_queue_queue_paused{queue="held"}', 1);
     await value('prisma_task_queue_queue_paused{queue="default"}', 0);
+    // The scaling signal, from the dashboard too: the held queue's backlog, rates of what ran, and a recommendation
+    // where the run time is known (a queue with no timed success has none, rather than a wrong number).
+    await value('prisma_task_queue_queue_backlog{queue="held"}', 1);
+    await value('prisma_task_queue_queue_arrival_rate{queue="held"}', (rate) => rate > 0);
+    await value("sum(prisma_task_queue_queue_completion_rate)", (rate) => rate > 0);
+    await value('prisma_task_queue_queue_mean_processing_seconds{queue="default"}', (seconds) => seconds > 0);
+    await value('prisma_task_queue_queue_recommended_workers{queue="default"}', (workers) => workers >= 1);
+    await value('count(prisma_task_queue_queue_recommended_workers{queue="held"}) or vector(0)', 0);
     // Exported once: only the dashboard has the gauges, only the worker the counters.
     await value('count(prisma_task_queue_tasks{job="worker"}) or vector(0)', 0);
     await value('count(prisma_task_queue_tasks_started_total{job="dashboard"}) or vector(0)', 0);
