@@ -46,13 +46,17 @@ describe.each(DIALECTS)("status: the scaling signal ($name)", (dialect) => {
   });
 
   it("prints arrivals and completions a second, the backlog, the mean run and the workers recommended", async () => {
+    // The test database is a copy of a template migrated when the suite began: the tallies may be younger or older
+    // than the window, and the note about the shorter window shows only while they are younger.
+    const covered = (await store.queueActivity({ rateSeconds: 60, processingSeconds: 300 }))[0]!.rateSeconds;
     const result = await cli(["status"]);
     expect(result).toMatchObject({ code: 0, stderr: "" });
     expect(result.stdout).toMatch(/^Scaling signal \(last 60 s; headroom 1\.2, backlog drained within 60 s\):$/m);
     expect(result.stdout).toMatch(/^ {2}QUEUE\s+ARRIVAL\/S\s+COMPLETION\/S\s+BACKLOG\s+MEAN RUN\s+CONCURRENCY\s+WORKERS$/m);
-    // The database was made just now: the tallies began with its migration, so the rates cover the seconds since.
     expect(result.stdout).toMatch(/^ {2}default\s+\d\.\d\d\s+\d\.\d\d\s+1\s+300 ms\s+4\s+1$/m);
-    expect(result.stdout).toMatch(/^ {2}default: rates over the last \d+\.\d s only, since the tallies began\.$/m);
+    const note = /^ {2}default: rates over the last \d+\.\d s only, since the tallies began\.$/m;
+    if (covered < 50) expect(result.stdout).toMatch(note);
+    if (covered >= 60) expect(result.stdout).not.toMatch(note);
   });
 
   it("--json carries the same per queue, and the flags change the window and the formula", async () => {

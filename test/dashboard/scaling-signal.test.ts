@@ -43,7 +43,7 @@ describe.each(STORE_DIALECTS)("overview: the scaling signal ($name)", (dialect) 
     const page = await (await fetch(server.url)).text();
     const [signal] = await queueSignals(store, SIGNAL);
     expect(signal).toMatchObject({ queue: "mail", backlog: 3, meanProcessingSeconds: 0.2, concurrency: 4, recommendedWorkers: 1 });
-    const row = /<tr data-queue="mail">([\s\S]*?)<\/tr>/.exec(page.slice(page.indexOf('id="scaling-signal"')))?.[1] ?? "";
+    const row = /<tr data-signal-queue="mail">([\s\S]*?)<\/tr>/.exec(page.slice(page.indexOf('id="scaling-signal"')))?.[1] ?? "";
     const cells = [...row.matchAll(/<td[^>]*>([^<]*)<\/td>/g)].map((match) => match[1]);
     expect(cells).toEqual(["mail", expect.stringMatching(/^\d+\.\d\d$/), expect.stringMatching(/^\d+\.\d\d$/), "3", "200 ms", "4", "1"]);
     expect(page).toContain('id="signal-data"');
@@ -78,7 +78,7 @@ describe("overview: the scaling signal chart in Chromium (postgresql)", () => {
       await page.goto(server.url);
       await page.locator("#signal-chart canvas").waitFor();
       expect(await page.locator("#scaling-signal .u-legend").textContent()).toContain("arrival / s");
-      expect(await page.locator('#scaling-signal tr[data-queue="reports"] .recommended').textContent()).toBe("?");
+      expect(await page.locator('#scaling-signal tr[data-signal-queue="reports"] .recommended').textContent()).toBe("?");
     } finally {
       await page.close();
     }

@@ -80,7 +80,8 @@ async function planOf(unit: (db: CountingDb) => Promise<unknown>): Promise<{ key
       plans.push({ key: tasks[0]!.key, extra: tasks[0]!.Extra ?? "" });
       return [] as Row[];
     },
-    write: () => Promise.reject(new Error("a unit that read no rows wrote")),
+    // The prune also trims the tally rows past their span, whatever it finds: that write alone is let through.
+    write: (text: string) => (text.startsWith(`DELETE FROM ${table.tallies} `) ? Promise.resolve(0) : Promise.reject(new Error("a unit that read no rows wrote"))),
     request: () => Promise.reject(new Error("no request expected")),
   };
   await unit(explaining);

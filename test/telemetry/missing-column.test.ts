@@ -18,11 +18,13 @@ for (const dialect of [postgresUpgrade, sqliteUpgrade, mysqlUpgrade]) {
       const names = readdirSync(dir)
         .filter((name) => /^\d{14}_/.test(name))
         .sort();
-      expect(names.at(-1)).toMatch(/_trace_context$/);
+      const traceContext = names.find((name) => /_trace_context$/.test(name));
+      expect(traceContext).toBe("20261217000000_trace_context");
       const database = await dialect.open();
       const store = openStore(database.url, { max: 2 });
       try {
-        for (const name of names.slice(0, -1)) await database.apply(readFileSync(join(dir, name, "migration.sql"), "utf8"));
+        // Every migration but that one: the later ones (the tallies' table) do not need its column.
+        for (const name of names.filter((name) => name !== traceContext)) await database.apply(readFileSync(join(dir, name, "migration.sql"), "utf8"));
         const problem = await store.check();
         expect(problem).toMatchObject({ kind: "incompatible", lasting: true });
         expect(problem?.message).toContain("trace_context");
@@ -34,7 +36,7 @@ for (const dialect of [postgresUpgrade, sqliteUpgrade, mysqlUpgrade]) {
         await expect(worker.start()).rejects.toThrow(/lacks the trace_context column .* apply the migration 20261217000000_trace_context/);
         await worker.stop();
 
-        await database.apply(readFileSync(join(dir, names.at(-1)!, "migration.sql"), "utf8"));
+        await database.apply(readFileSync(join(dir, traceContext!, "migration.sql"), "utf8"));
         expect(await store.check()).toBeUndefined();
       } finally {
         await store.close();

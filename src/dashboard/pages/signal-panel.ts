@@ -45,7 +45,7 @@ export function signalPanel(report: SignalReport): Html {
       <tbody>
         ${report.queues.map(
           (row) =>
-            html`<tr data-queue="${row.queue}">
+            html`<tr data-signal-queue="${row.queue}">
               <td>${row.queue}</td>
               <td class="num">${rate(row.arrivalRate)}</td>
               <td class="num">${rate(row.completionRate)}</td>
