@@ -302,6 +302,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     print(`soak: ${findings.rerunsAfterKill.length} tasks ran again because the worker running them was SIGKILLed (allowed):`);
     for (const rerun of findings.rerunsAfterKill) print(`  re-run after kill: task ${rerun.id}, attempt ${rerun.attempt} was on pid ${rerun.killedPid}`);
     for (const violation of findings.violations.slice(0, 50)) print(`VIOLATION: ${violation}`);
+    for (const [shape, count] of violationShapes(findings.violations)) print(`violations of one shape: ${count} × ${shape}`);
     if (findings.violations.length > 0) {
       await dump(findings.suspects.slice(0, 8), db, runLogDir, children, print);
       print(`soak: ${findings.violations.length} violations; replay with --seed ${options.seed}`);
@@ -325,6 +326,16 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 function claimRoutes(lines: readonly LogLine[]): string {
   const claims = lines.filter((line) => line.message === "task claimed");
   return ["wakeup", "timer", "poll"].map((via) => claims.filter((line) => line.via === via).length).join(" / ");
+}
+
+/** The violations counted by their text with the task ids left out, most frequent first: what the first 50 may not show. */
+function violationShapes(violations: readonly string[]): Array<[string, number]> {
+  const counts = new Map<string, number>();
+  for (const violation of violations) {
+    const shape = violation.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, "<id>");
+    counts.set(shape, (counts.get(shape) ?? 0) + 1);
+  }
+  return [...counts].sort((a, b) => b[1] - a[1]);
 }
 
 /** Debugging aid (env SOAK_CSV=path): per task, when it committed, was first claimed and finished, as CSV. */
