@@ -41,11 +41,15 @@ const dropMetrics: PushMetricExporter = {
   selectAggregationTemporality: () => AggregationTemporality.CUMULATIVE,
 };
 
-/** Registers an SDK as an app would; returns how to remove it. */
-function registerSdk(): () => Promise<void> {
+/**
+ * Registers an SDK as an app would; returns how to remove it. "context" registers only the context manager (what an
+ * app's SDK adds to every promise of the process, spans or not): the API's spans and metrics stay no-ops.
+ */
+function registerSdk(mode: "context" | "on"): () => Promise<void> {
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  if (mode === "context") return async () => void context.disable();
   const tracerProvider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(dropSpans)] });
   const meterProvider = new MeterProvider({ readers: [new PeriodicExportingMetricReader({ exporter: dropMetrics, exportIntervalMillis: 1000 })] });
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   trace.setGlobalTracerProvider(tracerProvider);
   metrics.setGlobalMeterProvider(meterProvider);
   return async () => {
@@ -60,14 +64,17 @@ function registerSdk(): () => Promise<void> {
 const services = await resolveServices();
 const databases: BenchDatabases = peer.database === "sqlite" ? new SqliteFiles() : peer.database === "mysql" ? new MysqlDatabases() : new Databases(services.databaseUrl);
 const template = await databases.template("otel", (url) => peer.install({ databaseUrl: url, amqpUrl: "", prefix: "" }));
-const results: Record<"off" | "on", number[]> = { off: [], on: [] };
-const cpu: Record<"off" | "on", number[]> = { off: [], on: [] };
+type Mode = "off" | "context" | "on";
+const MODES: readonly Mode[] = ["off", "context", "on"];
+const LABEL: Record<Mode, string> = { off: "SDK off     ", context: "context only", on: "SDK on      " };
+const results: Record<Mode, number[]> = { off: [], context: [], on: [] };
+const cpu: Record<Mode, number[]> = { off: [], context: [], on: [] };
 const loads: number[] = [];
 
-async function drain(mode: "off" | "on"): Promise<{ rate: number; cpuUsPerTask: number }> {
+async function drain(mode: Mode): Promise<{ rate: number; cpuUsPerTask: number }> {
   const database = await databases.clone(template);
   const target = { databaseUrl: database.url, amqpUrl: peer.broker ? services.amqpUrl : "", prefix: `ptq_otel_${process.pid}_${mode}` };
-  const unregister = mode === "on" ? registerSdk() : undefined;
+  const unregister = mode === "off" ? undefined : registerSdk(mode);
   const producer = await peer.open(target);
   try {
     // Seeded under the same mode: with the SDK on, every task carries a trace context and each run links to it.
@@ -98,22 +105,24 @@ async function drain(mode: "off" | "on"): Promise<{ rate: number; cpuUsPerTask: 
 
 try {
   for (let round = 1; round <= rounds; round++) {
-    for (const mode of round % 2 === 1 ? (["off", "on"] as const) : (["on", "off"] as const)) {
+    // The order turns every round, so no mode always runs first (warming the JIT) or last.
+    for (const mode of MODES.map((_, i) => MODES[(i + round - 1) % MODES.length]!)) {
       loads.push(loadavg()[0]!);
       const { rate, cpuUsPerTask } = await drain(mode);
       results[mode].push(rate);
       cpu[mode].push(cpuUsPerTask);
-      console.log(
-        `round ${round} ${mode === "on" ? "SDK on " : "SDK off"}: ${Math.round(rate)} tasks/s, ${Math.round(cpuUsPerTask)} µs CPU/task (load ${loadavg()[0]!.toFixed(2)})`,
-      );
+      console.log(`round ${round} ${LABEL[mode]}: ${Math.round(rate)} tasks/s, ${Math.round(cpuUsPerTask)} µs CPU/task (load ${loadavg()[0]!.toFixed(2)})`);
     }
   }
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   const off = median(results.off);
-  const on = median(results.on);
+  const shown = MODES.map((mode) => {
+    const rate = median(results[mode]);
+    const change = mode === "off" ? "" : ` (${(((rate - off) / off) * 100).toFixed(1)}%)`;
+    return `${mode} ${Math.round(rate)} tasks/s${change}, ${Math.round(median(cpu[mode]))} µs CPU/task`;
+  });
   console.log(
-    `${peer.name}, ${count} tasks, concurrency ${concurrency}, ${rounds} rounds: median SDK off ${Math.round(off)} tasks/s, SDK on ${Math.round(on)} tasks/s ` +
-      `(${(((on - off) / off) * 100).toFixed(1)}%); median CPU per task off ${Math.round(median(cpu.off))} µs, on ${Math.round(median(cpu.on))} µs; 1-min load ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)}`,
+    `${peer.name}, ${count} tasks, concurrency ${concurrency}, ${rounds} rounds, medians: ${shown.join("; ")}; 1-min load ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)}`,
   );
 } finally {
   await databases.dropAll();

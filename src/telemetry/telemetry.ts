@@ -63,11 +63,16 @@ export class RunScope {
   }
 }
 
-const runScopes = new WeakMap<TaskRecord, RunScope>();
+/**
+ * Where a task's record keeps the scope of the run that holds it: a symbol-keyed slot on the record the run owns,
+ * cheaper than a WeakMap, whose entries outlive the runs until a collection and cost one every few thousand runs.
+ */
+const RUN_SCOPE = Symbol("prisma-task-queue run scope");
+type ScopedTask = TaskRecord & { [RUN_SCOPE]?: RunScope };
 
 /** The scope of the run that holds `task`, for the parts that write its outcome. */
 export function runScopeOf(task: TaskRecord): RunScope | undefined {
-  return runScopes.get(task);
+  return (task as ScopedTask)[RUN_SCOPE];
 }
 
 export class Telemetry {
@@ -181,7 +186,7 @@ export class Telemetry {
       context = api.trace.setSpan(api.ROOT_CONTEXT, span);
     }
     const scope = new RunScope(this, event, span, context);
-    runScopes.set(task, scope);
+    (task as ScopedTask)[RUN_SCOPE] = scope;
     if (this.listeners.size > 0) {
       const waitMs = Date.now() - task.runAt.getTime();
       this.emit((listener) => listener.taskStarted?.(event, waitMs));
