@@ -43,7 +43,7 @@ const place = { dialect: "postgresql", transport: "rabbitmq" };
 /** The worker's own path: what a run reports from its start to its success. */
 function ours(): void {
   const hub = telemetry()!;
-  for (let n = 0; n < runs; n++) hub.runStarted(task(n), place).end("succeeded");
+  for (let n = 0; n < runs; n++) hub.runStarted(task(n), place)?.end("succeeded");
 }
 
 const tracer = trace.getTracer("floor");

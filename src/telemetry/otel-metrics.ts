@@ -22,11 +22,17 @@ interface Instruments {
 }
 
 export function otelMetrics(api: typeof OtelApi): TelemetryListener {
-  let made: Instruments | undefined;
-  const instruments = (): Instruments => {
+  const noopMeter = api.createNoopMeter();
+  let made: Instruments | { provider: OtelApi.MeterProvider; noop: true } | undefined;
+  /** The instruments of the registered meter provider; undefined while none is (the API's no-op meter records nothing). */
+  const instruments = (): Instruments | undefined => {
     const provider = api.metrics.getMeterProvider();
-    if (made?.provider === provider) return made;
+    if (made?.provider === provider) return "noop" in made ? undefined : made;
     const meter = provider.getMeter(SCOPE_NAME);
+    if (meter === noopMeter) {
+      made = { provider, noop: true };
+      return undefined;
+    }
     const seconds = { unit: "s", advice: { explicitBucketBoundaries: [...DURATION_BUCKETS_SECONDS] } };
     made = {
       provider,
@@ -50,16 +56,20 @@ export function otelMetrics(api: typeof OtelApi): TelemetryListener {
     [ATTR.transport]: event.transport,
   });
   return {
+    active: () => instruments() !== undefined,
     tasksSent(event) {
+      const all = instruments();
+      if (!all) return;
       const attributes = { [ATTR.system]: MESSAGING_SYSTEM, [ATTR.operationName]: "send", [ATTR.destination]: event.queue, [ATTR.dialect]: event.dialect };
-      instruments().sent.add(event.count, attributes);
+      all.sent.add(event.count, attributes);
     },
     taskStarted(event, waitMs) {
-      instruments().waitDuration.record(Math.max(0, waitMs) / 1000, runAttributes(event, "process"));
+      instruments()?.waitDuration.record(Math.max(0, waitMs) / 1000, runAttributes(event, "process"));
     },
     taskEnded(event: RunEvent, outcome: RunOutcome, durationMs: number, failure: string | undefined) {
       if (outcome === "released") return;
       const all = instruments();
+      if (!all) return;
       const attributes: Record<string, string> = runAttributes(event, "process");
       if (failure !== undefined) attributes[ATTR.errorType] = failure;
       else if (outcome === "lost") attributes[ATTR.errorType] = "TaskLeaseLostError";
@@ -69,13 +79,15 @@ export function otelMetrics(api: typeof OtelApi): TelemetryListener {
       if (outcome === "dead") all.dead.add(1, attributes);
     },
     leasesRecovered(event) {
-      const { leaseRecoveries } = instruments();
+      const all = instruments();
+      if (!all) return;
+      const { leaseRecoveries } = all;
       const base = { [ATTR.system]: MESSAGING_SYSTEM, [ATTR.destination]: event.queue };
       if (event.retried > 0) leaseRecoveries.add(event.retried, { ...base, [ATTR.outcome]: "retry" });
       if (event.dead > 0) leaseRecoveries.add(event.dead, { ...base, [ATTR.outcome]: "dead" });
     },
     wakeupsRepublished(event) {
-      instruments().republished.add(event.count, { [ATTR.system]: MESSAGING_SYSTEM });
+      instruments()?.republished.add(event.count, { [ATTR.system]: MESSAGING_SYSTEM });
     },
   };
 }

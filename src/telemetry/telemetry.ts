@@ -77,12 +77,26 @@ export function runScopeOf(task: TaskRecord): RunScope | undefined {
 
 export class Telemetry {
   private readonly tracer: OtelApi.Tracer | undefined;
+  /** The API's tracer provider while no SDK is registered, whose spans record nothing. */
+  private readonly noopTracerProvider: unknown;
 
   constructor(
     readonly api: Api | undefined,
     private readonly listeners: ReadonlySet<TelemetryListener>,
   ) {
     this.tracer = api?.trace.getTracer(SCOPE_NAME);
+    this.noopTracerProvider = api && new api.ProxyTracerProvider().getDelegate();
+  }
+
+  /**
+   * The tracer, while an SDK's tracer provider is registered (the app may register one at any time); undefined while
+   * the API's spans would record nothing, so that a run does not pay for parsing, links and attributes nobody reads.
+   */
+  private recordingTracer(): OtelApi.Tracer | undefined {
+    const { api, tracer } = this;
+    if (!api || !tracer) return undefined;
+    const provider = api.trace.getTracerProvider() as { getDelegate?(): unknown };
+    return provider.getDelegate?.() === this.noopTracerProvider ? undefined : tracer;
   }
 
   /** Calls `call` on every listener; a listener that throws is skipped. */
@@ -101,7 +115,8 @@ export class Telemetry {
    * row (a batch shares its call's span). Undefined when nothing traces.
    */
   enqueueStarted(rows: PreparedTask[], dialect: string): EnqueueScope | undefined {
-    const { api, tracer } = this;
+    const { api } = this;
+    const tracer = this.recordingTracer();
     if (!api || !tracer || rows.length === 0) return undefined;
     const queue = uniform(rows, (row) => row.queue);
     const name = uniform(rows, (row) => row.name);
@@ -140,15 +155,24 @@ export class Telemetry {
     for (const [queue, count] of perQueue) this.emit((listener) => listener.tasksSent?.({ queue, count, dialect }));
   }
 
+  /** Whether a listener records anything now. */
+  private listening(): boolean {
+    for (const listener of this.listeners) if (listener.active?.() ?? true) return true;
+    return false;
+  }
+
   /**
    * A run starts: its `process` span (a root, linked to the task's stored enqueue context, on every attempt) and the
-   * listeners' taskStarted. The scope is found again by runScopeOf(task) until it ends.
+   * listeners' taskStarted. The scope is found again by runScopeOf(task) until it ends. Undefined when nothing would
+   * observe the run (the API installed, no SDK registered, no other listener).
    */
-  runStarted(task: TaskRecord, place: RunPlace): RunScope {
+  runStarted(task: TaskRecord, place: RunPlace): RunScope | undefined {
+    const { api } = this;
+    const tracer = this.recordingTracer();
+    if (!tracer && !this.listening()) return undefined;
     const event: RunEvent = { ...place, taskId: task.id, taskName: task.name, queue: task.queue, attempt: task.attempts };
     let span: OtelApi.Span | undefined;
     let context: OtelApi.Context | undefined;
-    const { api, tracer } = this;
     if (api && tracer) {
       const stored = parseTraceContext(task.traceContext);
       const links: OtelApi.Link[] = stored
@@ -222,7 +246,8 @@ export class Telemetry {
 
   /** A span for cleaner work that did something, made once the work is done (an idle sweep makes none). */
   private cleanerSpan(name: string, startedAt: number, attributes: OtelApi.Attributes): void {
-    const { api, tracer } = this;
+    const { api } = this;
+    const tracer = this.recordingTracer();
     if (!api || !tracer) return;
     const span = tracer.startSpan(
       name,

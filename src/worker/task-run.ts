@@ -93,13 +93,9 @@ export class TaskRun {
   /** Starts the handler in the background; `finished` tells when the run is over. */
   start(): void {
     this.started = true;
-    const observing = telemetry();
-    if (observing) {
-      this.observed = observing.runStarted(this.task, this.place ?? { dialect: this.store.dialect, transport: "unknown" });
-      this.observed.within(() => this.beginCaught());
-    } else {
-      this.beginCaught();
-    }
+    this.observed = telemetry()?.runStarted(this.task, this.place ?? { dialect: this.store.dialect, transport: "unknown" });
+    if (this.observed) this.observed.within(() => this.beginCaught());
+    else this.beginCaught();
   }
 
   private beginCaught(): void {
