@@ -56,6 +56,10 @@ export function wakeupsOf(rows: readonly InsertedTask[], prepared: readonly Prep
       continue;
     }
     if (!row.created) continue;
+    if (typeof row.dueAt === "number") {
+      wakeups.push({ id: row.id!, queue: row.queue!, dueAt: row.dueAt });
+      continue;
+    }
     if (typeof row.dueInMs === "number") {
       wakeups.push({ id: row.id!, queue: row.queue!, dueAt: sent.at + row.dueInMs });
       continue;

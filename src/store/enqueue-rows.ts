@@ -45,6 +45,12 @@ export interface InsertedTask {
    * the dialect tells (PostgreSQL, whose run_at counts from the transaction's start); else absent or null.
    */
   dueInMs?: number | null;
+  /**
+   * For a new task due later, when it is due on this process's monotonic clock (performance.now()), where the dialect
+   * reads it after the insert (MySQL: the time left by the database clock, asked by a statement sent at a known
+   * moment); it wins over dueInMs. Errs early by that statement's way to the server only, not by the insert's.
+   */
+  dueAt?: number;
 }
 
 /**

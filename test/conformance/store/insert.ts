@@ -58,6 +58,19 @@ export const insertArea = area("insert", {
       expect((await bed.task(results[1]!.id!)).runAt).toEqual(ahead);
     },
 
+    "a new task due later tells when, where the dialect knows: never later than its delay from the call, never much earlier": async (bed) => {
+      const called = performance.now();
+      const [later, due] = await bed.insertRows([{ delayMs: 60_000 }, {}]);
+      const answered = performance.now();
+      // dueAt is on this process's clock; dueInMs counts from the statement's start, which is between the call and the answer.
+      const dueAt = later!.dueAt ?? (typeof later!.dueInMs === "number" ? called + later!.dueInMs : undefined);
+      if (dueAt !== undefined) {
+        expect(dueAt).toBeLessThanOrEqual(answered + 60_000);
+        expect(dueAt).toBeGreaterThanOrEqual(called + 60_000 - CLOCK_SLACK_MS);
+      }
+      expect(due!.dueAt).toBeUndefined();
+    },
+
     "publishes: due tasks are marked published by the insert, delayed ones never; without it nothing is marked": async (bed) => {
       const [due, later] = await bed.insertRows([{}, { delayMs: 60_000 }], true);
       const [plain] = await bed.insertRows([{}], false);
@@ -91,7 +104,7 @@ export const insertArea = area("insert", {
       const row = prepared({ key: "once", payload: { second: true } });
       const [again] = await sendInsert(bed.store, [row], true);
       // The time left until due is told of a new task only (where the dialect tells it at all).
-      const { dueInMs, ...existing } = first!;
+      const { dueInMs, dueAt: _dueAt, ...existing } = first!;
       expect(again).toEqual({ ...existing, created: false, due: false, ...(dueInMs === undefined ? {} : { dueInMs: null }) });
       expect(await bed.store.findTask(row.id)).toBeUndefined();
       expect((await bed.task(first!.id!)).payload).toEqual({ n: 1 });

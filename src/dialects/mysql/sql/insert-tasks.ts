@@ -78,14 +78,18 @@ function checkFits(row: PreparedTask): void {
  * so `id` is null and EnqueueStore.tasksByKeys finds that task. A keyless input that is missing is an error.
  */
 export async function readInserted(db: CountingDb, table: MysqlTable, rows: readonly PreparedTask[]): Promise<InsertedTask[]> {
-  const found = new Map<string, { run_at: string; due: unknown }>();
+  const found = new Map<string, { run_at: string; due: unknown; left_us: unknown; asked: number }>();
   for (let start = 0; start < rows.length; start += READ_CHUNK) {
     const ids = rows.slice(start, start + READ_CHUNK).map((row) => row.id);
-    const part = await db.query<{ id: string; run_at: string; due: unknown }>(
-      `SELECT id, ${timeText("run_at")} AS run_at, run_at <= created_at AS due FROM ${table.sql} WHERE id IN (${placeholders(ids.length)})`,
+    // The time left until each task is due, by the database clock at this statement's start, which is a moment this
+    // process knows within one small statement's way: the insert's own start lags its sending by the whole batch.
+    const asked = performance.now();
+    const part = await db.query<{ id: string; run_at: string; due: unknown; left_us: unknown }>(
+      `SELECT id, ${timeText("run_at")} AS run_at, run_at <= created_at AS due, TIMESTAMPDIFF(MICROSECOND, ${NOW}, run_at) AS left_us
+       FROM ${table.sql} WHERE id IN (${placeholders(ids.length)})`,
       ids,
     );
-    for (const row of part) found.set(row.id.toLowerCase(), row);
+    for (const row of part) found.set(row.id.toLowerCase(), { ...row, asked });
   }
   return rows.map((task, i): InsertedTask => {
     const row = found.get(task.id.toLowerCase());
@@ -100,6 +104,7 @@ export async function readInserted(db: CountingDb, table: MysqlTable, rows: read
         runAtMs: fromTimeText(row.run_at).getTime(),
         created: true,
         due: flag(row.due),
+        ...(!flag(row.due) && { dueAt: row.asked + Math.max(0, Number(row.left_us)) / 1000 }),
       };
     }
     if (task.key === null) throw new TaskQueueInternalError(`the insert wrote no row for task ${task.id} (${task.name}), which has no key`);
