@@ -232,8 +232,17 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     // The recurring task keeps firing while the soak settles: first every task reaches its final state (with the
     // cleaners' recoveries; a recurring task runs in moments, so none is left between two slots), then the cleaners
     // stop, so no slot fires any more, and the tasks of the last slots finish.
+    let shownAt = settleStarted;
     await waitUntil(
-      async () => (await db.prisma.task.count({ where: { status: { in: ["pending", "running"] } } })) === 0,
+      async () => {
+        const left = await db.prisma.task.count({ where: { status: { in: ["pending", "running"] } } });
+        // Every 15 s, what is left by queue: a queue that drains slowly shows apart from one that is stuck.
+        if (left > 0 && Date.now() - shownAt >= 15_000) {
+          shownAt = Date.now();
+          print(`soak: settling for ${Math.round((shownAt - settleStarted) / 1000)} s, left: ${await unfinishedByQueue(db)}`);
+        }
+        return left === 0;
+      },
       "every task to reach a final state",
       SETTLE_MS,
     ).catch((error: Error) => print(`soak: ${error.message}`));
@@ -326,6 +335,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 function claimRoutes(lines: readonly LogLine[]): string {
   const claims = lines.filter((line) => line.message === "task claimed");
   return ["wakeup", "timer", "poll"].map((via) => claims.filter((line) => line.via === via).length).join(" / ");
+}
+
+/** The unfinished tasks by queue and status, e.g. "soak-rated 120 pending, soak-plain 2 running". */
+async function unfinishedByQueue(db: SoakDatabase): Promise<string> {
+  const groups = await db.prisma.task.groupBy({ by: ["queue", "status"], where: { status: { in: ["pending", "running"] } }, _count: { _all: true } });
+  return groups.map((group) => `${group.queue} ${group._count._all} ${group.status}`).join(", ");
 }
 
 /** The violations counted by their text with the task ids left out, most frequent first: what the first 50 may not show. */
