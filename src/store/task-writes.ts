@@ -50,6 +50,12 @@ export interface Completion {
 /** One failed run to record. */
 export interface Failure {
   id: string;
+  /**
+   * The run's attempt (the task's attempts as its claim set them): the failure is recorded only while the row is still
+   * that run, so a write retried after an unclear error never lands on a later run of the same worker. Absent: any run
+   * the owner holds.
+   */
+  attempt?: number;
   /** Stored as the task's last error. */
   error: string;
   /** Retry delay from now, used when the task goes back to pending. */

@@ -105,7 +105,7 @@ export class OutcomeWriter {
   async fail(task: TaskRecord, definition: TaskDefinition | undefined, thrown: unknown, finalReason?: string): Promise<FailedTask | undefined> {
     const reason = finalReason ?? (isUnrecoverable(thrown) ? "unrecoverable" : null);
     const delayMs = backoffDelayMs(definition?.backoff, task.attempts);
-    const failure: Failure = { id: task.id, error: errorText(thrown), delayMs, finalReason: reason };
+    const failure: Failure = { id: task.id, attempt: task.attempts, error: errorText(thrown), delayMs, finalReason: reason };
     const { value: row, retried } = await this.persist(task, "failure", () => this.failures.add(failure));
     const writtenAt = performance.now();
     if (row === GAVE_UP) return undefined;

@@ -198,6 +198,17 @@ export const outcomesArea = area("outcomes", {
       expect(claim).toMatchObject({ claimed: null, reason: "not-due" });
     },
 
+    "a failure of an earlier attempt, written again after its run was over, leaves the same owner's later run alone": async (bed) => {
+      const [id] = await bed.insert([{ maxAttempts: 5 }]);
+      await bed.claim([id!], "worker-a");
+      expect(await bed.store.fail("worker-a", [{ ...failure(id!, "Error: first"), attempt: 1 }])).toMatchObject([{ id, status: "pending", attempts: 1 }]);
+      expect((await bed.claim([id!], "worker-a"))[0]).toMatchObject({ attempts: 2, status: "running" });
+      // The first write again (its answer was lost, say): the row is the second run now, which it must not end.
+      expect(await bed.store.fail("worker-a", [{ ...failure(id!, "Error: first"), attempt: 1 }])).toEqual([]);
+      expect(await bed.task(id!)).toMatchObject({ status: "running", attempts: 2, leaseOwner: "worker-a", lastError: "Error: first" });
+      expect(await bed.store.fail("worker-a", [{ ...failure(id!, "Error: second"), attempt: 2 }])).toMatchObject([{ id, status: "pending", attempts: 2 }]);
+    },
+
     "a delay of 0 makes the task due again at once": async (bed) => {
       const [id] = await bed.insert();
       await bed.claim([id!], "worker-a");

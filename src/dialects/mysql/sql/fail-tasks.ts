@@ -17,7 +17,7 @@ interface HeldRow {
   max_attempts: number | bigint;
 }
 
-/** Records the failures where `owner` still holds the lease; returns the tasks it changed. */
+/** Records the failures where `owner` still holds the lease (of the failed run's attempt, when given); returns the tasks it changed. */
 export async function failTasks(db: CountingDb, table: MysqlTable, owner: string, failures: readonly Failure[]): Promise<FailedTask[]> {
   const byId = new Map(failures.map((f) => [f.id.toLowerCase(), f]));
   if (byId.size === 0) return [];
@@ -29,8 +29,13 @@ export async function failTasks(db: CountingDb, table: MysqlTable, owner: string
        FOR UPDATE`,
       [...ids, owner],
     );
-    if (held.length === 0) return [];
-    const decided = held.map((row) => {
+    // A failure of an earlier attempt than the row's: that run is over (a write retried after an unclear error).
+    const current = held.filter((row) => {
+      const attempt = byId.get(row.id.toLowerCase())!.attempt;
+      return attempt === undefined || num(row.attempts) === attempt;
+    });
+    if (current.length === 0) return [];
+    const decided = current.map((row) => {
       const failure = byId.get(row.id.toLowerCase())!;
       const reason = failure.finalReason ?? (num(row.attempts) >= num(row.max_attempts) ? "max-attempts" : null);
       return { row, failure, reason };
@@ -69,8 +74,8 @@ export async function failTasks(db: CountingDb, table: MysqlTable, owner: string
       `UPDATE ${table.sql} FORCE INDEX (PRIMARY)
        SET status = ${status}, run_at = ${runAt}, finished_at = ${finishedAt}, last_error = ${lastError}, errors = ${errors},
            finished_by = ?, lease_owner = NULL, lease_expires_at = NULL, published_at = NULL, updated_at = ${NOW}
-       WHERE id IN (${placeholders(held.length)}) AND lease_owner = ? AND status = 'running'`,
-      [...params, owner, ...held.map((row) => row.id), owner],
+       WHERE id IN (${placeholders(current.length)}) AND lease_owner = ? AND status = 'running'`,
+      [...params, owner, ...current.map((row) => row.id), owner],
     );
     return decided.map(({ row, failure, reason }) => ({
       id: row.id,

@@ -44,12 +44,14 @@ export async function failTasks(db: Db, table: SqliteTable, owner: string, failu
          finished_at = CASE WHEN ${deadReason} IS NULL THEN NULL ELSE ${NOW} END,
          last_error = r.error, errors = ${appendError("r.error")}, finished_by = {owner},
          lease_owner = NULL, lease_expires_at = NULL, published_at = NULL, updated_at = ${NOW}
-     FROM (SELECT value ->> '$.id' AS id, value ->> '$.error' AS error, value ->> '$.delay_ms' AS delay_ms,
-                  value ->> '$.final_reason' AS final_reason FROM json_each({failures})) AS r
-     WHERE t.id = r.id AND t.lease_owner = {owner} AND t.status = 'running'
+     FROM (SELECT value ->> '$.id' AS id, value ->> '$.attempt' AS attempt, value ->> '$.error' AS error,
+                  value ->> '$.delay_ms' AS delay_ms, value ->> '$.final_reason' AS final_reason FROM json_each({failures})) AS r
+     WHERE t.id = r.id AND t.lease_owner = {owner} AND t.status = 'running' AND (r.attempt IS NULL OR t.attempts = r.attempt)
      RETURNING id, name, queue, status, attempts, last_error AS lastError`,
       {
-        failures: JSON.stringify(failures.map((f) => ({ id: f.id, error: f.error, delay_ms: Math.round(f.delayMs), final_reason: f.finalReason }))),
+        failures: JSON.stringify(
+          failures.map((f) => ({ id: f.id, attempt: f.attempt ?? null, error: f.error, delay_ms: Math.round(f.delayMs), final_reason: f.finalReason })),
+        ),
         owner,
       },
     ),
