@@ -107,11 +107,16 @@ export async function resumeNode(n: ClusterNode, timeoutMs = 180_000): Promise<v
   await signalNode(n, "SIGCONT");
   const ask = otherNode(n);
   const deadline = Date.now() + timeoutMs;
+  // A resumed node whose app the others still count out after this long, with no partition seen, has stopped its app
+  // (or is stuck rejoining): its app is restarted, as an operator would, once.
+  const restartAppAt = Date.now() + 60_000;
+  let restarted = false;
   for (;;) {
     const view = await clusterView(ask);
     if (view && view.running.length === 3 && view.partitions === 0) return;
-    if (view && view.partitions > 0) {
-      await ctl(n, "stop_app");
+    if (view && (view.partitions > 0 || (!restarted && Date.now() > restartAppAt))) {
+      restarted = true;
+      await ctl(n, "stop_app").catch(() => {});
       await ctl(n, "start_app");
       continue;
     }
