@@ -1,32 +1,21 @@
 // What one run's telemetry costs in CPU, with no database: the worker's own calls (Telemetry.runStarted and the run's
 // end, for a task with a stored trace context) against the floor, the OpenTelemetry SDK doing the same work called
 // directly (one span with the same attributes and link, two histogram records and one counter add with the same
-// attributes). Both with the SDK of bench/telemetry-overhead.ts (exporters that drop everything), in one process,
+// attributes). Both with the SDK of bench/otel-sdk.ts (exporters that drop everything), in one process,
 // alternating, many rounds; µs per run, median of the rounds.
 // Usage: npx tsx bench/telemetry-floor.ts [--runs=50000] [--rounds=7]
 
-import { context, metrics, ROOT_CONTEXT, SpanKind, trace } from "@opentelemetry/api";
-import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import { AggregationTemporality, MeterProvider, PeriodicExportingMetricReader, type PushMetricExporter } from "@opentelemetry/sdk-metrics";
-import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from "@opentelemetry/sdk-trace-base";
+import { metrics, ROOT_CONTEXT, SpanKind, trace } from "@opentelemetry/api";
 import type { TaskRecord } from "../src/store/task-record.js";
 import { telemetry } from "../src/telemetry/telemetry.js";
 import { formatTraceContext } from "../src/telemetry/trace-context.js";
+import { registerSdk } from "./otel-sdk.js";
 
 const arg = (name: string, fallback: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
 const runs = Number(arg("runs", "50000"));
 const rounds = Number(arg("rounds", "7"));
 
-const dropSpans: SpanExporter = { export: (_spans, done) => done({ code: 0 }), shutdown: async () => {} };
-const dropMetrics: PushMetricExporter = {
-  export: (_metrics, done) => done({ code: 0 }),
-  forceFlush: async () => {},
-  shutdown: async () => {},
-  selectAggregationTemporality: () => AggregationTemporality.CUMULATIVE,
-};
-context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(dropSpans)] }));
-metrics.setGlobalMeterProvider(new MeterProvider({ readers: [new PeriodicExportingMetricReader({ exporter: dropMetrics, exportIntervalMillis: 1000 })] }));
+registerSdk("on");
 
 const stored = { traceId: "4bf92f3577b34da6a3ce929d0e0e4736", spanId: "00f067aa0ba902b7", traceFlags: 1 };
 const task = (n: number): TaskRecord =>

@@ -6,16 +6,13 @@
 
 import { loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
-import { context, metrics, trace } from "@opentelemetry/api";
-import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import { AggregationTemporality, MeterProvider, PeriodicExportingMetricReader, type PushMetricExporter } from "@opentelemetry/sdk-metrics";
-import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from "@opentelemetry/sdk-trace-base";
 import { silentLogger } from "../src/index.js";
 import { createWorker } from "../src/worker/create-worker.js";
 import { resolveServices } from "../test/support/services.js";
 import { sleep } from "./clock.js";
 import { Databases, type BenchDatabases } from "./databases.js";
 import { MysqlDatabases } from "./mysql-databases.js";
+import { registerSdk } from "./otel-sdk.js";
 import { ours } from "./peers/ours.js";
 import { oursMysql } from "./peers/ours-mysql.js";
 import { benchTasks } from "./peers/ours-tasks.js";
@@ -31,35 +28,6 @@ const peers: Record<string, Peer> = { ours, "ours-sqlite": oursSqlite, "ours-mys
 const chosen = peers[arg("peer", "ours")];
 if (!chosen) throw new Error(`--peer=${arg("peer", "ours")}: use one of ${Object.keys(peers).join(", ")}`);
 const peer: Peer = chosen;
-
-/** Exporters that take everything and keep nothing: the SDK's own work is measured, not a collector's. */
-const dropSpans: SpanExporter = { export: (_spans, done) => done({ code: 0 }), shutdown: async () => {} };
-const dropMetrics: PushMetricExporter = {
-  export: (_metrics, done) => done({ code: 0 }),
-  forceFlush: async () => {},
-  shutdown: async () => {},
-  selectAggregationTemporality: () => AggregationTemporality.CUMULATIVE,
-};
-
-/**
- * Registers an SDK as an app would; returns how to remove it. "context" registers only the context manager (what an
- * app's SDK adds to every promise of the process, spans or not): the API's spans and metrics stay no-ops.
- */
-function registerSdk(mode: "context" | "on"): () => Promise<void> {
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  if (mode === "context") return async () => void context.disable();
-  const tracerProvider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(dropSpans)] });
-  const meterProvider = new MeterProvider({ readers: [new PeriodicExportingMetricReader({ exporter: dropMetrics, exportIntervalMillis: 1000 })] });
-  trace.setGlobalTracerProvider(tracerProvider);
-  metrics.setGlobalMeterProvider(meterProvider);
-  return async () => {
-    await tracerProvider.shutdown();
-    await meterProvider.shutdown();
-    trace.disable();
-    metrics.disable();
-    context.disable();
-  };
-}
 
 const services = await resolveServices();
 const databases: BenchDatabases = peer.database === "sqlite" ? new SqliteFiles() : peer.database === "mysql" ? new MysqlDatabases() : new Databases(services.databaseUrl);
