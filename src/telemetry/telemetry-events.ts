@@ -33,12 +33,12 @@ export type RunOutcome =
 
 /** What a listener hears. Every method is optional; none may throw (a throw is caught and dropped). */
 export interface TelemetryListener {
-  /** Enqueues committed: `count` new tasks in `queue` (a dedupe key that matched an existing task counts none). */
   /**
    * Whether the listener records anything now (the OpenTelemetry metrics: while a meter provider is registered). A run
    * that no span and no active listener would observe skips its reports. Absent: always.
    */
   active?(): boolean;
+  /** Enqueues committed: `count` new tasks in `queue` (a dedupe key that matched an existing task counts none). */
   tasksSent?(event: { queue: string; count: number; dialect: string }): void;
   /** A run started, `waitMs` after the task became due (its run_at, by the database's clock). */
   taskStarted?(event: RunEvent, waitMs: number): void;

@@ -116,7 +116,7 @@ export async function resumeNode(n: ClusterNode, timeoutMs = 180_000): Promise<v
     if (view && view.running.length === 3 && view.partitions === 0) return;
     if (view && (view.partitions > 0 || (!restarted && Date.now() > restartAppAt))) {
       restarted = true;
-      await ctl(n, "stop_app").catch(() => {});
+      await ctl(n, "stop_app").catch(() => {}); // an app that stopped by itself refuses stop_app; start_app is what counts
       await ctl(n, "start_app");
       continue;
     }
