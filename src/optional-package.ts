@@ -31,17 +31,27 @@ export const OPTIONAL_PACKAGE_NAMES = Object.keys(OPTIONAL_PACKAGES) as Optional
 const require = createRequire(import.meta.url);
 
 /**
+ * The modules optionalPackage() loaded, by specifier. Callers on hot paths (pg's type parsers ask for pg once per column
+ * of every result) get the module from here: a require() of a bare name resolves its path again each time.
+ */
+const loaded = new Map<Specifier, unknown>();
+
+/**
  * The module at `specifier` ("pg", "hono/cookie", …), required synchronously (these packages have a CommonJS entry),
  * so that it can be loaded right where it is used, constructors included. Throws MissingPackageError when the package
  * cannot be resolved from prisma-task-queue; any other failure (a broken install, a missing dependency of the package)
  * is thrown as it is.
  */
 export function optionalPackage<Module>(specifier: Specifier): Module {
+  if (loaded.has(specifier)) return loaded.get(specifier) as Module;
+  let module: Module;
   try {
-    return require(specifier) as Module;
+    module = require(specifier) as Module;
   } catch (error) {
     throw missing(error, specifier);
   }
+  loaded.set(specifier, module);
+  return module;
 }
 
 /**
