@@ -18,7 +18,14 @@ export interface GateUnits<D extends Db, T> {
    * In one statement: the queue's running tasks, and, with a rate window of `perMs` (database clock), the starts
    * recorded within it and in how many ms the oldest of them leaves it (0 and 0 without a window).
    */
-  usage(db: D, table: T, queue: string, perMs: number | undefined): Promise<{ running: number; starts: number; freesInMs: number }>;
+  usage(db: D, table: T, queue: string, perMs: number | undefined): Promise<QueueUsage>;
+  /**
+   * Optional: after lockQueue, in as few statements as the dialect can, the usage as `usage` reads it and, only when
+   * every claimable id among `ids` fits the concurrency and the rate limit, their claim (as the dialect's claim by ids,
+   * with one result per id) and the record of their starts. Undefined: they did not fit, nothing was claimed.
+   * Without it, the claim runs usage, the claim by ids and recordStarts one after another.
+   */
+  claimIfRoom?(db: D, table: T, queue: string, ids: readonly string[], filter: ClaimFilter, limits: QueueLimits): Promise<ClaimByIdResult[] | undefined>;
   /** Records `starts` starts now and deletes the queue's rows that left the window. */
   recordStarts(db: D, table: T, queue: string, starts: number, perMs: number): Promise<void>;
   /**
@@ -28,6 +35,13 @@ export interface GateUnits<D extends Db, T> {
   dueCandidates(db: D, table: T, queue: string, names: readonly string[], groupLimits: Readonly<Record<string, number>>, limit: number): Promise<LimitedCandidate[]>;
   /** The rows among `ids`, whatever their queue; a pending one of a name in `groupNames` with its group's running count (else 0). */
   idRows(db: D, table: T, ids: readonly string[], groupNames: readonly string[]): Promise<LimitedIdRow[]>;
+}
+
+/** The usage of a limited queue: its running tasks, the starts within the rate window, when the oldest of them leaves it. */
+export interface QueueUsage {
+  running: number;
+  starts: number;
+  freesInMs: number;
 }
 
 /** Rounds of candidates a due claim reads at most when tasks of one group fill its batches. */
@@ -109,13 +123,27 @@ export class LimitedClaims<D extends Db, T> {
     const limits = filter.limits![queue]!;
     const unlimited = withoutLimits(filter, [queue]);
     return this.inTransaction(db, async (tx) => {
+      let locked: { paused: boolean } | undefined;
       if (limits.tasks === undefined) {
-        // No limit per key: when the queue has room for every id, the claim itself tells each id's fate, no read first.
-        const { room } = await this.room(tx, queue, limits, ids.length, filter);
-        if (room >= ids.length) return this.claim(tx, queue, ids, filter, limits);
+        // No limit per key: when the queue has room for every id, the claim itself tells each id's fate, no read first
+        // (with claimIfRoom, the room is read and the ids claimed in one statement after the lock).
+        if (this.gate.claimIfRoom) {
+          locked = await this.gate.lockQueue(tx, this.table, queue);
+          if (!locked.paused) {
+            const results = await this.gate.claimIfRoom(tx, this.table, queue, ids, unlimited, limits);
+            if (results) {
+              filter.fitted?.(queue);
+              return results;
+            }
+          }
+        } else {
+          // Room for fewer than every id is not a refusal yet (some ids may not be claimable): the reading below tells.
+          const { room } = await this.room(tx, queue, limits, ids.length, { ...filter, refused: undefined });
+          if (room >= ids.length) return this.claim(tx, queue, ids, filter, limits);
+        }
       }
       // The lock first: the groups' running counts read after it include every claim that committed before it.
-      const lock = await this.gate.lockQueue(tx, this.table, queue);
+      const lock = locked ?? (await this.gate.lockQueue(tx, this.table, queue));
       const names = new Set(filter.names);
       const rows = await this.gate.idRows(tx, this.table, ids, Object.keys(limits.tasks ?? {}));
       const claimable = rows.filter((row) => row.queue === queue && row.status === "pending" && row.due && names.has(row.name));

@@ -17,6 +17,45 @@ async function running(bed: StoreBed, queue = "default"): Promise<number> {
   return counts.filter((row) => row.queue === queue && row.status === "running").reduce((sum, row) => sum + row.count, 0);
 }
 
+/**
+ * A first claim by id takes the only slot of `limits` and holds the queue's lock until the second, by another
+ * connection, is seen waiting (or, with one write lock, unable to begin); the second must then count the first.
+ */
+async function claimWhileHeld(bed: StoreBed, limits: ClaimLimits, spec: { concurrencyKey?: string }): Promise<void> {
+  const [first, second] = await bed.insert([spec, spec]);
+  const filter = (owner: string) => ({ ...limited(owner, limits), queues: ["default"] });
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let entered!: () => void;
+  const inside = new Promise<void>((resolve) => (entered = resolve));
+  // The first claim takes the slot and holds the queue's lock until released.
+  const holder = bed.store
+    .transaction(async (tx) => {
+      const results = await tx.claimByIds([first!], filter("holder"));
+      entered();
+      await released;
+      return results;
+    })
+    .finally(() => entered());
+  await inside;
+  let settled = false;
+  const waiter = bed
+    .other()
+    .claimByIds([second!], filter("waiter"))
+    .finally(() => (settled = true));
+  waiter.catch(() => {});
+  try {
+    // Row locks: the second claim waits for the queue's row. One write lock (SQLite): it cannot begin before.
+    if (bed.dialect.writeLock === "row") await untilBlockedOrSettled(bed, () => settled);
+    else expect(await bed.raw.writerBlocked(), "the first claim holds the write lock").toBe(true);
+  } finally {
+    release();
+  }
+  expect((await holder)[0]).toMatchObject({ id: first, claimed: { id: first } });
+  expect((await waiter)[0]).toMatchObject({ id: second, claimed: null, reason: "limited" });
+  expect((await bed.task(second!)).status).toBe("pending");
+}
+
 export const controlsArea = area("controls", {
   pauseQueue: {
     "a paused queue's due tasks stay pending: claimDue takes none, claimByIds says paused; other queues are claimed": async (bed) => {
@@ -205,38 +244,45 @@ export const controlsArea = area("controls", {
     },
 
     "a key's running count is read under the queue's lock: a claim of the key that committed while it waited counts": async (bed) => {
-      const [first, second] = await bed.insert([{ concurrencyKey: "a" }, { concurrencyKey: "a" }]);
-      const filter = (owner: string) => ({ ...limited(owner, { default: { tasks: { mail: 1 } } }), queues: ["default"] });
-      let release!: () => void;
-      const released = new Promise<void>((resolve) => (release = resolve));
-      let entered!: () => void;
-      const inside = new Promise<void>((resolve) => (entered = resolve));
-      // The first claim takes the key's slot and holds the queue's lock until released.
-      const holder = bed.store
-        .transaction(async (tx) => {
-          const results = await tx.claimByIds([first!], filter("holder"));
-          entered();
-          await released;
-          return results;
-        })
-        .finally(() => entered());
-      await inside;
-      let settled = false;
-      const waiter = bed
-        .other()
-        .claimByIds([second!], filter("waiter"))
-        .finally(() => (settled = true));
-      waiter.catch(() => {});
-      try {
-        // Row locks: the second claim waits for the queue's row. One write lock (SQLite): it cannot begin before.
-        if (bed.dialect.writeLock === "row") await untilBlockedOrSettled(bed, () => settled);
-        else expect(await bed.raw.writerBlocked(), "the first claim holds the write lock").toBe(true);
-      } finally {
-        release();
-      }
-      expect((await holder)[0]).toMatchObject({ id: first, claimed: { id: first } });
-      expect((await waiter)[0]).toMatchObject({ id: second, claimed: null, reason: "limited" });
-      expect((await bed.task(second!)).status).toBe("pending");
+      await claimWhileHeld(bed, { default: { tasks: { mail: 1 } } }, { concurrencyKey: "a" });
+    },
+
+    "a queue's running count is read under its lock: a claim that committed while the next one waited counts": async (bed) => {
+      await claimWhileHeld(bed, { default: { concurrency: 1 } }, {});
+    },
+
+    "a queue served alone: ids within its concurrency are claimed, the rest limited; missing and finished ids say so": async (bed) => {
+      const [a, b, c, d, done] = await bed.insert([{}, {}, {}, {}, {}]);
+      await bed.succeed([done!]);
+      const refusals: ClaimRefusal[] = [];
+      const filter = { ...limited("w", { default: { concurrency: 3 } }, refusals), queues: ["default"] };
+      const missing = "00000000-0000-4000-8000-000000000000";
+      const first = await bed.store.claimByIds([a!, missing, b!, done!], filter);
+      expect(first.map((result) => (result.claimed ? "claimed" : result.reason))).toEqual(["claimed", "missing", "claimed", "not-pending"]);
+      expect(refusals).toEqual([]);
+      const second = await bed.store.claimByIds([c!, d!], filter);
+      expect(second.map((result) => (result.claimed ? "claimed" : result.reason))).toEqual(["claimed", "limited"]);
+      expect(refusals).toContainEqual({ queue: "default", reason: "limited" });
+      expect(await running(bed)).toBe(3);
+      expect((await bed.task(d!)).status).toBe("pending");
+    },
+
+    "a queue served alone with a rate: claims by id count their starts, completions give none back": async (bed) => {
+      const [a, b, c, d] = await bed.insert([{}, {}, {}, {}]);
+      const refusals: ClaimRefusal[] = [];
+      const filter = { ...limited("w", { default: { concurrency: 100, rateLimit: { starts: 3, perMs: 60_000 } } }, refusals), queues: ["default"] };
+      const first = await bed.store.claimByIds([a!, b!], filter);
+      expect(first.every((result) => result.claimed !== null)).toBe(true);
+      await bed.store.complete(
+        "w",
+        [a!, b!].map((id) => ({ id, resultJson: "null" })),
+      );
+      const second = await bed.store.claimByIds([c!, d!], filter);
+      expect(second.map((result) => (result.claimed ? "claimed" : result.reason))).toEqual(["claimed", "limited"]);
+      const refusal = refusals.find((r) => r.retryInMs !== undefined);
+      expect(refusal?.retryInMs).toBeGreaterThan(0);
+      expect(refusal?.retryInMs).toBeLessThanOrEqual(60_000);
+      expect((await bed.store.claimByIds([d!], filter))[0]).toMatchObject({ reason: "limited" });
     },
   },
 });

@@ -41,6 +41,11 @@ export async function claimTasksByIds(db: Db, table: PgTable, ids: readonly stri
     [one ? unique[0] : unique, filter.names, filter.queues, filter.owner, Math.round(filter.leaseMs)],
     one ? "ptq_claim_one" : "ptq_claim_by_id",
   );
+  return explainClaims(db, table, unique, claimed, filter);
+}
+
+/** One result per id of `unique`, in order: the claimed rows, and for the others why (read in one more statement). */
+export async function explainClaims(db: Db, table: PgTable, unique: readonly string[], claimed: readonly TaskRow[], filter: ClaimFilter): Promise<ClaimByIdResult[]> {
   const byId = new Map(claimed.map((row) => [row.id, row]));
   const rest = unique.filter((id) => !byId.has(id));
   const seen = rest.length === 0 ? new Map<string, SeenRow>() : await seenRows(db, table, rest, filter);

@@ -5,6 +5,8 @@ import type { Db } from "../../../store/db.js";
 import type { GateUnits } from "../../../store/limited-claim.js";
 import type { LimitedCandidate, LimitedIdRow } from "../../../store/queue-controls.js";
 import type { PgTable } from "../table.js";
+import { explainClaims } from "./claim-tasks.js";
+import { taskColumns, type TaskRow } from "./task-row.js";
 
 interface CandidateRow {
   id: string;
@@ -19,6 +21,11 @@ const RUNNING_IN_GROUP = (t: string, c: string) => {
   const count = (key: string) => `(SELECT count(*)::int FROM ${t} r WHERE r.status = 'running' AND r.queue = ${c}.queue AND r.name = ${c}.name AND ${key})`;
   return `CASE WHEN ${c}.concurrency_key IS NULL THEN ${count("r.concurrency_key IS NULL")} ELSE ${count(`r.concurrency_key = ${c}.concurrency_key`)} END`;
 };
+
+/** Whether the ids fitted, on every row of the limited claim's one statement. */
+interface UsageRow {
+  ok: boolean;
+}
 
 const toCandidate = (row: CandidateRow): LimitedCandidate => ({
   id: row.id,
@@ -64,6 +71,55 @@ export const pgGate: GateUnits<Db, PgTable> = {
        ON CONFLICT (queue, started_at) DO UPDATE SET starts = s.starts + EXCLUDED.starts`,
       [queue, starts, perMs],
     );
+  },
+
+  // One statement after the queue's lock: the usage (read with this statement's snapshot, taken after the lock, so it
+  // counts every claim that committed before), the ids locked as the claim by ids locks them, and their claim with the
+  // record of its starts only when every claimable id fits both limits. One row per claimed task, or one row with null
+  // task columns when nothing was claimed.
+  async claimIfRoom(db, table, queue, ids, filter, limits) {
+    const t = table.sql;
+    const unique = [...new Set(ids)];
+    const perMs = limits.rateLimit?.perMs;
+    const window =
+      perMs === undefined
+        ? "0 AS starts"
+        : `(SELECT coalesce(sum(starts), 0)::int FROM ${table.queueStarts} s WHERE s.queue = $3 AND s.started_at > clock_timestamp() - $8::int * interval '1 millisecond') AS starts`;
+    const record =
+      perMs === undefined
+        ? ""
+        : `, pruned AS (DELETE FROM ${table.queueStarts} WHERE queue = $3 AND started_at <= clock_timestamp() - $8::int * interval '1 millisecond')
+           , recorded AS (
+             INSERT INTO ${table.queueStarts} AS s (queue, started_at, starts)
+             SELECT $3, clock_timestamp(), count(*) FROM claimed HAVING count(*) > 0
+             ON CONFLICT (queue, started_at) DO UPDATE SET starts = s.starts + EXCLUDED.starts)`;
+    const values = [unique, filter.names, queue, filter.owner, Math.round(filter.leaseMs), limits.concurrency ?? null, limits.rateLimit?.starts ?? null];
+    const rows = await db.query<UsageRow & Partial<TaskRow>>(
+      `WITH usage AS (
+         SELECT (SELECT count(*)::int FROM ${t} WHERE status = 'running' AND queue = $3) AS running, ${window}
+       ), locked AS (
+         SELECT id, status, run_at, name, queue FROM ${t} WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE SKIP LOCKED
+       ), claimable AS (
+         SELECT id FROM locked WHERE status = 'pending' AND run_at <= now() AND name = ANY($2::text[]) AND queue = $3
+       ), fits AS (
+         SELECT ($6::int IS NULL OR u.running + (SELECT count(*) FROM claimable) <= $6::int)
+            AND ($7::int IS NULL OR u.starts + (SELECT count(*) FROM claimable) <= $7::int) AS ok
+         FROM usage u
+       ), claimed AS (
+         UPDATE ${t} t
+         SET status = 'running', attempts = t.attempts + 1, lease_owner = $4,
+             lease_expires_at = now() + $5::int * interval '1 millisecond', updated_at = now()
+         FROM claimable c, fits f
+         WHERE t.id = c.id AND f.ok
+         RETURNING ${taskColumns("t")}
+       )${record}
+       SELECT f.ok, c.* FROM fits f LEFT JOIN claimed c ON true`,
+      perMs === undefined ? values : [...values, perMs],
+      perMs === undefined ? "ptq_claim_limited" : "ptq_claim_rate_limited",
+    );
+    if (!rows[0]!.ok) return undefined;
+    const claimed = rows.filter((row): row is UsageRow & TaskRow => typeof row.id === "string");
+    return explainClaims(db, table, unique, claimed, filter);
   },
 
   // Walks the pending index of the queue in claim order, skipping the rows whose group is full (one probe of
