@@ -170,7 +170,9 @@ export class Telemetry {
     const { api } = this;
     const tracer = this.recordingTracer();
     if (!tracer && !this.listening()) return undefined;
-    const event: RunEvent = { ...place, taskId: task.id, taskName: task.name, queue: task.queue, attempt: task.attempts };
+    // Field by field, not `{ ...place, … }`: the spread and the later reads of its result cost about 6 µs per run
+    // (bench/telemetry-floor.ts), a third of the SDK's own work for the run.
+    const event: RunEvent = { dialect: place.dialect, transport: place.transport, taskId: task.id, taskName: task.name, queue: task.queue, attempt: task.attempts };
     let span: OtelApi.Span | undefined;
     let context: OtelApi.Context | undefined;
     if (api && tracer) {
