@@ -17,7 +17,10 @@ export interface TraceIds {
 }
 
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
-const INVALID_TRACE = /^0+$/;
+/** The text formatTraceContext writes for a context without a tracestate, which nearly every row holds. */
+const PLAIN_STORED = /^\{"traceparent":"00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})"\}$/;
+const INVALID_TRACE_ID = "0".repeat(32);
+const INVALID_SPAN_ID = "0".repeat(16);
 
 /** The column's text for a span context. */
 export function formatTraceContext(ids: TraceIds): string {
@@ -26,9 +29,14 @@ export function formatTraceContext(ids: TraceIds): string {
   return JSON.stringify(stored);
 }
 
-/** The span context in a column's text; undefined for null, or for text that is not a valid stored context. */
+/**
+ * The span context in a column's text; undefined for null, or for text that is not a valid stored context. The text
+ * formatTraceContext writes without a tracestate is read with one regular expression; any other goes through JSON.
+ */
 export function parseTraceContext(text: string | null | undefined): TraceIds | undefined {
   if (!text) return undefined;
+  const plain = PLAIN_STORED.exec(text);
+  if (plain) return idsOf(plain);
   let stored: unknown;
   try {
     stored = JSON.parse(text);
@@ -37,8 +45,15 @@ export function parseTraceContext(text: string | null | undefined): TraceIds | u
   }
   const { traceparent, tracestate } = (stored ?? {}) as Partial<StoredTraceContext>;
   const match = typeof traceparent === "string" ? TRACEPARENT.exec(traceparent) : null;
-  if (!match || INVALID_TRACE.test(match[1]!) || INVALID_TRACE.test(match[2]!)) return undefined;
-  const ids: TraceIds = { traceId: match[1]!, spanId: match[2]!, traceFlags: parseInt(match[3]!, 16) };
-  if (typeof tracestate === "string" && tracestate !== "") ids.traceState = tracestate;
+  const ids = match ? idsOf(match) : undefined;
+  if (ids && typeof tracestate === "string" && tracestate !== "") ids.traceState = tracestate;
   return ids;
+}
+
+/** The ids a traceparent's match holds; undefined when the trace id or the span id is all zeros (invalid). */
+function idsOf(match: RegExpExecArray): TraceIds | undefined {
+  const traceId = match[1]!;
+  const spanId = match[2]!;
+  if (traceId === INVALID_TRACE_ID || spanId === INVALID_SPAN_ID) return undefined;
+  return { traceId, spanId, traceFlags: parseInt(match[3]!, 16) };
 }

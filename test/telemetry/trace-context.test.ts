@@ -15,6 +15,13 @@ describe("the stored trace context", () => {
     expect(parseTraceContext(formatTraceContext(withState))).toEqual(withState);
   });
 
+  it("reads a valid context written otherwise (spaces, another key order) as the same ids", () => {
+    const traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    expect(parseTraceContext(JSON.stringify({ traceparent }, null, 2))).toEqual(ids);
+    expect(parseTraceContext(`{"tracestate":"ptq=1","traceparent":"${traceparent}"}`)).toEqual({ ...ids, traceState: "ptq=1" });
+    expect(parseTraceContext(`{"traceparent":"${traceparent}","tracestate":""}`)).toEqual(ids);
+  });
+
   it("reads null, empty, malformed, all-zero and other-version contexts as none", () => {
     const zeroTrace = JSON.stringify({ traceparent: `00-${"0".repeat(32)}-b7ad6b7169203331-01` });
     const zeroSpan = JSON.stringify({ traceparent: `00-0af7651916cd43dd8448eb211c80319c-${"0".repeat(16)}-01` });
