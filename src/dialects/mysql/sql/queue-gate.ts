@@ -7,8 +7,6 @@ import type { GateUnits } from "../../../store/limited-claim.js";
 import type { LimitedCandidate, LimitedIdRow } from "../../../store/queue-controls.js";
 import type { MysqlTable } from "../table.js";
 import { flag, NOW, num, placeholders } from "./values.js";
-import { claimableRows, explainClaims, lockIds, uniqueIds } from "./claim-tasks.js";
-import { markClaimed } from "./claim-lock.js";
 
 interface CandidateRow {
   id: string;
@@ -35,20 +33,6 @@ const toCandidate = (row: CandidateRow): LimitedCandidate => ({
  * the queue row's lock, so the instants of successive claims only grow.
  */
 const INSTANT = NOW;
-
-/** A start row's time that left the rate window of `?` ms (the placeholder). */
-const LEFT_WINDOW = (column: string) => `${column} <= ${INSTANT} - INTERVAL ? * 1000 MICROSECOND`;
-
-/** Rows of starts that left the window a claim lets pile up before it deletes them. */
-const PRUNE_AFTER = 64;
-
-/** Records `starts` starts at the claim's instant (added to a row of the same instant). */
-async function recordStart(db: CountingDb, table: MysqlTable, queue: string, starts: number): Promise<void> {
-  await db.write(`INSERT INTO ${table.queueStarts} (queue, started_at, starts) VALUES (?, ${INSTANT}, ?) ON DUPLICATE KEY UPDATE starts = starts + VALUES(starts)`, [
-    queue,
-    starts,
-  ]);
-}
 
 export const mysqlGate: GateUnits<CountingDb, MysqlTable> = {
   async lockQueue(db, table, queue) {
@@ -79,45 +63,11 @@ export const mysqlGate: GateUnits<CountingDb, MysqlTable> = {
   },
 
   async recordStarts(db, table, queue, starts, perMs) {
-    await db.write(`DELETE FROM ${table.queueStarts} WHERE queue = ? AND ${LEFT_WINDOW("started_at")}`, [queue, perMs]);
-    await recordStart(db, table, queue, starts);
-  },
-
-  // The locking read of the ids carries the usage as consistent reads (a locking read's subqueries lock nothing; their
-  // read view is made by this statement, after the queue's lock), then one UPDATE when every claimable id fits, then
-  // the record of the starts. The window's old rows go only once 64 of them have piled up, not at every claim.
-  async claimIfRoom(db, table, queue, ids, filter, limits) {
-    const unique = uniqueIds(ids);
-    if (unique.length === 0) return [];
-    const perMs = limits.rateLimit?.perMs;
-    const window =
-      perMs === undefined
-        ? ", 0 AS starts, 0 AS expired"
-        : `, (SELECT COALESCE(SUM(starts), 0) FROM ${table.queueStarts} s WHERE s.queue = ? AND s.started_at > ${INSTANT} - INTERVAL ? * 1000 MICROSECOND) AS starts
-           , (SELECT COUNT(*) FROM (SELECT 1 FROM ${table.queueStarts} s WHERE s.queue = ? AND ${LEFT_WINDOW("s.started_at")} LIMIT ${PRUNE_AFTER}) x) AS expired`;
-    const rows = await lockIds<{ running: unknown; starts: unknown; expired: unknown }>(
-      db,
-      table,
-      unique,
-      filter,
-      `, (SELECT COUNT(*) FROM ${table.sql} r WHERE r.status = 'running' AND r.queue = ?) AS running${window}`,
-      perMs === undefined ? [queue] : [queue, queue, perMs, queue, perMs],
-    );
-    const claimable = claimableRows(rows, filter);
-    const first = rows[0];
-    if (claimable.length > 0 && first) {
-      const { concurrency, rateLimit } = limits;
-      if (concurrency !== undefined && num(first.running) + claimable.length > concurrency) return undefined;
-      if (rateLimit !== undefined && num(first.starts) + claimable.length > rateLimit.starts) return undefined;
-    }
-    const claimed = await markClaimed(db, table, claimable, filter);
-    if (perMs !== undefined && claimed.length > 0) {
-      if (first && num(first.expired) >= PRUNE_AFTER) {
-        await db.write(`DELETE FROM ${table.queueStarts} WHERE queue = ? AND ${LEFT_WINDOW("started_at")}`, [queue, perMs]);
-      }
-      await recordStart(db, table, queue, claimed.length);
-    }
-    return explainClaims(db, table, unique, claimed, rows, filter);
+    await db.write(`DELETE FROM ${table.queueStarts} WHERE queue = ? AND started_at <= ${INSTANT} - INTERVAL ? * 1000 MICROSECOND`, [queue, perMs]);
+    await db.write(`INSERT INTO ${table.queueStarts} (queue, started_at, starts) VALUES (?, ${INSTANT}, ?) ON DUPLICATE KEY UPDATE starts = starts + VALUES(starts)`, [
+      queue,
+      starts,
+    ]);
   },
 
   async dueCandidates(db, table, queue, names, groupLimits, limit) {
