@@ -26,6 +26,7 @@ const CHILD_FILES = [
   "bench/peers/peer.ts",
   "bench/peers/ours-tasks.ts",
   "bench/peers/ours-worker.ts",
+  "bench/postgresjs-db.ts",
   "bench/trace/recorder.ts",
   "bench/trace/timed-store.ts",
   "bench/peers/graphile-worker-settings.ts",
