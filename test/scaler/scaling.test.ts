@@ -15,7 +15,8 @@ const CONCURRENCY = 2;
 /** Tasks enqueued per tick of the load: 3 every 50 ms, about 60 a second, one and a half workers' worth. */
 const PER_TICK = 3;
 const TICK_MS = 50;
-const SIGNAL = { windowSeconds: 5, processingWindowSeconds: 10, drainSeconds: 10, concurrency: CONCURRENCY } as const;
+const HEADROOM = 1.2;
+const SIGNAL = { windowSeconds: 5, processingWindowSeconds: 10, drainSeconds: 10, headroom: HEADROOM, concurrency: CONCURRENCY } as const;
 
 const tasks = defineTasks({
   work: {
@@ -103,7 +104,9 @@ describe.each(WORKER_DIALECTS)("the scaling signal under load ($name)", (dialect
     expect(settled.backlog).toBeLessThan(second.backlog);
     expect(settled.completionRate!).toBeGreaterThan(settled.arrivalRate! * 0.75);
     expect(settled.completionRate!).toBeLessThan(settled.arrivalRate! * 1.25);
-    expect(settled.recommendedWorkers!).toBeLessThanOrEqual(workers.length);
+    // Workers that keep up are busy at most all the time, so the steady need is at most the workers running; the
+    // recommendation adds its headroom on top (a loaded machine stretches each run and uses more of it).
+    expect(settled.recommendedWorkers!).toBeLessThanOrEqual(Math.ceil(workers.length * HEADROOM));
     expect(Math.abs(again.recommendedWorkers! - settled.recommendedWorkers!)).toBeLessThanOrEqual(1);
     clearInterval(load);
     await enqueuing;
