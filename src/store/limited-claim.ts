@@ -20,12 +20,21 @@ export interface GateUnits<D extends Db, T> {
    */
   usage(db: D, table: T, queue: string, perMs: number | undefined): Promise<QueueUsage>;
   /**
-   * Optional: after lockQueue, in as few statements as the dialect can, the usage as `usage` reads it and, only when
-   * every claimable id among `ids` fits the concurrency and the rate limit, their claim (as the dialect's claim by ids,
-   * with one result per id) and the record of their starts. Undefined: they did not fit, nothing was claimed.
-   * Without it, the claim runs usage, the claim by ids and recordStarts one after another.
+   * Optional: the claim of `ids` when every claimable one fits the concurrency and the rate limit, in as few statements
+   * as the dialect can: it takes the queue's lock itself (before or after locking the ids, the dialect's choice), reads
+   * the usage as `usage` does after that lock, and claims the ids (as the dialect's claim by ids, one result per id) and
+   * records their starts only when they fit. `results` undefined: the queue is paused or they did not fit, nothing is
+   * claimed, and the queue's lock is held (the caller goes on under it). Without it, the claim runs lockQueue, usage,
+   * the claim by ids and recordStarts one after another.
    */
-  claimIfRoom?(db: D, table: T, queue: string, ids: readonly string[], filter: ClaimFilter, limits: QueueLimits): Promise<ClaimByIdResult[] | undefined>;
+  claimIfRoom?(
+    db: D,
+    table: T,
+    queue: string,
+    ids: readonly string[],
+    filter: ClaimFilter,
+    limits: QueueLimits,
+  ): Promise<{ paused: boolean; results?: ClaimByIdResult[] }>;
   /** Records `starts` starts now and deletes the queue's rows that left the window. */
   recordStarts(db: D, table: T, queue: string, starts: number, perMs: number): Promise<void>;
   /**
@@ -128,14 +137,12 @@ export class LimitedClaims<D extends Db, T> {
         // No limit per key: when the queue has room for every id, the claim itself tells each id's fate, no read first
         // (with claimIfRoom, the room is read and the ids claimed in one statement after the lock).
         if (this.gate.claimIfRoom) {
-          locked = await this.gate.lockQueue(tx, this.table, queue);
-          if (!locked.paused) {
-            const results = await this.gate.claimIfRoom(tx, this.table, queue, ids, unlimited, limits);
-            if (results) {
-              filter.fitted?.(queue);
-              return results;
-            }
+          const attempt = await this.gate.claimIfRoom(tx, this.table, queue, ids, unlimited, limits);
+          if (attempt.results) {
+            filter.fitted?.(queue);
+            return attempt.results;
           }
+          locked = { paused: attempt.paused };
         } else {
           // Room for fewer than every id is not a refusal yet (some ids may not be claimable): the reading below tells.
           const { room } = await this.room(tx, queue, limits, ids.length, { ...filter, refused: undefined });

@@ -2,6 +2,7 @@
 // another transaction holds, one UPDATE by primary key, COMMIT. Reports, for every id it could not claim, why: missing
 // row, not pending, not due, not ours, or locked by someone.
 
+import type { TaskRecord } from "../../../store/task-record.js";
 import type { ClaimByIdResult, ClaimFilter, UnclaimedReason } from "../../../store/task-writes.js";
 import { atomically, type CountingDb } from "../../../store/db.js";
 import type { MysqlTable } from "../table.js";
@@ -16,22 +17,66 @@ import { PAUSED } from "./queue-controls.js";
  * (rare) get their reason from the locked row, or from one plain read after the commit.
  */
 export async function claimTasksByIds(db: CountingDb, table: MysqlTable, ids: readonly string[], filter: ClaimFilter): Promise<ClaimByIdResult[]> {
-  const unique = [...new Map(ids.map((id) => [id.toLowerCase(), id])).values()]; // ids compare case-insensitively
+  const unique = uniqueIds(ids);
   if (unique.length === 0) return [];
-  const names = new Set(filter.names);
-  const queues = new Set(filter.queues);
   const { claimed, locked } = await atomically(db, async (tx) => {
-    const rows = await tx.query<LockedRow & { due: unknown; paused: unknown }>(
-      `SELECT ${lockedColumns("t")}, t.run_at <= ${NOW} AS due, ${PAUSED("t", table)} AS paused
-       FROM ${table.sql} t FORCE INDEX (PRIMARY)
-       WHERE t.id IN (${placeholders(unique.length)})
-       ORDER BY t.id
-       FOR UPDATE SKIP LOCKED`,
-      [Math.round(filter.leaseMs), ...unique],
-    );
-    const claimable = rows.filter((row) => row.status === "pending" && flag(row.due) && !flag(row.paused) && names.has(row.name) && queues.has(row.queue));
+    const rows = await lockIds<{ paused: unknown }>(tx, table, unique, filter, `, ${PAUSED("t", table)} AS paused`);
+    const claimable = claimableRows(rows, filter).filter((row) => !flag(row.paused));
     return { claimed: await markClaimed(tx, table, claimable, filter), locked: rows };
   });
+  return explainClaims(db, table, unique, claimed, locked, filter);
+}
+
+/** The ids once each; ids compare case-insensitively. */
+export function uniqueIds(ids: readonly string[]): string[] {
+  return [...new Map(ids.map((id) => [id.toLowerCase(), id])).values()];
+}
+
+/** A row of a claim's locking read, with whether it is due by the database clock. */
+export type DueRow = LockedRow & { due: unknown };
+
+/**
+ * The locking read of a claim by ids, inside the caller's transaction: the rows among `unique` that no other
+ * transaction holds, with the select list's `columns` added (placeholders in them are not allowed).
+ */
+export function lockIds<Extra extends object = object>(
+  tx: CountingDb,
+  table: MysqlTable,
+  unique: readonly string[],
+  filter: ClaimFilter,
+  columns = "",
+): Promise<(DueRow & Extra)[]> {
+  return tx.query<DueRow & Extra>(
+    `SELECT ${lockedColumns("t")}, t.run_at <= ${NOW} AS due${columns}
+     FROM ${table.sql} t FORCE INDEX (PRIMARY)
+     WHERE t.id IN (${placeholders(unique.length)})
+     ORDER BY t.id
+     FOR UPDATE SKIP LOCKED`,
+    [Math.round(filter.leaseMs), ...unique],
+  );
+}
+
+/** The locked rows the filter may claim: pending, due, of its names and queues. */
+export function claimableRows<R extends DueRow>(rows: readonly R[], filter: ClaimFilter): R[] {
+  const names = new Set(filter.names);
+  const queues = new Set(filter.queues);
+  return rows.filter((row) => row.status === "pending" && flag(row.due) && names.has(row.name) && queues.has(row.queue));
+}
+
+/**
+ * One result per id of `unique`, in order: the claimed tasks, and for the others why, from the locked row or, for the
+ * ids the locking read skipped or did not find, from one plain read.
+ */
+export async function explainClaims(
+  db: CountingDb,
+  table: MysqlTable,
+  unique: readonly string[],
+  claimed: readonly TaskRecord[],
+  locked: readonly DueRow[],
+  filter: ClaimFilter,
+): Promise<ClaimByIdResult[]> {
+  const names = new Set(filter.names);
+  const queues = new Set(filter.queues);
   const byId = new Map(claimed.map((task) => [task.id.toLowerCase(), task]));
   const lockedById = new Map(locked.map((row) => [row.id.toLowerCase(), row]));
   const unseen = unique.filter((id) => !lockedById.has(id.toLowerCase()));
@@ -53,7 +98,8 @@ interface SeenRow {
   queue: string;
   status: string;
   due: unknown;
-  paused: unknown;
+  /** Absent where the claim knew the queue was not paused (it held the queue's lock). */
+  paused?: unknown;
 }
 
 /** The current state of ids the locking read skipped (held by another transaction) or did not find. */

@@ -3,10 +3,12 @@
 // and the candidates.
 
 import type { CountingDb } from "../../../store/db.js";
-import type { GateUnits } from "../../../store/limited-claim.js";
+import type { GateUnits, QueueUsage } from "../../../store/limited-claim.js";
 import type { LimitedCandidate, LimitedIdRow } from "../../../store/queue-controls.js";
 import type { MysqlTable } from "../table.js";
 import { flag, NOW, num, placeholders } from "./values.js";
+import { claimableRows, explainClaims, lockIds, uniqueIds } from "./claim-tasks.js";
+import { markClaimed } from "./claim-lock.js";
 
 interface CandidateRow {
   id: string;
@@ -34,40 +36,102 @@ const toCandidate = (row: CandidateRow): LimitedCandidate => ({
  */
 const INSTANT = NOW;
 
-export const mysqlGate: GateUnits<CountingDb, MysqlTable> = {
-  async lockQueue(db, table, queue) {
-    const lock = () => db.query<{ paused: unknown }>(`SELECT paused_at IS NOT NULL AS paused FROM ${table.queues} WHERE queue = ? FOR UPDATE`, [queue]);
-    let rows = await lock();
-    if (rows.length === 0) {
-      // Not INSERT IGNORE: its shared lock on a row another claimer just inserted, upgraded by the next locking read,
-      // deadlocks two claimers that waited for it; ON DUPLICATE KEY UPDATE takes the row's exclusive lock at once.
-      await db.write(`INSERT INTO ${table.queues} (queue, updated_at) VALUES (?, ${NOW}) ON DUPLICATE KEY UPDATE queue = queue`, [queue]);
-      rows = await lock();
-    }
-    return { paused: flag(rows[0]?.paused) };
-  },
+/** In one statement: the queue's running tasks and, with a rate window, its starts within it and when the oldest leaves. */
+async function readUsage(db: CountingDb, table: MysqlTable, queue: string, perMs: number | undefined): Promise<QueueUsage> {
+  const inWindow = `FROM ${table.queueStarts} s WHERE s.queue = ? AND s.started_at > ${INSTANT} - INTERVAL ? * 1000 MICROSECOND`;
+  const window =
+    perMs === undefined
+      ? ""
+      : `, (SELECT COALESCE(SUM(starts), 0) ${inWindow}) AS starts
+         , (SELECT TIMESTAMPDIFF(MICROSECOND, ${INSTANT}, MIN(started_at) + INTERVAL ? * 1000 MICROSECOND) ${inWindow}) AS frees_in_us`;
+  const rows = await db.query<{ running: unknown; starts?: unknown; frees_in_us?: unknown }>(
+    `SELECT (SELECT COUNT(*) FROM ${table.sql} WHERE status = 'running' AND queue = ?) AS running${window}`,
+    perMs === undefined ? [queue] : [queue, queue, perMs, perMs, queue, perMs],
+  );
+  const row = rows[0]!;
+  return { running: num(row.running), starts: num(row.starts), freesInMs: Math.ceil(num(row.frees_in_us) / 1000) };
+}
 
-  async usage(db, table, queue, perMs) {
-    const inWindow = `FROM ${table.queueStarts} s WHERE s.queue = ? AND s.started_at > ${INSTANT} - INTERVAL ? * 1000 MICROSECOND`;
-    const window =
-      perMs === undefined
-        ? ""
-        : `, (SELECT COALESCE(SUM(starts), 0) ${inWindow}) AS starts
-           , (SELECT TIMESTAMPDIFF(MICROSECOND, ${INSTANT}, MIN(started_at) + INTERVAL ? * 1000 MICROSECOND) ${inWindow}) AS frees_in_us`;
-    const rows = await db.query<{ running: unknown; starts?: unknown; frees_in_us?: unknown }>(
-      `SELECT (SELECT COUNT(*) FROM ${table.sql} WHERE status = 'running' AND queue = ?) AS running${window}`,
-      perMs === undefined ? [queue] : [queue, queue, perMs, perMs, queue, perMs],
-    );
-    const row = rows[0]!;
-    return { running: num(row.running), starts: num(row.starts), freesInMs: Math.ceil(num(row.frees_in_us) / 1000) };
-  },
-
-  async recordStarts(db, table, queue, starts, perMs) {
-    await db.write(`DELETE FROM ${table.queueStarts} WHERE queue = ? AND started_at <= ${INSTANT} - INTERVAL ? * 1000 MICROSECOND`, [queue, perMs]);
-    await db.write(`INSERT INTO ${table.queueStarts} (queue, started_at, starts) VALUES (?, ${INSTANT}, ?) ON DUPLICATE KEY UPDATE starts = starts + VALUES(starts)`, [
+/**
+ * The two writes that record `starts` starts now: the queue's rows that left the window go, a row of this instant
+ * takes the count. Sent at once (their rows differ); await them together.
+ */
+function recordStartStatements(db: CountingDb, table: MysqlTable, queue: string, starts: number, perMs: number): Promise<number>[] {
+  return [
+    db.write(`DELETE FROM ${table.queueStarts} WHERE queue = ? AND started_at <= ${INSTANT} - INTERVAL ? * 1000 MICROSECOND`, [queue, perMs]),
+    db.write(`INSERT INTO ${table.queueStarts} (queue, started_at, starts) VALUES (?, ${INSTANT}, ?) ON DUPLICATE KEY UPDATE starts = starts + VALUES(starts)`, [
       queue,
       starts,
-    ]);
+    ]),
+  ];
+}
+
+/** The queue's row, locked until the transaction ends; none when it does not exist yet. */
+const lockRow = (db: CountingDb, table: MysqlTable, queue: string) =>
+  db.query<{ paused: unknown }>(`SELECT paused_at IS NOT NULL AS paused FROM ${table.queues} WHERE queue = ? FOR UPDATE`, [queue]);
+
+/** Locks the queue's row until the transaction ends, inserting it first when missing; resolves whether it is paused. */
+async function lockQueue(db: CountingDb, table: MysqlTable, queue: string): Promise<{ paused: boolean }> {
+  let rows = await lockRow(db, table, queue);
+  if (rows.length === 0) {
+    // Not INSERT IGNORE: its shared lock on a row another claimer just inserted, upgraded by the next locking read,
+    // deadlocks two claimers that waited for it; ON DUPLICATE KEY UPDATE takes the row's exclusive lock at once.
+    await db.write(`INSERT INTO ${table.queues} (queue, updated_at) VALUES (?, ${NOW}) ON DUPLICATE KEY UPDATE queue = queue`, [queue]);
+    rows = await lockRow(db, table, queue);
+  }
+  return { paused: flag(rows[0]?.paused) };
+}
+
+/**
+ * The queue's lock and the usage read after it, in one round trip: the lock goes out first and the usage right behind
+ * it on the transaction's one connection (the driver pipelines, the server runs a connection's statements in order), so
+ * the usage's snapshot is taken once the lock is held. When the row did not exist, the usage read without the lock is
+ * dropped and read again after making and locking the row.
+ */
+async function lockWithUsage(db: CountingDb, table: MysqlTable, queue: string, perMs: number | undefined): Promise<{ paused: boolean; usage: QueueUsage }> {
+  const lock = lockRow(db, table, queue);
+  const usage = readUsage(db, table, queue, perMs);
+  const [rows, read] = await Promise.all([lock, usage]);
+  if (rows.length > 0) return { paused: flag(rows[0]!.paused), usage: read };
+  const { paused } = await lockQueue(db, table, queue);
+  return { paused, usage: await readUsage(db, table, queue, perMs) };
+}
+
+/** Where a claim by ids goes back to when its ids do not fit (see claimIfRoom). */
+const SAVEPOINT = "ptq_claim_if_room";
+
+export const mysqlGate: GateUnits<CountingDb, MysqlTable> = {
+  lockQueue,
+
+  usage: readUsage,
+
+  async recordStarts(db, table, queue, starts, perMs) {
+    await Promise.all(recordStartStatements(db, table, queue, starts, perMs));
+  },
+
+  // The costly part first, before the queue's lock: the ids locked and marked running, after a savepoint. Then the
+  // queue's lock and the usage read after it, which counts this claim's own rows (a transaction reads its own changes)
+  // and every claim committed before the lock. Within the limits, the claim stands and its starts are recorded; else
+  // it goes back to the savepoint (its rows stay locked by this transaction, unchanged) and the caller goes on under the
+  // lock. The queue's row is held for the record of the starts and the commit alone, so the claims of two workers
+  // overlap where they would take turns. While this claim waits for the queue's lock it holds only its own ids, which
+  // a holder of that lock never waits for (its locking reads skip locked rows).
+  async claimIfRoom(db, table, queue, ids, filter, limits) {
+    const unique = uniqueIds(ids);
+    if (unique.length === 0) return { paused: false, results: [] };
+    // The savepoint and the locking read go out at once, in this order (see lockWithUsage).
+    const [, locked] = await Promise.all([db.write(`SAVEPOINT ${SAVEPOINT}`, []), lockIds(db, table, unique, filter)]);
+    const claimed = await markClaimed(db, table, claimableRows(locked, filter), filter);
+    const perMs = limits.rateLimit?.perMs;
+    const { paused, usage } = await lockWithUsage(db, table, queue, perMs);
+    const { concurrency, rateLimit } = limits;
+    const fits = !paused && (concurrency === undefined || usage.running <= concurrency) && (rateLimit === undefined || usage.starts + claimed.length <= rateLimit.starts);
+    if (!fits) {
+      await db.write(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}`, []);
+      return { paused };
+    }
+    if (perMs !== undefined && claimed.length > 0) await Promise.all(recordStartStatements(db, table, queue, claimed.length, perMs));
+    return { paused, results: await explainClaims(db, table, unique, claimed, locked, filter) };
   },
 
   async dueCandidates(db, table, queue, names, groupLimits, limit) {

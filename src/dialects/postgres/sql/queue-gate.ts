@@ -35,16 +35,19 @@ const toCandidate = (row: CandidateRow): LimitedCandidate => ({
   runningInGroup: Number(row.running_in_group),
 });
 
+/** Locks the queue's row until the transaction ends, inserting it first when missing; resolves whether it is paused. */
+async function pgLockQueue(db: Db, table: PgTable, queue: string): Promise<{ paused: boolean }> {
+  const lock = () => db.query<{ paused: boolean }>(`SELECT paused_at IS NOT NULL AS paused FROM ${table.queues} WHERE queue = $1 FOR UPDATE`, [queue]);
+  let rows = await lock();
+  if (rows.length === 0) {
+    await db.query(`INSERT INTO ${table.queues} (queue, updated_at) VALUES ($1, now()) ON CONFLICT (queue) DO NOTHING`, [queue]);
+    rows = await lock();
+  }
+  return { paused: rows[0]?.paused === true };
+}
+
 export const pgGate: GateUnits<Db, PgTable> = {
-  async lockQueue(db, table, queue) {
-    const lock = () => db.query<{ paused: boolean }>(`SELECT paused_at IS NOT NULL AS paused FROM ${table.queues} WHERE queue = $1 FOR UPDATE`, [queue]);
-    let rows = await lock();
-    if (rows.length === 0) {
-      await db.query(`INSERT INTO ${table.queues} (queue, updated_at) VALUES ($1, now()) ON CONFLICT (queue) DO NOTHING`, [queue]);
-      rows = await lock();
-    }
-    return { paused: rows[0]?.paused === true };
-  },
+  lockQueue: pgLockQueue,
 
   // clock_timestamp(): read under the queue row's lock, so the instants of successive claims only grow (now() is the
   // transaction's start, which may precede the previous holder's commit).
@@ -73,11 +76,13 @@ export const pgGate: GateUnits<Db, PgTable> = {
     );
   },
 
-  // One statement after the queue's lock: the usage (read with this statement's snapshot, taken after the lock, so it
+  // The queue's lock, then one statement: the usage (read with this statement's snapshot, taken after the lock, so it
   // counts every claim that committed before), the ids locked as the claim by ids locks them, and their claim with the
   // record of its starts only when every claimable id fits both limits. One row per claimed task, or one row with null
   // task columns when nothing was claimed.
   async claimIfRoom(db, table, queue, ids, filter, limits) {
+    const { paused } = await pgLockQueue(db, table, queue);
+    if (paused) return { paused };
     const t = table.sql;
     const unique = [...new Set(ids)];
     const perMs = limits.rateLimit?.perMs;
@@ -117,9 +122,9 @@ export const pgGate: GateUnits<Db, PgTable> = {
       perMs === undefined ? values : [...values, perMs],
       perMs === undefined ? "ptq_claim_limited" : "ptq_claim_rate_limited",
     );
-    if (!rows[0]!.ok) return undefined;
+    if (!rows[0]!.ok) return { paused };
     const claimed = rows.filter((row): row is UsageRow & TaskRow => typeof row.id === "string");
-    return explainClaims(db, table, unique, claimed, filter);
+    return { paused, results: await explainClaims(db, table, unique, claimed, filter) };
   },
 
   // Walks the pending index of the queue in claim order, skipping the rows whose group is full (one probe of
