@@ -68,7 +68,8 @@ export function checkControls(
     SOAK_LIMITS.rate.perMs,
   );
   if (mostRatedInWindow > SOAK_LIMITS.rate.starts) {
-    report(`soak-rated started ${mostRatedInWindow} tasks within ${SOAK_LIMITS.rate.perMs} ms, above its rate of ${SOAK_LIMITS.rate.starts}`);
+    const runs = startsOfFullestWindow(rated, SOAK_LIMITS.rate.perMs).map(describe).join("; ");
+    report(`soak-rated started ${mostRatedInWindow} tasks within ${SOAK_LIMITS.rate.perMs} ms, above its rate of ${SOAK_LIMITS.rate.starts}; the runs: ${runs}`);
   }
 
   let pausedStarts = 0;
@@ -84,6 +85,18 @@ export function checkControls(
     }
   }
   return { limitedStarts: limited.length, mostLimitedAtOnce, ratedStarts: rated.length, mostRatedInWindow, pausedStarts };
+}
+
+/** The runs of the window mostStartsCertainlyWithin counted most in (a window from one run's claim). */
+function startsOfFullestWindow(runs: readonly Span[], windowMs: number): Span[] {
+  const from = (run: Span) => run.claimedAt ?? run.start;
+  let fullest: Span[] = [];
+  for (const first of runs) {
+    const edge = from(first) + windowMs;
+    const inside = runs.filter((run) => from(run) >= from(first) && from(run) < edge && run.start < edge);
+    if (inside.length > fullest.length) fullest = inside;
+  }
+  return fullest;
 }
 
 type Span = Omit<Run, "end"> & { id: string; end: number; how: string };

@@ -251,6 +251,74 @@ export const controlsArea = area("controls", {
       await claimWhileHeld(bed, { default: { concurrency: 1 } }, {});
     },
 
+    "a claim refused by a limit still holds the queue's lock until its transaction ends: another claim waits": async (bed) => {
+      const [first, second, third] = await bed.insert([{}, {}, {}]);
+      const filter = (owner: string) => ({ ...limited(owner, { default: { concurrency: 1 } }), queues: ["default"] });
+      expect((await bed.store.claimByIds([first!], filter("w")))[0]).toMatchObject({ claimed: { id: first } });
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let refused!: (results: unknown) => void;
+      const afterRefusal = new Promise<unknown>((resolve) => (refused = resolve));
+      const holder = bed.store
+        .transaction(async (tx) => {
+          refused(await tx.claimByIds([second!], filter("holder")));
+          await released;
+        })
+        .finally(() => refused(undefined));
+      expect(await afterRefusal).toEqual([expect.objectContaining({ id: second, claimed: null, reason: "limited" })]);
+      let settled = false;
+      const other = bed
+        .other()
+        .claimByIds([third!], filter("other"))
+        .finally(() => (settled = true));
+      other.catch(() => {});
+      try {
+        if (bed.dialect.writeLock === "row") await untilBlockedOrSettled(bed, () => settled);
+        else expect(await bed.raw.writerBlocked(), "the holder holds the write lock").toBe(true);
+        expect(settled, "the other claim went ahead while the refused claim's transaction was open").toBe(false);
+      } finally {
+        release();
+      }
+      await holder;
+      expect((await other)[0]).toMatchObject({ id: third, claimed: null, reason: "limited" });
+    },
+
+    "a rate counts a start recorded after the claim began: one that another claim made while it waited for the lock": async (bed) => {
+      // The holder takes the queue's lock first (a claim of an id that does not exist), the waiter begins its claim
+      // and waits for that lock, and only then does the holder claim a task of its own and commit: the waiter's claim
+      // began before that start, yet must count it (one start per minute: it is refused).
+      const [first, second] = await bed.insert([{}, {}]);
+      const filter = (owner: string) => ({ ...limited(owner, { default: { rateLimit: { starts: 1, perMs: 60_000 } } }), queues: ["default"] });
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let entered!: () => void;
+      const inside = new Promise<void>((resolve) => (entered = resolve));
+      const holder = bed.store
+        .transaction(async (tx) => {
+          await tx.claimByIds(["00000000-0000-4000-8000-000000000000"], filter("holder"));
+          entered();
+          await released;
+          return tx.claimByIds([first!], filter("holder"));
+        })
+        .finally(() => entered());
+      await inside;
+      let settled = false;
+      const waiter = bed
+        .other()
+        .claimByIds([second!], filter("waiter"))
+        .finally(() => (settled = true));
+      waiter.catch(() => {});
+      try {
+        if (bed.dialect.writeLock === "row") await untilBlockedOrSettled(bed, () => settled);
+        else expect(await bed.raw.writerBlocked(), "the holder holds the write lock").toBe(true);
+      } finally {
+        release();
+      }
+      expect((await holder)[0]).toMatchObject({ id: first, claimed: { id: first } });
+      expect((await waiter)[0]).toMatchObject({ id: second, claimed: null, reason: "limited" });
+      expect((await bed.task(second!)).status).toBe("pending");
+    },
+
     "a queue served alone: ids within its concurrency are claimed, the rest limited; missing and finished ids say so": async (bed) => {
       const [a, b, c, d, done] = await bed.insert([{}, {}, {}, {}, {}]);
       await bed.succeed([done!]);

@@ -112,8 +112,7 @@ export const mysqlGate: GateUnits<CountingDb, MysqlTable> = {
   // The costly part first, before the queue's lock: the ids locked and marked running, after a savepoint. Then the
   // queue's lock and the usage read after it, which counts this claim's own rows (a transaction reads its own changes)
   // and every claim committed before the lock. Within the limits, the claim stands and its starts are recorded; else
-  // it goes back to the savepoint (its rows stay locked by this transaction, unchanged) and the caller goes on under the
-  // lock. The queue's row is held for the record of the starts and the commit alone, so the claims of two workers
+  // it goes back to the savepoint, takes the queue's lock again, and the caller goes on under it. The queue's row is held for the record of the starts and the commit alone, so the claims of two workers
   // overlap where they would take turns. While this claim waits for the queue's lock it holds only its own ids, which
   // a holder of that lock never waits for (its locking reads skip locked rows).
   async claimIfRoom(db, table, queue, ids, filter, limits) {
@@ -127,8 +126,10 @@ export const mysqlGate: GateUnits<CountingDb, MysqlTable> = {
     const { concurrency, rateLimit } = limits;
     const fits = !paused && (concurrency === undefined || usage.running <= concurrency) && (rateLimit === undefined || usage.starts + claimed.length <= rateLimit.starts);
     if (!fits) {
+      // Going back to the savepoint also releases the locks taken after it (InnoDB in MariaDB 10.11 does; checked), the
+      // queue's row included: take it again before the caller goes on under it.
       await db.write(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}`, []);
-      return { paused };
+      return lockQueue(db, table, queue);
     }
     if (perMs !== undefined && claimed.length > 0) await Promise.all(recordStartStatements(db, table, queue, claimed.length, perMs));
     return { paused, results: await explainClaims(db, table, unique, claimed, locked, filter) };
