@@ -3,6 +3,7 @@
 // databases, brokers and child processes); the files that load the machine themselves (the soak, several worker
 // processes under limits, the scaler's load) run afterwards, one at a time, so that none of them shares the cores.
 import { configDefaults, defineConfig } from "vitest/config";
+import SlowFirstSequencer from "./test/slow-first-sequencer.js";
 
 /** Files that run alone, after the others. */
 const ALONE = ["test/chaos/soak.test.ts", "test/controls/limits-processes.test.ts", "test/scaler/scaling.test.ts"];
@@ -14,7 +15,7 @@ export default defineConfig({
     pool: "forks",
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    sequence: { hooks: "stack" },
+    sequence: { hooks: "stack", sequencer: SlowFirstSequencer },
     reporters: ["default", "./test/summary-reporter.ts"],
     projects: [
       {
