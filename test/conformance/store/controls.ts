@@ -4,6 +4,7 @@
 import { expect } from "vitest";
 import type { ClaimLimits, ClaimRefusal } from "../../../src/store/queue-controls.js";
 import type { ClaimFilter } from "../../../src/store/task-writes.js";
+import type { Store } from "../../../src/index.js";
 import { area } from "./area.js";
 import { filterFor, untilBlockedOrSettled, type StoreBed } from "./bed.js";
 
@@ -18,41 +19,63 @@ async function running(bed: StoreBed, queue = "default"): Promise<number> {
 }
 
 /**
+ * Runs `hold` in a transaction of the store that stays open until `next` (a claim by another connection) is seen
+ * waiting for it (or, with one write lock, unable to begin); then `finish` runs in that transaction, which commits.
+ * `wentAhead`: `next` had settled before the transaction ended.
+ */
+async function whileHeld<H, F, N>(
+  bed: StoreBed,
+  hold: (tx: Store) => Promise<H>,
+  next: () => Promise<N>,
+  finish: (tx: Store) => Promise<F>,
+): Promise<{ held: H; finished: F; next: N; wentAhead: boolean }> {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let entered!: () => void;
+  const inside = new Promise<void>((resolve) => (entered = resolve));
+  let held!: H;
+  const holder = bed.store
+    .transaction(async (tx) => {
+      held = await hold(tx);
+      entered();
+      await released;
+      return finish(tx);
+    })
+    .finally(() => entered());
+  await inside;
+  let settled = false;
+  const waiting = next().finally(() => (settled = true));
+  waiting.catch(() => {});
+  let wentAhead: boolean;
+  try {
+    // Row locks: the claim waits for the queue's row. One write lock (SQLite): it cannot begin before.
+    if (bed.dialect.writeLock === "row") await untilBlockedOrSettled(bed, () => settled);
+    else expect(await bed.raw.writerBlocked(), "the holder holds the write lock").toBe(true);
+    wentAhead = settled;
+  } finally {
+    release();
+  }
+  const finished = await holder;
+  return { held, finished, next: await waiting, wentAhead };
+}
+
+/** The filter of a claimer of the queue "default" with `limits`. */
+const limitedDefault = (owner: string, limits: ClaimLimits) => ({ ...limited(owner, limits), queues: ["default"] });
+
+/**
  * A first claim by id takes the only slot of `limits` and holds the queue's lock until the second, by another
  * connection, is seen waiting (or, with one write lock, unable to begin); the second must then count the first.
  */
 async function claimWhileHeld(bed: StoreBed, limits: ClaimLimits, spec: { concurrencyKey?: string }): Promise<void> {
   const [first, second] = await bed.insert([spec, spec]);
-  const filter = (owner: string) => ({ ...limited(owner, limits), queues: ["default"] });
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  let entered!: () => void;
-  const inside = new Promise<void>((resolve) => (entered = resolve));
-  // The first claim takes the slot and holds the queue's lock until released.
-  const holder = bed.store
-    .transaction(async (tx) => {
-      const results = await tx.claimByIds([first!], filter("holder"));
-      entered();
-      await released;
-      return results;
-    })
-    .finally(() => entered());
-  await inside;
-  let settled = false;
-  const waiter = bed
-    .other()
-    .claimByIds([second!], filter("waiter"))
-    .finally(() => (settled = true));
-  waiter.catch(() => {});
-  try {
-    // Row locks: the second claim waits for the queue's row. One write lock (SQLite): it cannot begin before.
-    if (bed.dialect.writeLock === "row") await untilBlockedOrSettled(bed, () => settled);
-    else expect(await bed.raw.writerBlocked(), "the first claim holds the write lock").toBe(true);
-  } finally {
-    release();
-  }
-  expect((await holder)[0]).toMatchObject({ id: first, claimed: { id: first } });
-  expect((await waiter)[0]).toMatchObject({ id: second, claimed: null, reason: "limited" });
+  const { held, next } = await whileHeld(
+    bed,
+    (tx) => tx.claimByIds([first!], limitedDefault("holder", limits)),
+    () => bed.other().claimByIds([second!], limitedDefault("waiter", limits)),
+    async () => undefined,
+  );
+  expect(held[0]).toMatchObject({ id: first, claimed: { id: first } });
+  expect(next[0]).toMatchObject({ id: second, claimed: null, reason: "limited" });
   expect((await bed.task(second!)).status).toBe("pending");
 }
 
@@ -253,34 +276,17 @@ export const controlsArea = area("controls", {
 
     "a claim refused by a limit still holds the queue's lock until its transaction ends: another claim waits": async (bed) => {
       const [first, second, third] = await bed.insert([{}, {}, {}]);
-      const filter = (owner: string) => ({ ...limited(owner, { default: { concurrency: 1 } }), queues: ["default"] });
-      expect((await bed.store.claimByIds([first!], filter("w")))[0]).toMatchObject({ claimed: { id: first } });
-      let release!: () => void;
-      const released = new Promise<void>((resolve) => (release = resolve));
-      let refused!: (results: unknown) => void;
-      const afterRefusal = new Promise<unknown>((resolve) => (refused = resolve));
-      const holder = bed.store
-        .transaction(async (tx) => {
-          refused(await tx.claimByIds([second!], filter("holder")));
-          await released;
-        })
-        .finally(() => refused(undefined));
-      expect(await afterRefusal).toEqual([expect.objectContaining({ id: second, claimed: null, reason: "limited" })]);
-      let settled = false;
-      const other = bed
-        .other()
-        .claimByIds([third!], filter("other"))
-        .finally(() => (settled = true));
-      other.catch(() => {});
-      try {
-        if (bed.dialect.writeLock === "row") await untilBlockedOrSettled(bed, () => settled);
-        else expect(await bed.raw.writerBlocked(), "the holder holds the write lock").toBe(true);
-        expect(settled, "the other claim went ahead while the refused claim's transaction was open").toBe(false);
-      } finally {
-        release();
-      }
-      await holder;
-      expect((await other)[0]).toMatchObject({ id: third, claimed: null, reason: "limited" });
+      const limits = { default: { concurrency: 1 } };
+      expect((await bed.store.claimByIds([first!], limitedDefault("w", limits)))[0]).toMatchObject({ claimed: { id: first } });
+      const { held, next, wentAhead } = await whileHeld(
+        bed,
+        (tx) => tx.claimByIds([second!], limitedDefault("holder", limits)),
+        () => bed.other().claimByIds([third!], limitedDefault("other", limits)),
+        async () => undefined,
+      );
+      expect(held).toEqual([expect.objectContaining({ id: second, claimed: null, reason: "limited" })]);
+      expect(wentAhead, "the other claim went ahead while the refused claim's transaction was open").toBe(false);
+      expect(next[0]).toMatchObject({ id: third, claimed: null, reason: "limited" });
     },
 
     "a rate counts a start recorded after the claim began: one that another claim made while it waited for the lock": async (bed) => {
@@ -288,34 +294,15 @@ export const controlsArea = area("controls", {
       // and waits for that lock, and only then does the holder claim a task of its own and commit: the waiter's claim
       // began before that start, yet must count it (one start per minute: it is refused).
       const [first, second] = await bed.insert([{}, {}]);
-      const filter = (owner: string) => ({ ...limited(owner, { default: { rateLimit: { starts: 1, perMs: 60_000 } } }), queues: ["default"] });
-      let release!: () => void;
-      const released = new Promise<void>((resolve) => (release = resolve));
-      let entered!: () => void;
-      const inside = new Promise<void>((resolve) => (entered = resolve));
-      const holder = bed.store
-        .transaction(async (tx) => {
-          await tx.claimByIds(["00000000-0000-4000-8000-000000000000"], filter("holder"));
-          entered();
-          await released;
-          return tx.claimByIds([first!], filter("holder"));
-        })
-        .finally(() => entered());
-      await inside;
-      let settled = false;
-      const waiter = bed
-        .other()
-        .claimByIds([second!], filter("waiter"))
-        .finally(() => (settled = true));
-      waiter.catch(() => {});
-      try {
-        if (bed.dialect.writeLock === "row") await untilBlockedOrSettled(bed, () => settled);
-        else expect(await bed.raw.writerBlocked(), "the holder holds the write lock").toBe(true);
-      } finally {
-        release();
-      }
-      expect((await holder)[0]).toMatchObject({ id: first, claimed: { id: first } });
-      expect((await waiter)[0]).toMatchObject({ id: second, claimed: null, reason: "limited" });
+      const limits = { default: { rateLimit: { starts: 1, perMs: 60_000 } } };
+      const { finished, next } = await whileHeld(
+        bed,
+        (tx) => tx.claimByIds(["00000000-0000-4000-8000-000000000000"], limitedDefault("holder", limits)),
+        () => bed.other().claimByIds([second!], limitedDefault("waiter", limits)),
+        (tx) => tx.claimByIds([first!], limitedDefault("holder", limits)),
+      );
+      expect(finished[0]).toMatchObject({ id: first, claimed: { id: first } });
+      expect(next[0]).toMatchObject({ id: second, claimed: null, reason: "limited" });
       expect((await bed.task(second!)).status).toBe("pending");
     },
 
