@@ -2,7 +2,7 @@
 // concurrency at once, nor an account more than one; the rate-limited queue never started more than its rate in any
 // window; the paused queue started nothing claimed while it was paused.
 
-import { mostAtOnce, mostStartsCertainlyWithin } from "../support/limit-checks.js";
+import { fullestWindowOfStarts, mostAtOnce } from "../support/limit-checks.js";
 import type { Run } from "./soak-runlog.js";
 import { SOAK_LIMITS, SOAK_PAUSED_QUEUE } from "./soak-tasks.js";
 
@@ -63,12 +63,13 @@ export function checkControls(
   }
 
   const rated = all.filter((run) => run.queue === "soak-rated");
-  const mostRatedInWindow = mostStartsCertainlyWithin(
-    rated.map((run) => ({ from: run.claimedAt ?? run.start, to: run.start })),
+  const fullest = fullestWindowOfStarts(
+    rated.map((run) => ({ run, from: run.claimedAt ?? run.start, to: run.start })),
     SOAK_LIMITS.rate.perMs,
   );
+  const mostRatedInWindow = fullest.length;
   if (mostRatedInWindow > SOAK_LIMITS.rate.starts) {
-    const runs = startsOfFullestWindow(rated, SOAK_LIMITS.rate.perMs).map(describe).join("; ");
+    const runs = fullest.map(({ run }) => describe(run)).join("; ");
     report(`soak-rated started ${mostRatedInWindow} tasks within ${SOAK_LIMITS.rate.perMs} ms, above its rate of ${SOAK_LIMITS.rate.starts}; the runs: ${runs}`);
   }
 
@@ -85,18 +86,6 @@ export function checkControls(
     }
   }
   return { limitedStarts: limited.length, mostLimitedAtOnce, ratedStarts: rated.length, mostRatedInWindow, pausedStarts };
-}
-
-/** The runs of the window mostStartsCertainlyWithin counted most in (a window from one run's claim). */
-function startsOfFullestWindow(runs: readonly Span[], windowMs: number): Span[] {
-  const from = (run: Span) => run.claimedAt ?? run.start;
-  let fullest: Span[] = [];
-  for (const first of runs) {
-    const edge = from(first) + windowMs;
-    const inside = runs.filter((run) => from(run) >= from(first) && from(run) < edge && run.start < edge);
-    if (inside.length > fullest.length) fullest = inside;
-  }
-  return fullest;
 }
 
 type Span = Omit<Run, "end"> & { id: string; end: number; how: string };

@@ -32,19 +32,19 @@ export function mostStartsWithin(starts: readonly number[], windowMs: number): n
 }
 
 /**
- * The most starts certainly within one window of `windowMs`, when each start is known only to lie between two
- * instants: `from` (the claim's transaction began, by the database clock) and `to` (its handler started). Starts whose
- * whole spans fit between `from` of the earliest and `from + windowMs` were in one window whatever their true instants
- * were, so a count above the limit here is a limit exceeded, never an artefact of how late handlers started.
+ * The starts certainly within one window of `windowMs`, the most of any window, when each start is known only to lie
+ * between two instants: `from` (the claim's transaction began, by the database clock) and `to` (its handler started).
+ * Starts whose whole spans fit between `from` of the earliest and `from + windowMs` were in one window whatever their
+ * true instants were, so more of them than the limit is a limit exceeded, never an artefact of how late handlers started.
  */
-export function mostStartsCertainlyWithin(starts: ReadonlyArray<{ from: number; to: number }>, windowMs: number): number {
+export function fullestWindowOfStarts<S extends { from: number; to: number }>(starts: readonly S[], windowMs: number): S[] {
   const byFrom = [...starts].sort((a, b) => a.from - b.from);
-  let most = 0;
+  let fullest: S[] = [];
   for (let i = 0; i < byFrom.length; i++) {
     const edge = byFrom[i]!.from + windowMs;
-    let inside = 0;
-    for (let j = i; j < byFrom.length && byFrom[j]!.from < edge; j++) if (byFrom[j]!.to < edge) inside++;
-    most = Math.max(most, inside);
+    const inside: S[] = [];
+    for (let j = i; j < byFrom.length && byFrom[j]!.from < edge; j++) if (byFrom[j]!.to < edge) inside.push(byFrom[j]!);
+    if (inside.length > fullest.length) fullest = inside;
   }
-  return most;
+  return fullest;
 }
