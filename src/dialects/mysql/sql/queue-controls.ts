@@ -34,8 +34,10 @@ export function pauseQueue(db: CountingDb, table: MysqlTable, queue: string): Pr
 /** Clears paused_at; marks the queue's due pending tasks unpublished and returns the oldest due `wakeLimit` of them. */
 export function resumeQueue(db: CountingDb, table: MysqlTable, queue: string, wakeLimit: number): Promise<{ resumed: boolean; due: WakeupTarget[] }> {
   return atomically(db, async (tx) => {
-    const resumed = await tx.write(`UPDATE ${table.queues} SET paused_at = NULL, updated_at = ${NOW} WHERE queue = ? AND paused_at IS NOT NULL`, [queue]);
+    // The tasks first, the queue's row after: a claim by id of a limited queue holds its tasks while it waits for the
+    // queue's row (queue-gate.ts), so taking the row first and then waiting for those tasks would deadlock with it.
     await tx.write(`UPDATE ${table.sql} SET published_at = NULL WHERE status = 'pending' AND queue = ? AND run_at <= ${NOW} AND published_at IS NOT NULL`, [queue]);
+    const resumed = await tx.write(`UPDATE ${table.queues} SET paused_at = NULL, updated_at = ${NOW} WHERE queue = ? AND paused_at IS NOT NULL`, [queue]);
     const due = await tx.query<WakeupTarget>(
       `SELECT id, queue FROM ${table.sql} WHERE status = 'pending' AND queue = ? AND run_at <= ${NOW} ORDER BY priority DESC, run_at LIMIT ?`,
       [queue, Math.floor(wakeLimit)],

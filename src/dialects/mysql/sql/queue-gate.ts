@@ -114,8 +114,8 @@ export const mysqlGate: GateUnits<CountingDb, MysqlTable> = {
   // and every claim committed before the lock. Within the limits, the claim stands and its starts are recorded; else
   // it goes back to the savepoint, takes the queue's lock again, and the caller goes on under it. The queue's row is
   // held for the record of the starts and the commit alone, so the claims of two workers overlap where they would take
-  // turns. While this claim waits for the queue's lock it holds only its own ids, which a holder of that lock never
-  // waits for (its locking reads skip locked rows).
+  // turns. While this claim waits for the queue's lock it holds only its own ids, which no holder of that lock waits
+  // for: claims skip locked rows, and resumeQueue writes the tasks before it takes the queue's row.
   async claimIfRoom(db, table, queue, ids, filter, limits) {
     const unique = uniqueIds(ids);
     if (unique.length === 0) return { paused: false, results: [] };
