@@ -2,9 +2,11 @@
 // prepared statements cached, and SQLITE_BUSY waited out without blocking the event loop. better-sqlite3 is
 // synchronous, so its own busy handler would sleep inside the event loop: with a worker in the app's process, that
 // sleep would stall the very Prisma transaction that holds the lock. The connection's busy timeout is therefore 0 and a
-// busy statement is retried after an asynchronous pause, until busyTimeoutMs has passed.
+// busy statement is retried after an asynchronous pause, until busyTimeoutMs has passed; for the same reason a
+// transaction never holds the write lock across a turn of the event loop.
 
 import type { Db } from "../../store/db.js";
+import type { Steps, SyncTransactionDb } from "./statement-steps.js";
 import { betterSqlite3, type DatabaseConstructor, type SqliteDatabase, type SqliteStatement } from "./driver.js";
 import { TaskStoreClosedError } from "../../errors.js";
 
@@ -23,7 +25,7 @@ function isBusy(error: unknown): boolean {
   return typeof code === "string" && code.startsWith("SQLITE_BUSY");
 }
 
-export class SqliteFileDb implements Db {
+export class SqliteFileDb implements SyncTransactionDb {
   /** The driver, loaded with the store: a missing better-sqlite3 fails where the store is opened. */
   private readonly Database: DatabaseConstructor = betterSqlite3();
   private database: SqliteDatabase | undefined;
@@ -48,26 +50,99 @@ export class SqliteFileDb implements Db {
     return this.query(sql, params);
   }
 
+  /**
+   * Runs `fn` in one transaction (BEGIN IMMEDIATE). It begins at the start of a turn of the event loop, when no other
+   * code's promise callbacks are queued, so while `fn` awaits only its own statements (each settles at once) nothing
+   * else runs between BEGIN and COMMIT: no client of the app in this process can start waiting for the write lock,
+   * sleeping inside the event loop, while this connection holds it. A `fn` that awaits anything else (a timer, a socket)
+   * holds the lock across that wait.
+   */
   async transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
-    while (this.transactionDone) await this.transactionDone;
-    let end!: () => void;
-    this.transactionDone = new Promise<void>((resolve) => (end = resolve));
-    try {
-      await this.run("BEGIN IMMEDIATE", []);
+    return this.whenBegun(true, () => {
+      let end!: () => void;
+      this.transactionDone = new Promise<void>((resolve) => (end = resolve));
       const inside: Db = { query: (sql, params) => this.run(sql, params), request: (sql, params) => this.run(sql, params) };
-      let result: T;
+      return new Promise<T>((resolve) => resolve(fn(inside)))
+        .then(
+          (result) => this.commit(result),
+          (error: unknown) => {
+            this.rollback();
+            throw error;
+          },
+        )
+        .finally(() => {
+          this.transactionDone = undefined;
+          end();
+        });
+    });
+  }
+
+  /**
+   * Runs every statement of `steps` in one transaction without yielding to the event loop between BEGIN IMMEDIATE and
+   * COMMIT: only taking the lock waits (asynchronously, as single statements do); once taken, it is held for the
+   * statements alone.
+   */
+  async transactionSync<T>(steps: Steps<T>): Promise<T> {
+    return this.whenBegun(false, () => {
+      let next;
       try {
-        result = await fn(inside);
+        next = steps.next();
+        while (!next.done) {
+          const [sql, params] = next.value;
+          next = steps.next(this.runNow(sql, params));
+        }
       } catch (error) {
-        this.connection().prepare("ROLLBACK").run();
+        this.rollback();
         throw error;
       }
-      this.connection().prepare("COMMIT").run();
-      return result;
-    } finally {
-      this.transactionDone = undefined;
-      end();
+      return this.commit(next.value);
+    });
+  }
+
+  /**
+   * Waits until no transaction of this connection is open (and, with `freshTurn`, for the start of a turn of the event
+   * loop), takes the write lock with BEGIN IMMEDIATE, retrying on SQLITE_BUSY after asynchronous pauses, and calls
+   * `then` in the same synchronous run as the BEGIN.
+   */
+  private async whenBegun<R>(freshTurn: boolean, then: () => R): Promise<R> {
+    const deadline = performance.now() + (this.options.busyTimeoutMs ?? 5000);
+    let pause = FIRST_PAUSE_MS;
+    for (;;) {
+      if (this.transactionDone) {
+        await this.transactionDone;
+        continue;
+      }
+      if (freshTurn) {
+        await new Promise((resolve) => setImmediate(resolve));
+        if (this.transactionDone) continue;
+      }
+      try {
+        this.runNow("BEGIN IMMEDIATE", []);
+      } catch (error) {
+        if (!isBusy(error) || performance.now() >= deadline) throw error;
+        this.busyRetries += 1;
+        await new Promise((resolve) => setTimeout(resolve, pause));
+        pause = Math.min(LONGEST_PAUSE_MS, pause * 2);
+        continue;
+      }
+      return then();
     }
+  }
+
+  /** COMMIT; a COMMIT that fails (a deferred foreign key) leaves the transaction open, so it is rolled back. */
+  private commit<T>(result: T): T {
+    try {
+      this.connection().prepare("COMMIT").run();
+    } catch (error) {
+      this.rollback();
+      throw error;
+    }
+    return result;
+  }
+
+  private rollback(): void {
+    const connection = this.connection();
+    if (connection.inTransaction) connection.prepare("ROLLBACK").run();
   }
 
   close(): void {
@@ -82,14 +157,19 @@ export class SqliteFileDb implements Db {
     const deadline = performance.now() + (this.options.busyTimeoutMs ?? 5000);
     for (let pause = FIRST_PAUSE_MS; ; pause = Math.min(LONGEST_PAUSE_MS, pause * 2)) {
       try {
-        const statement = this.prepared(sql);
-        return (statement.reader ? statement.all(...params) : (statement.run(...params), [])) as Row[];
+        return this.runNow<Row>(sql, params);
       } catch (error) {
         if (!isBusy(error) || performance.now() >= deadline) throw error;
         this.busyRetries += 1;
         await new Promise((resolve) => setTimeout(resolve, pause));
       }
     }
+  }
+
+  /** Runs one statement once, synchronously. */
+  private runNow<Row>(sql: string, params: readonly unknown[]): Row[] {
+    const statement = this.prepared(sql);
+    return (statement.reader ? statement.all(...params) : (statement.run(...params), [])) as Row[];
   }
 
   private prepared(sql: string): SqliteStatement {

@@ -4,25 +4,26 @@
 import type { Db } from "../../../store/db.js";
 import { bind } from "../bind.js";
 import type { SqliteTable } from "../table.js";
-import { addTallies, inTransaction } from "./tallies.js";
+import { runSteps, type Steps } from "../statement-steps.js";
+import { addTallies } from "./tallies.js";
 
 /** Deletes the tasks among `ids` whose lease `owner` still holds; returns the ids it deleted. Tallies them in the same transaction. */
 export async function deleteSucceededTasks(db: Db, table: SqliteTable, owner: string, ids: readonly string[], runMs?: readonly number[]): Promise<string[]> {
   if (ids.length === 0) return [];
   const times = new Map(ids.map((id, i) => [id, runMs?.[i]]));
-  return inTransaction(db, async (tx) => {
-    const rows = await tx.query<{ id: string; queue: string; created_at: string }>(
-      ...bind(
-        `DELETE FROM ${table.sql}
-         WHERE id IN (SELECT value FROM json_each({ids})) AND lease_owner = {owner} AND status = 'running'
-         RETURNING id, queue, created_at`,
-        { ids: JSON.stringify(ids), owner },
-      ),
-    );
-    await addTallies(tx, table, owner, {
-      succeeded: rows.map((row) => ({ queue: row.queue, runMs: times.get(row.id) })),
-      deleted: rows.map((row) => ({ queue: row.queue, createdAt: row.created_at })),
-    });
-    return rows.map((row) => row.id);
+  return runSteps(db, deleteSteps(table, owner, ids, times));
+}
+
+function* deleteSteps(table: SqliteTable, owner: string, ids: readonly string[], times: ReadonlyMap<string, number | undefined>): Steps<string[]> {
+  const rows = (yield bind(
+    `DELETE FROM ${table.sql}
+     WHERE id IN (SELECT value FROM json_each({ids})) AND lease_owner = {owner} AND status = 'running'
+     RETURNING id, queue, created_at`,
+    { ids: JSON.stringify(ids), owner },
+  )) as Array<{ id: string; queue: string; created_at: string }>;
+  yield* addTallies(table, owner, {
+    succeeded: rows.map((row) => ({ queue: row.queue, runMs: times.get(row.id) })),
+    deleted: rows.map((row) => ({ queue: row.queue, createdAt: row.created_at })),
   });
+  return rows.map((row) => row.id);
 }

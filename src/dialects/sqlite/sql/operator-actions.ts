@@ -1,7 +1,8 @@
 // SQL units for what an operator does by hand (CLI and dashboard): retry, cancel, run a delayed task now, and prune.
 // Each action returns the tasks it changed with their queue, so the caller can publish their wake-ups.
 
-import { addTallies, inTransaction, pruneTallies } from "./tallies.js";
+import { runSteps, type Steps } from "../statement-steps.js";
+import { addTallies, pruneTallies } from "./tallies.js";
 import type { WakeupTarget } from "../../../store/task-writes.js";
 import { NOW, nowPlus } from "../clock.js";
 import type { Db } from "../../../store/db.js";
@@ -43,19 +44,19 @@ export function runTaskNow(db: Db, table: SqliteTable, id: string): Promise<Wake
 
 /** Deletes at most `limit` tasks that finished more than retentionMs ago, oldest first; returns their ids. */
 export async function pruneTasks(db: Db, table: SqliteTable, options: { retentionMs: number; limit: number }): Promise<string[]> {
-  return inTransaction(db, async (tx) => {
-    const rows = await tx.query<{ id: string; queue: string; created_at: string }>(
-      ...bind(
-        `DELETE FROM ${table.sql} WHERE id IN (
-           SELECT id FROM ${table.sql}
-           WHERE status IN ('succeeded', 'dead', 'cancelled') AND finished_at < ${nowPlus("-{retentionMs}")}
-           ORDER BY finished_at LIMIT {limit})
-         RETURNING id, queue, created_at`,
-        options,
-      ),
-    );
-    await addTallies(tx, table, "prune", { deleted: rows.map((row) => ({ queue: row.queue, createdAt: row.created_at })) });
-    await pruneTallies(tx, table);
-    return rows.map((row) => row.id);
-  });
+  return runSteps(db, pruneSteps(table, options));
+}
+
+function* pruneSteps(table: SqliteTable, options: { retentionMs: number; limit: number }): Steps<string[]> {
+  const rows = (yield bind(
+    `DELETE FROM ${table.sql} WHERE id IN (
+       SELECT id FROM ${table.sql}
+       WHERE status IN ('succeeded', 'dead', 'cancelled') AND finished_at < ${nowPlus("-{retentionMs}")}
+       ORDER BY finished_at LIMIT {limit})
+     RETURNING id, queue, created_at`,
+    options,
+  )) as Array<{ id: string; queue: string; created_at: string }>;
+  yield* addTallies(table, "prune", { deleted: rows.map((row) => ({ queue: row.queue, createdAt: row.created_at })) });
+  yield pruneTallies(table);
+  return rows.map((row) => row.id);
 }

@@ -10,27 +10,28 @@ import { bind } from "../bind.js";
 import type { SqliteTable } from "../table.js";
 import { appendError } from "./error-history.js";
 import { jsonList } from "./task-row.js";
-import { addTallies, inTransaction } from "./tallies.js";
+import { runSteps, type Steps } from "../statement-steps.js";
+import { addTallies } from "./tallies.js";
 
 /** Marks the tasks succeeded where `owner` still holds the lease; returns the ids it marked. */
 export async function completeTasks(db: Db, table: SqliteTable, owner: string, completions: readonly Completion[]): Promise<string[]> {
   const param = `[${completions.map((c) => `{"id":"${c.id}","result":${c.resultJson}}`).join(",")}]`;
   const runMs = new Map(completions.map((c) => [c.id, c.runMs]));
-  return inTransaction(db, async (tx) => {
-    const rows = await tx.query<{ id: string; queue: string }>(
-      ...bind(
-        `UPDATE ${table.sql} AS t
-         SET status = 'succeeded', result = r.result, finished_at = ${NOW}, lease_owner = NULL, lease_expires_at = NULL, updated_at = ${NOW},
-             finished_by = {owner}, last_error = NULL
-         FROM (SELECT value ->> '$.id' AS id, value -> '$.result' AS result FROM json_each({completions})) AS r
-         WHERE t.id = r.id AND t.lease_owner = {owner} AND t.status = 'running'
-         RETURNING id, queue`,
-        { completions: param, owner },
-      ),
-    );
-    await addTallies(tx, table, owner, { succeeded: rows.map((row) => ({ queue: row.queue, runMs: runMs.get(row.id) })) });
-    return rows.map((row) => row.id);
-  });
+  return runSteps(db, completeSteps(table, owner, param, runMs));
+}
+
+function* completeSteps(table: SqliteTable, owner: string, param: string, runMs: ReadonlyMap<string, number | undefined>): Steps<string[]> {
+  const rows = (yield bind(
+    `UPDATE ${table.sql} AS t
+     SET status = 'succeeded', result = r.result, finished_at = ${NOW}, lease_owner = NULL, lease_expires_at = NULL, updated_at = ${NOW},
+         finished_by = {owner}, last_error = NULL
+     FROM (SELECT value ->> '$.id' AS id, value -> '$.result' AS result FROM json_each({completions})) AS r
+     WHERE t.id = r.id AND t.lease_owner = {owner} AND t.status = 'running'
+     RETURNING id, queue`,
+    { completions: param, owner },
+  )) as Array<{ id: string; queue: string }>;
+  yield* addTallies(table, owner, { succeeded: rows.map((row) => ({ queue: row.queue, runMs: runMs.get(row.id) })) });
+  return rows.map((row) => row.id);
 }
 
 /** Records failed runs where `owner` still holds the lease; returns the tasks it changed. */

@@ -6,6 +6,7 @@ import type { QueueDeclaration, QueueState } from "../../../store/queue-controls
 import type { WakeupTarget } from "../../../store/task-writes.js";
 import { bind } from "../bind.js";
 import { NOW, toDate, toNullableDate } from "../clock.js";
+import { runSteps, type Steps } from "../statement-steps.js";
 import type { SqliteTable } from "../table.js";
 
 interface QueueRow {
@@ -32,22 +33,22 @@ export async function pauseQueue(db: Db, table: SqliteTable, queue: string): Pro
 
 /** Clears paused_at; marks the queue's due pending tasks unpublished and returns the oldest due `wakeLimit` of them. */
 export async function resumeQueue(db: Db, table: SqliteTable, queue: string, wakeLimit: number): Promise<{ resumed: boolean; due: WakeupTarget[] }> {
-  const run = async (tx: Db) => {
-    const resumed = await tx.query(
-      ...bind(`UPDATE ${table.queues} SET paused_at = NULL, updated_at = ${NOW} WHERE queue = {queue} AND paused_at IS NOT NULL RETURNING 1 AS resumed`, { queue }),
-    );
-    await tx.query(
-      ...bind(`UPDATE ${table.sql} SET published_at = NULL WHERE status = 'pending' AND queue = {queue} AND run_at <= ${NOW} AND published_at IS NOT NULL`, { queue }),
-    );
-    const due = await tx.query<WakeupTarget>(
-      ...bind(`SELECT id, queue FROM ${table.sql} WHERE status = 'pending' AND queue = {queue} AND run_at <= ${NOW} ORDER BY priority DESC, run_at LIMIT {limit}`, {
-        queue,
-        limit: wakeLimit,
-      }),
-    );
-    return { resumed: resumed.length > 0, due };
-  };
-  return db.transaction ? db.transaction(run) : run(db);
+  return runSteps(db, resumeSteps(table, queue, wakeLimit));
+}
+
+function* resumeSteps(table: SqliteTable, queue: string, wakeLimit: number): Steps<{ resumed: boolean; due: WakeupTarget[] }> {
+  const resumed = yield bind(`UPDATE ${table.queues} SET paused_at = NULL, updated_at = ${NOW} WHERE queue = {queue} AND paused_at IS NOT NULL RETURNING 1 AS resumed`, {
+    queue,
+  });
+  yield bind(`UPDATE ${table.sql} SET published_at = NULL WHERE status = 'pending' AND queue = {queue} AND run_at <= ${NOW} AND published_at IS NOT NULL`, { queue });
+  const due = (yield bind(
+    `SELECT id, queue FROM ${table.sql} WHERE status = 'pending' AND queue = {queue} AND run_at <= ${NOW} ORDER BY priority DESC, run_at LIMIT {limit}`,
+    {
+      queue,
+      limit: wakeLimit,
+    },
+  )) as WakeupTarget[];
+  return { resumed: resumed.length > 0, due };
 }
 
 /** Every queue row, ordered by queue. */

@@ -1,9 +1,9 @@
-// SQL unit: the scaling signal's tallies, written in the transaction of the write they count (a success, a deletion on
-// success, a prune). Each writer has rows of its own; on SQLite every writer takes the file's one write lock anyway.
+// SQL unit: the scaling signal's tallies, statements of the transaction of the write they count (a success, a deletion
+// on success, a prune). Each writer has rows of its own; on SQLite every writer takes the file's one write lock anyway.
 
-import type { Db } from "../../../store/db.js";
 import { TALLY_KEEP_SECONDS, TALLY_SLOT_SECONDS } from "../../../store/tallies.js";
 import { bind } from "../bind.js";
+import type { Statement } from "../statement-steps.js";
 import type { SqliteTable } from "../table.js";
 
 /** The slot of a time (an SQL expression SQLite's strftime reads): its Unix seconds, down to a multiple of the slot length. */
@@ -19,16 +19,16 @@ export interface TallyRows {
   deleted?: ReadonlyArray<{ queue: string; createdAt: string }>;
 }
 
-/** Adds `rows` to `writer`'s tally rows. */
-export async function addTallies(db: Db, table: SqliteTable, writer: string, rows: TallyRows): Promise<void> {
+/** The statement that adds `rows` to `writer`'s tally rows; none when there is nothing to add. */
+export function addTallies(table: SqliteTable, writer: string, rows: TallyRows): Statement[] {
   const succeeded = (rows.succeeded ?? []).map((row) => ({
     q: row.queue,
     ms: row.runMs === undefined || !Number.isFinite(row.runMs) ? null : Math.max(0, Math.round(row.runMs)),
   }));
   const deleted = (rows.deleted ?? []).map((row) => ({ q: row.queue, c: row.createdAt }));
-  if (succeeded.length === 0 && deleted.length === 0) return;
-  await db.query(
-    ...bind(
+  if (succeeded.length === 0 && deleted.length === 0) return [];
+  return [
+    bind(
       `INSERT INTO ${table.tallies} AS t (slot, queue, writer, succeeded, timed, run_ms, deleted)
        SELECT slot, queue, {writer}, sum(succeeded), sum(timed), sum(run_ms), sum(deleted) FROM (
          SELECT ${slotOf("'now'")} AS slot, value ->> '$.q' AS queue, 1 AS succeeded, (value ->> '$.ms') IS NOT NULL AS timed,
@@ -43,15 +43,10 @@ export async function addTallies(db: Db, table: SqliteTable, writer: string, row
            deleted = t.deleted + excluded.deleted`,
       { writer, succeeded: JSON.stringify(succeeded), deleted: JSON.stringify(deleted) },
     ),
-  );
+  ];
 }
 
-/** Deletes the tally rows past the tallies' span (the mark of when tallying began with them). */
-export async function pruneTallies(db: Db, table: SqliteTable): Promise<void> {
-  await db.query(`DELETE FROM ${table.tallies} WHERE slot < ${slotOf("'now'")} - ${TALLY_KEEP_SECONDS}`, []);
-}
-
-/** Runs `fn` in a transaction of its own, or in the one `db` already is. */
-export function inTransaction<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> {
-  return db.transaction ? db.transaction(fn) : fn(db);
+/** The statement that deletes the tally rows past the tallies' span (the mark of when tallying began with them). */
+export function pruneTallies(table: SqliteTable): Statement {
+  return [`DELETE FROM ${table.tallies} WHERE slot < ${slotOf("'now'")} - ${TALLY_KEEP_SECONDS}`, []];
 }
