@@ -1,6 +1,7 @@
 // Options of createCleaner() with their defaults and trade-offs, and their validation into a resolved form.
 // A bad option fails at construction with TaskQueueConfigError naming the option and the fix.
 
+import { electionTiming } from "./election-timing.js";
 import { dialectForUrl } from "../dialects/index.js";
 import { checkDirectUrl } from "../direct-url.js";
 import type { Store } from "../store/store.js";
@@ -47,6 +48,15 @@ export interface CleanerOptions<Tasks extends TaskRegistry = TaskRegistry> exten
    */
   intervalMs?: number;
   /**
+   * How far ahead the leader fires a schedule's slots: each slot due within this window is enqueued at a sweep as a
+   * task delayed to the slot's time (still once per slot: the slot's row refuses a second firing), so it starts on time
+   * as delayed tasks do, within milliseconds, however the sweeps fall, and also when the leader dies shortly before the
+   * slot (its successor takes over within about 3 × intervalMs). Default: 5000 ms or 2 × intervalMs + the takeover
+   * time, whichever is longer; 0 fires each slot at the first sweep after it, as late as one interval. A slot fired
+   * ahead runs even if its schedule is removed or changed before its time.
+   */
+  scheduleAheadMs?: number;
+  /**
    * A due pending task whose last wake-up is older than this is woken again, provided its queue has consumers and no
    * ready messages (so a backlog or a queue without workers never piles up duplicates). Looked for every
    * republishAfterMs / 4. Default 30000 ms. Shorter recovers lost messages sooner but searches more often (the search
@@ -92,6 +102,7 @@ export interface ResolvedCleanerOptions {
   /** The broker names, for openTransport(). */
   naming: { amqpPrefix: string | undefined; quorumQueues: boolean; wakeups: WakeupsChoice | undefined };
   intervalMs: number;
+  scheduleAheadMs: number;
   republishAfterMs: number;
   unpublishedGraceMs: number;
   batchSize: number;
@@ -130,6 +141,10 @@ export function resolveCleanerOptions(options: CleanerOptions): ResolvedCleanerO
   checkDirectUrl(options.directUrl, options.databaseUrl);
   checkTransportOptions(options);
   const table = taskTable(options.table, options.schema);
+  const intervalMs = integer("intervalMs", options.intervalMs, 1000, 1, {
+    max: MAX_INTERVAL_MS,
+    why: `the leader lock's timers and idle_session_timeout, up to 10 × intervalMs, must fit in ${MAX_TIMER_MS} ms`,
+  });
   return {
     tasks: options.tasks,
     databaseUrl: options.databaseUrl,
@@ -139,9 +154,10 @@ export function resolveCleanerOptions(options: CleanerOptions): ResolvedCleanerO
     prisma: options.prisma,
     table,
     naming: { amqpPrefix: options.amqpPrefix, quorumQueues: options.quorumQueues ?? false, wakeups: options.wakeups },
-    intervalMs: integer("intervalMs", options.intervalMs, 1000, 1, {
-      max: MAX_INTERVAL_MS,
-      why: `the leader lock's timers and idle_session_timeout, up to 10 × intervalMs, must fit in ${MAX_TIMER_MS} ms`,
+    intervalMs,
+    scheduleAheadMs: integer("scheduleAheadMs", options.scheduleAheadMs, defaultScheduleAheadMs(intervalMs), 0, {
+      max: DAY_MS,
+      why: "a slot fired ahead is a task already enqueued: a day at most",
     }),
     republishAfterMs: integer("republishAfterMs", options.republishAfterMs, 30_000, 0),
     unpublishedGraceMs: integer("unpublishedGraceMs", options.unpublishedGraceMs, 2000, 0),
@@ -151,6 +167,11 @@ export function resolveCleanerOptions(options: CleanerOptions): ResolvedCleanerO
     logger: options.logger ?? jsonLogger(),
     metrics: resolveMetricsOptions(options),
   };
+}
+
+/** Two sweeps and a leader's takeover (electionTiming's answer timeout), at least 5 s. */
+function defaultScheduleAheadMs(intervalMs: number): number {
+  return Math.min(DAY_MS, Math.max(5000, 2 * intervalMs + electionTiming(intervalMs).answerTimeoutMs));
 }
 
 function integer(option: string, value: unknown, fallback: number, min: number, upper?: { max: number; why: string }): number {

@@ -1,10 +1,11 @@
-// Sweep step 0: fire the recurring tasks. Each due slot of each schedule becomes a task in one transaction with the
-// slot's own row, whose unique key refuses a second firing; the schedule's last slot then moves past it. The slots of
-// all schedules fire oldest first, so a sweep that runs out of time leaves no schedule behind the others.
+// Sweep step 0: fire the recurring tasks. Each slot due within scheduleAheadMs becomes a task delayed to the slot's time,
+// in one transaction with the slot's own row, whose unique key refuses a second firing; the schedule's last slot then
+// moves past it. The slots of all schedules fire oldest first, so a sweep out of time leaves no schedule behind.
 
 import type { TaskRegistry } from "../define-tasks.js";
 import { DEFAULT_MAX_PAYLOAD_BYTES } from "../extension/options.js";
 import { prepareTask } from "../enqueue/prepare.js";
+import { sentNow, wakeupsOf } from "../enqueue/enqueued-task.js";
 import { planSlots } from "../schedules/missed-slots.js";
 import type { ResolvedSchedule } from "../schedules/task-schedule.js";
 import type { SweepContext } from "./sweep.js";
@@ -37,7 +38,11 @@ export class ScheduleFiring {
     }
     const states = new Map((await store.listSchedules()).map((state) => [state.schedule, state]));
     const now = await store.now();
-    const onTimeMs = Math.max(ON_TIME_MS, 5 * ctx.options.intervalMs);
+    // Slots up to `horizon` fire now, the future ones as tasks delayed to their time; a slot is missed when it is older
+    // than onTimeMs by the database's clock.
+    const aheadMs = ctx.options.scheduleAheadMs;
+    const horizon = new Date(now.getTime() + aheadMs);
+    const onTimeMs = Math.max(ON_TIME_MS, 5 * ctx.options.intervalMs) + aheadMs;
     const plans = [];
     for (const schedule of this.schedules) {
       const state = states.get(schedule.id);
@@ -45,14 +50,14 @@ export class ScheduleFiring {
         this.synced = false; // its row went away (deleted by hand): write it again at the next sweep
         continue;
       }
-      plans.push({ schedule, plan: planSlots(schedule.slots, state.lastSlot, now, schedule.missed, onTimeMs) });
+      plans.push({ schedule, plan: planSlots(schedule.slots, state.lastSlot, horizon, schedule.missed, onTimeMs) });
     }
     // Oldest first across schedules: a sweep out of time stops between slots, and the next one starts with the oldest.
     const due = plans.flatMap(({ schedule, plan }) => plan.fire.map((slot) => ({ schedule, slot }))).sort((a, b) => a.slot.getTime() - b.slot.getTime());
     let fired = 0;
     for (const { schedule, slot } of due) {
       if (!ctx.more(startedAt)) return fired;
-      if (await this.fireSlot(ctx, schedule, slot)) fired++;
+      if (await this.fireSlot(ctx, schedule, slot, now)) fired++;
     }
     for (const { schedule, plan } of plans) {
       if (!plan.advanceTo) continue;
@@ -82,18 +87,23 @@ export class ScheduleFiring {
     return pruned;
   }
 
-  private async fireSlot(ctx: SweepContext, schedule: ResolvedSchedule, slot: Date): Promise<boolean> {
+  /** Fires `slot`: its task now when the slot has come (by the database's clock `now`), else delayed to the slot's time. */
+  private async fireSlot(ctx: SweepContext, schedule: ResolvedSchedule, slot: Date, now: Date): Promise<boolean> {
+    const ahead = slot.getTime() > now.getTime();
     const task = prepareTask(this.tasks, schedule.taskName, schedule.payload, undefined, DEFAULT_MAX_PAYLOAD_BYTES);
-    const fired = await ctx.store.transaction(async (tx) => {
-      if (!(await tx.claimScheduleSlot(schedule.id, slot, task.id))) return false;
+    if (ahead) task.runAt = slot; // run_at is the slot itself, compared with the database's clock
+
+    const sent = sentNow();
+    const inserted = await ctx.store.transaction(async (tx) => {
+      if (!(await tx.claimScheduleSlot(schedule.id, slot, task.id))) return undefined;
       const insert = tx.insertTasks([task], false);
-      await insert.read(await insert.request);
+      const rows = await insert.read(await insert.request);
       await tx.advanceSchedule(schedule.id, slot);
-      return true;
+      return rows;
     });
-    if (!fired) return false;
-    ctx.logger.info("schedule fired", { schedule: schedule.id, slot: slot.toISOString(), taskId: task.id, taskName: task.name });
-    await ctx.sender.sendAndCount([{ id: task.id, queue: task.queue }]);
+    if (!inserted) return false;
+    ctx.logger.info(ahead ? "schedule fired ahead" : "schedule fired", { schedule: schedule.id, slot: slot.toISOString(), taskId: task.id, taskName: task.name });
+    await ctx.sender.sendAndCount(wakeupsOf(inserted, [task], sent));
     return true;
   }
 }
