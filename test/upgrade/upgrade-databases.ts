@@ -48,6 +48,8 @@ export interface UpgradeDatabase {
   business(): Promise<void>;
   /** Inserts one task row as the older version wrote it; returns its id. */
   insert(row: SeedRow): Promise<string>;
+  /** The database's clock now, in Unix milliseconds (the clock its timestamps and migrations read). */
+  clockMs(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -86,6 +88,7 @@ export const postgresUpgrade: UpgradeDialect = {
         );
         return rows[0]!.id;
       },
+      clockMs: async () => Number((await sql.query<{ ms: string }>(`SELECT floor(extract(epoch FROM clock_timestamp()) * 1000) AS ms`)).rows[0]!.ms),
       async close() {
         await sql.end().catch(() => {});
         await dropDatabase(serverUrl, name);
@@ -119,6 +122,7 @@ export const sqliteUpgrade: UpgradeDialect = {
         ).run(id, row.status, row.runAtMs ?? 0, row.attempts ?? 0, row.leaseOwner ?? null, row.leaseMs ?? null, row.leaseMs ?? 0, row.finished ? 1 : 0, row.status);
         return id;
       },
+      clockMs: async () => (db.prepare(`SELECT CAST(ROUND((julianday('now') - 2440587.5) * 86400000) AS INTEGER) AS ms`).get() as { ms: number }).ms,
       async close() {
         if (db.open) db.close();
         rmSync(dir, { recursive: true, force: true });
@@ -152,6 +156,10 @@ export const mysqlUpgrade: UpgradeDialect = {
           [id, row.status, row.runAtMs ?? 0, row.attempts ?? 0, row.leaseOwner ?? null, row.leaseMs ?? null, row.leaseMs ?? 0, row.finished ? 1 : 0, row.status],
         );
         return id;
+      },
+      async clockMs() {
+        const rows = await pool.query<Array<{ ms: unknown }>>(`SELECT FLOOR(UNIX_TIMESTAMP(NOW(3)) * 1000) AS ms`);
+        return Number(rows[0]!.ms);
       },
       async close() {
         await pool.end().catch(() => {});

@@ -3,6 +3,7 @@
 // migrations over it, then runs today's worker and cleaner until every task that can finish has finished.
 // Each schema change runs it with the shipped migrations before it as "older" and its own migration as "newer".
 
+import { waitUntil } from "../support/wait.js";
 import type { QueueActivity } from "../../src/store/tallies.js";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -54,6 +55,11 @@ export async function upgradeWithTasksInFlight(
     applied.push(...(await applyMigrations(database, older)));
     await database.business();
     const seeded = await seed(database);
+    // The newer migrations begin on a later millisecond of the database's clock than every seeded row: a migration
+    // that marks a moment (when the scaling tallies began) counts from its millisecond, and a row of that same
+    // millisecond, written just before it on a fast machine, would count as written after it.
+    const seededAt = await database.clockMs();
+    await waitUntil(async () => (await database.clockMs()) > seededAt + 1, "the database's clock to pass the seeded rows");
     applied.push(...(await applyMigrations(database, newer)));
 
     process.env.CONFORMANCE_RUN_LOG = runLog;
