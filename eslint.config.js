@@ -1,5 +1,6 @@
-// ESLint for the TypeScript and JavaScript under src, test, scripts, bench, demo and compat: typescript-eslint's
-// type-checked rules, so floating promises, misused promises and values that print as "[object Object]" are found.
+// ESLint for the repository's TypeScript and JavaScript (src, test, scripts, bench, demo, compat and the root config
+// files): typescript-eslint's type-checked rules, so floating promises, misused promises and values that print as
+// "[object Object]" are found. `npx eslint .` lints the same files as `npm run lint`.
 import js from "@eslint/js";
 import globals from "globals";
 import tseslint from "typescript-eslint";
@@ -10,7 +11,21 @@ const unresolvedImports = ["bench/peers/graphile-worker*.ts", "bench/peers/pg-bo
 
 export default defineConfig(
   {
-    ignores: ["**/node_modules/**", "dist/**", "test/generated*/**", "compat/prisma6/generated*/**", "bench/results/**", "bench/.build/**", "examples/**", "**/*.d.ts"],
+    // examples/ is a package of its own (its own dependencies and checks); .scratch, .demo and .artifacts are local
+    // working folders that git ignores.
+    ignores: [
+      "**/node_modules/**",
+      "dist/**",
+      ".scratch/**",
+      ".demo/**",
+      ".artifacts/**",
+      "test/generated*/**",
+      "compat/prisma6/generated*/**",
+      "bench/results/**",
+      "bench/.build/**",
+      "examples/**",
+      "**/*.d.ts",
+    ],
   },
   { linterOptions: { reportUnusedDisableDirectives: "error" } },
   js.configs.recommended,
