@@ -156,8 +156,8 @@ export class DialectStore<D extends Db, T extends TaskTable, O extends OwnDb> ex
   override complete(owner: string, completions: readonly Completion[]): Promise<string[]> {
     return this.onTallyTable(super.complete(owner, completions));
   }
-  override deleteSucceeded(owner: string, ids: readonly string[], runMs?: readonly number[]): Promise<string[]> {
-    return this.onTallyTable(super.deleteSucceeded(owner, ids, runMs));
+  override deleteSucceeded(owner: string, ids: readonly string[], runMs?: readonly number[], attempts?: readonly number[]): Promise<string[]> {
+    return this.onTallyTable(super.deleteSucceeded(owner, ids, runMs, attempts));
   }
   override prune(options: { retentionMs: number; limit: number }): Promise<string[]> {
     return this.onTallyTable(super.prune(options));

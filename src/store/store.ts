@@ -49,14 +49,21 @@ export interface WorkerStore {
    * success, for a success with no result to keep); returns the ids it deleted. Once deleted, a task's dedupe key is
    * free for a new task. The same write tallies them as succeeded (with `runMs`, the handler's run time of each id in
    * order, when given) and as arrived in the slot of their created_at, so the scaling signal counts them once gone.
+   * `attempts`, each id's run in order (as Completion.attempt): a row that is another run of the task is left alone.
    */
-  deleteSucceeded(owner: string, ids: readonly string[], runMs?: readonly number[]): Promise<string[]>;
+  deleteSucceeded(owner: string, ids: readonly string[], runMs?: readonly number[], attempts?: readonly number[]): Promise<string[]>;
   /** Records failed runs where `owner` still holds the lease: pending again after each delay, or dead. */
   fail(owner: string, failures: readonly Failure[]): Promise<FailedTask[]>;
-  /** Extends the leases `owner` holds among `ids` to leaseMs from now; says per id whether it was extended or lost. */
-  extendLeases(owner: string, ids: readonly string[], leaseMs: number): Promise<LeaseState[]>;
-  /** Gives back the running tasks `owner` holds among `ids` without counting the run (graceful shutdown). */
-  release(owner: string, ids: readonly string[]): Promise<WakeupTarget[]>;
+  /**
+   * Extends the leases `owner` holds among `ids` to leaseMs from now; says per id whether it was extended or lost.
+   * `attempts`, each id's run in order: the lease of another run of the task is not extended (it is lost to this one).
+   */
+  extendLeases(owner: string, ids: readonly string[], leaseMs: number, attempts?: readonly number[]): Promise<LeaseState[]>;
+  /**
+   * Gives back the running tasks `owner` holds among `ids` without counting the run (graceful shutdown). `attempts`,
+   * each id's run in order: another run of the task is left alone.
+   */
+  release(owner: string, ids: readonly string[], attempts?: readonly number[]): Promise<WakeupTarget[]>;
 }
 
 /** The cleaner's writes and scans, each bounded by `limit`. */

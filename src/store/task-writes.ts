@@ -42,6 +42,12 @@ export type ClaimByIdResult = { id: string; claimed: TaskRecord } | { id: string
 /** One success to record. `resultJson` is already-serialised JSON ("null" for no result). */
 export interface Completion {
   id: string;
+  /**
+   * The run's attempt (the task's attempts as its claim set them): the success is recorded only while the row is still
+   * that run, so a write retried after an unclear error never lands on a later run of the same worker. Absent: any run
+   * of the owner.
+   */
+  attempt?: number;
   resultJson: string;
   /** How long the handler ran, in ms, for the scaling signal's mean processing time; absent: counted, not timed. */
   runMs?: number;

@@ -48,6 +48,7 @@ export class LeaseKeeper {
         owner,
         held.map((run) => run.task.id),
         leaseMs,
+        held.map((run) => run.task.attempts),
       );
       this.failures = 0;
     } catch (error) {

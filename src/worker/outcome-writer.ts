@@ -37,7 +37,7 @@ const UNCERTAIN = "task outcome not written again: the connection dropped during
 export class OutcomeWriter {
   private readonly successes: StatementBatcher<Completion, boolean>;
   private readonly failures: StatementBatcher<Failure, FailedTask | undefined>;
-  private readonly deletions: StatementBatcher<{ id: string; runMs: number }, boolean>;
+  private readonly deletions: StatementBatcher<{ id: string; attempt: number; runMs: number }, boolean>;
   private readonly notifications = new Set<Promise<void>>();
 
   constructor(private readonly options: OutcomeWriterOptions) {
@@ -53,6 +53,7 @@ export class OutcomeWriter {
           owner,
           items.map((item) => item.id),
           items.map((item) => item.runMs),
+          items.map((item) => item.attempt),
         ),
       );
       return items.map((item) => deleted.has(item.id));
@@ -73,7 +74,11 @@ export class OutcomeWriter {
     const deletes = deleteIfNoResult && json === "null";
     // The handler's run time, tallied for the scaling signal's mean processing time.
     const runMs = Date.now() - startedAt;
-    const write = deletes ? () => this.deletions.add({ id: task.id, runMs }) : () => this.successes.add({ id: task.id, resultJson: json, runMs } satisfies Completion);
+    // Every write names the run (its attempt): retried after an unclear error, it cannot land on a later run of the task.
+    const attempt = task.attempts;
+    const write = deletes
+      ? () => this.deletions.add({ id: task.id, attempt, runMs })
+      : () => this.successes.add({ id: task.id, attempt, resultJson: json, runMs } satisfies Completion);
     // The first write on the happy path is a plain promise chain: one success per task, thousands a second.
     return write().then(
       (marked) => this.succeeded(task, marked, false, startedAt, deletes),

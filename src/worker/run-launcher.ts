@@ -86,6 +86,7 @@ export class RunLauncher {
       const released = await store.release(
         options.workerId,
         runs.map((run) => run.task.id),
+        runs.map((run) => run.task.attempts),
       );
       for (const { id, queue } of released) {
         logger.info("task released", { taskId: id, queue });

@@ -244,8 +244,8 @@ export class TaskRun {
           const runMs = Date.now() - this.startedAt;
           const marked =
             json === "null" && deletesOnSuccess(options, definition)
-              ? await through.deleteSucceeded(options.workerId, [task.id], [runMs])
-              : await through.complete(options.workerId, [{ id: task.id, resultJson: json, runMs }]);
+              ? await through.deleteSucceeded(options.workerId, [task.id], [runMs], [task.attempts])
+              : await through.complete(options.workerId, [{ id: task.id, attempt: task.attempts, resultJson: json, runMs }]);
           if (marked.length === 0) throw new TaskLeaseLostError(task.name, task.id);
         },
         { timeout: timeoutMs + 5000, maxWait: 10_000 },

@@ -17,6 +17,11 @@ export const BROKEN_STORES = {
   "claim-ignores-priority": { area: "claim", breaks: "claimDue takes due tasks by run_at alone, whatever their priority" },
   "fail-never-dead": { area: "outcomes", breaks: "fail never dead-letters a task that used its last attempt: it retries forever" },
   "extend-any-owner": { area: "outcomes", breaks: "extendLeases extends the lease whoever holds it" },
+  "complete-any-run": { area: "outcomes", breaks: "complete ignores the run's attempt, so a success retried late ends the same worker's next run" },
+  "delete-any-run": { area: "outcomes", breaks: "deleteSucceeded ignores the runs' attempts, so a late deletion removes the same worker's next run" },
+  "fail-any-run": { area: "outcomes", breaks: "fail ignores the run's attempt, so a failure retried late ends the same worker's next run" },
+  "extend-any-run": { area: "outcomes", breaks: "extendLeases ignores the runs' attempts, so an earlier run's heartbeat extends the next run's lease" },
+  "release-any-run": { area: "outcomes", breaks: "release ignores the runs' attempts, so an earlier run's release gives back the next run" },
   "hold-live-lease": { area: "recovery", breaks: "holdExpiredLease hands out a running task whose lease still holds" },
   "requeue-live-leases": { area: "recovery", breaks: "requeueExpired also puts back tasks whose lease still holds" },
   "unpublished-without-grace": { area: "wake-ups", breaks: "findUnpublished lists a task due at commit before its grace is over" },
@@ -136,6 +141,22 @@ export function brokenStore(store: Store, kind: BrokenKind): Store {
       );
     };
   }
+  // The writes of a run without its attempt: any run of the owner matches.
+  if (kind === "complete-any-run")
+    overrides.complete = (owner, completions) =>
+      store.complete(
+        owner,
+        completions.map(({ attempt: _, ...rest }) => rest),
+      );
+  if (kind === "delete-any-run") overrides.deleteSucceeded = (owner, ids, runMs) => store.deleteSucceeded(owner, ids, runMs);
+  if (kind === "fail-any-run")
+    overrides.fail = (owner, failures) =>
+      store.fail(
+        owner,
+        failures.map(({ attempt: _, ...rest }) => rest),
+      );
+  if (kind === "extend-any-run") overrides.extendLeases = (owner, ids, leaseMs) => store.extendLeases(owner, ids, leaseMs);
+  if (kind === "release-any-run") overrides.release = (owner, ids) => store.release(owner, ids);
   if (kind === "extend-any-owner") {
     overrides.extendLeases = async (owner, ids, leaseMs) => {
       const states = [];

@@ -1,13 +1,29 @@
 // The ends of a run and the heartbeat: complete, fail (retry or dead), extendLeases and release. Every one of them is
-// guarded by the lease: only the worker that holds it changes the task.
+// guarded by the lease and by the run: only the worker that holds it changes the task, and only the run it names.
 
 import { expect } from "vitest";
 import { ERROR_HISTORY_LIMIT } from "../../../src/store/error-history.js";
 import { area } from "./area.js";
-import { filterFor } from "./bed.js";
+import { filterFor, type StoreBed } from "./bed.js";
 
 const MISSING = "01930000-0000-7000-8000-0000000000bb";
 const failure = (id: string, error = "Error: boom", delayMs = 0, finalReason: string | null = null) => ({ id, error, delayMs, finalReason });
+
+/**
+ * Two tasks, each run once by worker-a and failed (attempt 1), then claimed again by worker-a (attempt 2): a write of
+ * the first run, sent again after its answer was lost, must not end or touch the second.
+ */
+async function secondRuns(bed: StoreBed): Promise<string[]> {
+  const ids = await bed.insert([{ maxAttempts: 5 }, { maxAttempts: 5 }]);
+  await bed.claim(ids, "worker-a");
+  await bed.store.fail(
+    "worker-a",
+    ids.map((id) => ({ ...failure(id), attempt: 1 })),
+  );
+  const again = await bed.claim(ids, "worker-a");
+  expect(again.map((task) => task.attempts)).toEqual([2, 2]);
+  return ids;
+}
 
 export const outcomesArea = area("outcomes", {
   complete: {
@@ -112,9 +128,33 @@ export const outcomesArea = area("outcomes", {
       expect(task).toMatchObject({ status: "succeeded", lastError: null, finishedBy: "worker-b", attempts: 2 });
       expect(task.errors.map((entry) => [entry.attempt, entry.error])).toEqual([[1, "Error: first"]]);
     },
+
+    "a success of an earlier run, written again after it was over, leaves the same owner's later run alone, alone or in a batch": async (bed) => {
+      const [a, b] = await secondRuns(bed);
+      expect(await bed.store.complete("worker-a", [{ id: a!, attempt: 1, resultJson: "null" }])).toEqual([]);
+      expect(await bed.store.complete("worker-a", [{ id: a!, attempt: 1, resultJson: '{"late":true}' }])).toEqual([]);
+      expect(
+        await bed.store.complete("worker-a", [
+          { id: a!, attempt: 1, resultJson: "null" },
+          { id: b!, attempt: 2, resultJson: "null" },
+        ]),
+      ).toEqual([b]);
+      expect(await bed.task(a!)).toMatchObject({ status: "running", attempts: 2, leaseOwner: "worker-a", result: null });
+      expect(await bed.store.complete("worker-a", [{ id: a!, attempt: 2, resultJson: '{"on":"time"}' }])).toEqual([a]);
+      expect(await bed.task(a!)).toMatchObject({ status: "succeeded", result: { on: "time" } });
+    },
   },
 
   deleteSucceeded: {
+    "a deletion of an earlier run, written again after it was over, leaves the same owner's later run alone, alone or in a batch": async (bed) => {
+      const [a, b] = await secondRuns(bed);
+      expect(await bed.store.deleteSucceeded("worker-a", [a!], [5], [1])).toEqual([]);
+      expect(await bed.store.deleteSucceeded("worker-a", [a!, b!], [5, 5], [1, 2])).toEqual([b]);
+      expect(await bed.task(a!)).toMatchObject({ status: "running", attempts: 2, leaseOwner: "worker-a" });
+      expect(await bed.store.deleteSucceeded("worker-a", [a!], [5], [2])).toEqual([a]);
+      expect(await bed.store.findTask(a!)).toBeUndefined();
+    },
+
     "deletes the task its worker holds and answers the ids it deleted; the row is gone": async (bed) => {
       const ids = await bed.insert([{}, {}, {}]);
       await bed.claim(ids, "worker-a");
@@ -271,6 +311,19 @@ export const outcomesArea = area("outcomes", {
   },
 
   extendLeases: {
+    "a heartbeat of an earlier run leaves the same owner's later run's lease as it is, and says lost; alone or in a batch": async (bed) => {
+      const [a, b] = await secondRuns(bed);
+      await bed.store.extendLeases("worker-a", [a!, b!], 60_000, [2, 2]);
+      const before = (await bed.task(a!)).leaseExpiresAt!.getTime();
+      expect(await bed.store.extendLeases("worker-a", [a!], 1000, [1])).toEqual([{ id: a, extended: false, lost: true }]);
+      expect(await bed.store.extendLeases("worker-a", [a!, b!], 1000, [1, 2])).toEqual([
+        { id: a, extended: false, lost: true },
+        { id: b, extended: true, lost: false },
+      ]);
+      expect((await bed.task(a!)).leaseExpiresAt!.getTime()).toBe(before);
+      expect(await bed.store.extendLeases("worker-a", [a!], 1000, [2])).toEqual([{ id: a, extended: true, lost: false }]);
+    },
+
     "extends the owner's lease to leaseMs from now (database clock)": async (bed) => {
       const [id] = await bed.insert();
       await bed.claim([id!], "worker-a", 5_000);
@@ -323,6 +376,14 @@ export const outcomesArea = area("outcomes", {
   },
 
   release: {
+    "a release by an earlier run leaves the same owner's later run running, alone or in a batch": async (bed) => {
+      const [a, b] = await secondRuns(bed);
+      expect(await bed.store.release("worker-a", [a!], [1])).toEqual([]);
+      expect(await bed.store.release("worker-a", [a!, b!], [1, 2])).toEqual([{ id: b, queue: "default" }]);
+      expect(await bed.task(a!)).toMatchObject({ status: "running", attempts: 2, leaseOwner: "worker-a" });
+      expect(await bed.task(b!)).toMatchObject({ status: "pending", attempts: 1, leaseOwner: null });
+    },
+
     "gives the task back: pending, due, the run not counted, no lease, not published; answers id and queue": async (bed) => {
       const [id] = await bed.insert([{ queue: "other" }], true);
       await bed.claim([id!], "worker-a");

@@ -10,6 +10,7 @@ import type { MysqlTable } from "../table.js";
 import { caseById } from "./case-by-id.js";
 import { NOW, placeholders } from "./values.js";
 import { addTallies } from "./tallies.js";
+import { runAttempts, sameRun } from "./run-fence.js";
 
 /**
  * Marks the tasks succeeded where `owner` still holds the lease; returns the ids it marked. The locking read by primary
@@ -22,11 +23,16 @@ export async function completeTasks(db: CountingDb, table: MysqlTable, owner: st
   if (results.size === 0) return [];
   const ids = [...results.keys()];
   const runMs = new Map(completions.map((c) => [c.id.toLowerCase(), c.runMs]));
+  const runs = runAttempts(
+    completions.map((c) => c.id),
+    completions.map((c) => c.attempt),
+  );
   return atomically(db, async (tx) => {
-    const held = await tx.query<{ id: string; queue: string }>(
-      `SELECT id, queue FROM ${table.sql} FORCE INDEX (PRIMARY) WHERE id IN (${placeholders(ids.length)}) AND lease_owner = ? FOR UPDATE`,
+    const locked = await tx.query<{ id: string; queue: string; attempts: unknown }>(
+      `SELECT id, queue, attempts FROM ${table.sql} FORCE INDEX (PRIMARY) WHERE id IN (${placeholders(ids.length)}) AND lease_owner = ? FOR UPDATE`,
       [...ids, owner],
     );
+    const held = sameRun(locked, runs);
     if (held.length === 0) return [];
     const params: unknown[] = [];
     // Most handlers return nothing: then every row gets the same value and the statement needs no CASE over the ids.

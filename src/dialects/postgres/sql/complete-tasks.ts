@@ -18,24 +18,32 @@ import { tallyCtes, timedRuns } from "./tallies.js";
  * row (500 completions: 250,000 comparisons, 60–110 ms; by primary key: 8–19 ms).
  */
 export async function completeTasks(db: Db, table: PgTable, owner: string, completions: readonly Completion[]): Promise<string[]> {
-  // Most handlers return nothing: then only the ids travel, once (a JSON document of ids and results was 2.5 times
-  // the bytes, parsed again by the server), and one id is read by primary key rather than through an array's bitmap scan.
+  // Most handlers return nothing: then only the ids (and their runs' attempts) travel, once (a JSON document of ids and
+  // results was 2.5 times the bytes, parsed again by the server), and one id is read by primary key rather than through
+  // an array's bitmap scan. A run's attempt fences the write: a row that is another run of the task is left alone.
   const withResults = completions.some((c) => c.resultJson !== "null");
   const one = completions.length === 1;
   const ids = one ? completions[0]!.id : completions.map((c) => c.id);
+  const attempts = one ? (completions[0]!.attempt ?? null) : completions.map((c) => c.attempt ?? null);
   const [timedIds, timedMs] = timedRuns(completions);
+  const target = withResults
+    ? `FROM jsonb_to_recordset($5::jsonb) AS r(id uuid, attempt int, result jsonb)
+       WHERE ${one ? "t.id = $1::uuid" : "t.id = ANY($1::uuid[])"} AND t.id = r.id AND t.attempts = COALESCE(r.attempt, t.attempts)`
+    : one
+      ? "WHERE t.id = $1::uuid AND t.attempts = COALESCE($5::int, t.attempts)"
+      : "FROM unnest($1::uuid[], $5::int[]) AS r(id, attempt) WHERE t.id = r.id AND t.attempts = COALESCE(r.attempt, t.attempts)";
+  const results = () => `[${completions.map((c) => `{"id":"${c.id}","attempt":${c.attempt ?? "null"},"result":${c.resultJson}}`).join(",")}]`;
   const rows = await db.query<{ id: string }>(
     `WITH done AS (
        UPDATE ${table.sql} t
        SET status = 'succeeded', result = ${withResults ? "r.result" : "NULL"}, finished_at = clock_timestamp(),
            lease_owner = NULL, lease_expires_at = NULL, finished_by = $2, last_error = NULL, updated_at = clock_timestamp()
-       ${withResults ? "FROM jsonb_to_recordset($5::jsonb) AS r(id uuid, result jsonb)" : ""}
-       WHERE ${one ? "t.id = $1::uuid" : "t.id = ANY($1::uuid[])"} ${withResults ? "AND t.id = r.id" : ""} AND t.lease_owner = $2
+       ${target} AND t.lease_owner = $2
        RETURNING t.id, t.queue),
      ${tallyCtes(table, { writer: "$2", succeeded: { ids: "$3::uuid[]", runMs: "$4::int[]" } })}
      SELECT id::text AS id FROM done`,
-    withResults ? [ids, owner, timedIds, timedMs, `[${completions.map((c) => `{"id":"${c.id}","result":${c.resultJson}}`).join(",")}]`] : [ids, owner, timedIds, timedMs],
-    `ptq_complete${withResults ? "_results" : ""}${one ? "_one" : ""}`,
+    [ids, owner, timedIds, timedMs, withResults ? results() : attempts],
+    `ptq_complete_run${withResults ? "_results" : ""}${one ? "_one" : ""}`,
   );
   return rows.map((row) => row.id);
 }

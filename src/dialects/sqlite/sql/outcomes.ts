@@ -15,7 +15,7 @@ import { addTallies } from "./tallies.js";
 
 /** Marks the tasks succeeded where `owner` still holds the lease; returns the ids it marked. */
 export async function completeTasks(db: Db, table: SqliteTable, owner: string, completions: readonly Completion[]): Promise<string[]> {
-  const param = `[${completions.map((c) => `{"id":"${c.id}","result":${c.resultJson}}`).join(",")}]`;
+  const param = `[${completions.map((c) => `{"id":"${c.id}","attempt":${c.attempt ?? "null"},"result":${c.resultJson}}`).join(",")}]`;
   const runMs = new Map(completions.map((c) => [c.id, c.runMs]));
   return runSteps(db, completeSteps(table, owner, param, runMs));
 }
@@ -25,8 +25,8 @@ function* completeSteps(table: SqliteTable, owner: string, param: string, runMs:
     `UPDATE ${table.sql} AS t
      SET status = 'succeeded', result = r.result, finished_at = ${NOW}, lease_owner = NULL, lease_expires_at = NULL, updated_at = ${NOW},
          finished_by = {owner}, last_error = NULL
-     FROM (SELECT value ->> '$.id' AS id, value -> '$.result' AS result FROM json_each({completions})) AS r
-     WHERE t.id = r.id AND t.lease_owner = {owner} AND t.status = 'running'
+     FROM (SELECT value ->> '$.id' AS id, value ->> '$.attempt' AS attempt, value -> '$.result' AS result FROM json_each({completions})) AS r
+     WHERE t.id = r.id AND t.lease_owner = {owner} AND t.status = 'running' AND (r.attempt IS NULL OR t.attempts = r.attempt)
      RETURNING id, queue`,
     { completions: param, owner },
   )) as Array<{ id: string; queue: string }>;
@@ -63,14 +63,21 @@ export async function failTasks(db: Db, table: SqliteTable, owner: string, failu
 }
 
 /** The heartbeat: extends the leases `owner` holds among `ids`; every other id is lost (SQLite has no row locks to wait out). */
-export async function extendLeases(db: Db, table: SqliteTable, owner: string, ids: readonly string[], leaseMs: number): Promise<LeaseState[]> {
+export async function extendLeases(
+  db: Db,
+  table: SqliteTable,
+  owner: string,
+  ids: readonly string[],
+  leaseMs: number,
+  attempts?: readonly number[],
+): Promise<LeaseState[]> {
   const unique = [...new Set(ids)];
   const rows = await db.query<{ id: string }>(
     ...bind(
       `UPDATE ${table.sql} SET lease_expires_at = ${nowPlus("{leaseMs}")}, updated_at = ${NOW}
-       WHERE id IN ${jsonList("{ids}")} AND lease_owner = {owner} AND status = 'running'
+       WHERE id IN ${jsonList("{ids}")} AND lease_owner = {owner} AND status = 'running' AND ${SAME_RUN}
        RETURNING id`,
-      { ids: JSON.stringify(unique), owner, leaseMs: Math.round(leaseMs) },
+      { ids: JSON.stringify(unique), owner, leaseMs: Math.round(leaseMs), runs: runsById(ids, attempts) },
     ),
   );
   const extended = new Set(rows.map((row) => row.id));
@@ -78,14 +85,26 @@ export async function extendLeases(db: Db, table: SqliteTable, owner: string, id
 }
 
 /** Puts the tasks `owner` holds among `ids` back to pending with attempts - 1 (graceful shutdown). */
-export function releaseTasks(db: Db, table: SqliteTable, owner: string, ids: readonly string[]): Promise<WakeupTarget[]> {
+export function releaseTasks(db: Db, table: SqliteTable, owner: string, ids: readonly string[], attempts?: readonly number[]): Promise<WakeupTarget[]> {
   return db.query<WakeupTarget>(
     ...bind(
       `UPDATE ${table.sql}
        SET status = 'pending', attempts = MAX(attempts - 1, 0), lease_owner = NULL, lease_expires_at = NULL, published_at = NULL, updated_at = ${NOW}
-       WHERE id IN ${jsonList("{ids}")} AND lease_owner = {owner} AND status = 'running'
+       WHERE id IN ${jsonList("{ids}")} AND lease_owner = {owner} AND status = 'running' AND ${SAME_RUN}
        RETURNING id, queue`,
-      { ids: JSON.stringify(ids), owner },
+      { ids: JSON.stringify(ids), owner, runs: runsById(ids, attempts) },
     ),
   );
+}
+
+/**
+ * The row is the run the write names: `{runs}` maps an id to its run's attempt (a JSON object, read once per statement
+ * and looked up per row the id list found); an id without one matches any run of the owner.
+ */
+export const SAME_RUN = `attempts = COALESCE(json_extract({runs}, '$."' || id || '"'), attempts)`;
+
+/** `{runs}` for SAME_RUN: each id's attempt, in the order of `ids`. */
+export function runsById(ids: readonly string[], attempts: readonly number[] | undefined): string {
+  if (!attempts) return "{}";
+  return JSON.stringify(Object.fromEntries(ids.map((id, i) => [id, attempts[i]])));
 }
