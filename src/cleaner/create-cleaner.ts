@@ -120,6 +120,7 @@ class LeaderCleaner implements Cleaner {
       clearTimeout(this.timer);
       this.timer = undefined;
       await this.current?.catch(() => undefined);
+      this.schedules.stop();
       await this.election.release();
       await this.sender.close();
       await this.transport.close();

@@ -16,11 +16,19 @@ export const ON_TIME_MS = 60_000;
 /** The schedules a cleaner fires, written to the database once per leadership term. */
 export class ScheduleFiring {
   private synced = false;
+  /** The wake-ups this leader sends itself when a slot it fired ahead comes due, by task id. */
+  private readonly dueTimers = new Map<string, NodeJS.Timeout>();
 
   constructor(
     private readonly schedules: readonly ResolvedSchedule[],
     private readonly tasks: TaskRegistry,
   ) {}
+
+  /** Clears the timers of the slots fired ahead (the cleaner stops; their tasks are in the database). */
+  stop(): void {
+    for (const timer of this.dueTimers.values()) clearTimeout(timer);
+    this.dueTimers.clear();
+  }
 
   /** Makes the next fire() write the declared schedules again: a new term, in which the code may have changed. */
   resync(): void {
@@ -87,6 +95,17 @@ export class ScheduleFiring {
     return pruned;
   }
 
+  private wakeAt(ctx: SweepContext, target: { id: string; queue: string }, inMs: number): void {
+    const timer = setTimeout(
+      () => {
+        this.dueTimers.delete(target.id);
+        ctx.sender.send([target]);
+      },
+      Math.max(0, inMs),
+    );
+    this.dueTimers.set(target.id, timer);
+  }
+
   /** Fires `slot`: its task now when the slot has come (by the database's clock `now`), else delayed to the slot's time. */
   private async fireSlot(ctx: SweepContext, schedule: ResolvedSchedule, slot: Date, now: Date): Promise<boolean> {
     const ahead = slot.getTime() > now.getTime();
@@ -104,6 +123,9 @@ export class ScheduleFiring {
     if (!inserted) return false;
     ctx.logger.info(ahead ? "schedule fired ahead" : "schedule fired", { schedule: schedule.id, slot: slot.toISOString(), taskId: task.id, taskName: task.name });
     await ctx.sender.sendAndCount(wakeupsOf(inserted, [task], sent));
+    // The wake-up that says when lives in the one worker that received it: should that worker die before the slot,
+    // this leader wakes the queue itself at the slot's time (a second wake-up costs a failed claim at most).
+    if (ahead) this.wakeAt(ctx, { id: task.id, queue: task.queue }, slot.getTime() - now.getTime() - (performance.now() - sent.at));
     return true;
   }
 }
