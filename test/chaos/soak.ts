@@ -231,11 +231,15 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const settleStarted = Date.now();
     // The recurring task keeps firing while the soak settles: first every task reaches its final state (with the
     // cleaners' recoveries; a recurring task runs in moments, so none is left between two slots), then the cleaners
-    // stop, so no slot fires any more, and the tasks of the last slots finish.
+    // stop, so no slot fires any more, and the tasks of the last slots (fired ahead, up to scheduleAheadMs) finish.
     let shownAt = settleStarted;
     await waitUntil(
       async () => {
-        const left = await db.prisma.task.count({ where: { status: { in: ["pending", "running"] } } });
+        // A recurring task fired ahead of its slot waits for its time: it is not left over, and never all gone while
+        // the cleaners fire ahead.
+        const left = await db.prisma.task.count({
+          where: { status: { in: ["pending", "running"] }, NOT: { name: "soak-scheduled", status: "pending", runAt: { gt: new Date() } } },
+        });
         // Every 15 s, what is left by queue: a queue that drains slowly shows apart from one that is stuck.
         if (left > 0 && Date.now() - shownAt >= 15_000) {
           shownAt = Date.now();
