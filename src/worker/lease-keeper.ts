@@ -5,6 +5,7 @@ import type { Logger } from "../logger.js";
 import type { WorkerStore } from "../store/store.js";
 import { errorMessage } from "../error-text.js";
 import type { TaskRun } from "./task-run.js";
+import { latestRuns } from "./latest-runs.js";
 
 interface LeaseKeeperOptions {
   store: WorkerStore;
@@ -39,7 +40,9 @@ export class LeaseKeeper {
 
   /** Extends every held lease once; exposed for tests and for the worker's shutdown. */
   async beat(): Promise<void> {
-    const held = [...this.options.runs()].filter((run) => run.holdsLease);
+    // One id per statement: an earlier run of a task claimed again is not extended (it lost its lease when the task
+    // was recovered), so the stores can tell each id's run apart.
+    const held = latestRuns([...this.options.runs()].filter((run) => run.holdsLease));
     if (held.length === 0) return;
     const { store, owner, leaseMs, logger } = this.options;
     let states;

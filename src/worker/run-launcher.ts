@@ -11,6 +11,7 @@ import type { OutcomeWriter } from "./outcome-writer.js";
 import type { Slots } from "./slots.js";
 import type { StopSignal } from "./stop-signal.js";
 import { TaskRun, type RunHooks } from "./task-run.js";
+import { latestRuns } from "./latest-runs.js";
 import type { ResolvedWorkerOptions } from "./worker-options.js";
 import type { RunPlace } from "../telemetry/telemetry-events.js";
 
@@ -41,6 +42,9 @@ export class RunLauncher {
   launch(task: TaskRecord, via: "wakeup" | "timer" | "poll"): void {
     const { options, store, outcomes, logger, stop, slots, budget, runs } = this.parts;
     const run = new TaskRun(task, options, store, outcomes, this.runHooks, this.parts.place);
+    // Claimed again while an earlier run of it is still in hand: that run's lease was recovered, so it is lost (its
+    // outcome, fenced by its attempt, could not be written anyway). A worker holds one run of a task at a time.
+    for (const earlier of runs) if (earlier.task.id === task.id && earlier.task.attempts < task.attempts) earlier.preempt("lost");
     runs.add(run);
     logger.info("task claimed", { taskId: task.id, taskName: task.name, attempt: task.attempts, queue: task.queue, via });
     if (stop.stopping) {
@@ -80,7 +84,7 @@ export class RunLauncher {
   /** Gives running tasks back to pending without using an attempt, and wakes a worker for them. */
   async release(candidates: TaskRun[]): Promise<void> {
     const { store, sender, logger, options } = this.parts;
-    const runs = candidates.filter((run) => run.preempt("released"));
+    const runs = latestRuns(candidates).filter((run) => run.preempt("released"));
     if (runs.length === 0) return;
     try {
       const released = await store.release(
