@@ -6,6 +6,7 @@ import { initCommand } from "./init-command.js";
 import { migrateCommand } from "./migrate-command.js";
 import { cancelCommand } from "./cancel-command.js";
 import { pauseCommand, resumeCommand } from "./pause-command.js";
+import { limitCommand } from "./limit-command.js";
 import type { CliIo } from "./command-context.js";
 import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "./exit-codes.js";
 import { retryCommand } from "./retry-command.js";
@@ -28,6 +29,7 @@ const COMMANDS: Record<string, Command> = {
   run: { summary: "make a delayed pending task due now", run: runNowCommand },
   pause: { summary: "pause a queue: no worker claims its tasks until resume", run: pauseCommand },
   resume: { summary: "resume a paused queue and wake its due tasks", run: resumeCommand },
+  limit: { summary: "show or set a queue's limits (concurrency, rate of starts) for every worker", run: limitCommand },
   init: { summary: "add the task model and its migration to your Prisma schema", run: initCommand },
   migrate: { summary: "apply the pending Prisma migrations and record them as prisma migrate deploy does", run: migrateCommand },
   // Imported when run: the dashboard loads hono and @hono/node-server, which only apps that serve it install.
@@ -49,7 +51,7 @@ Commands:
 ${list}
 
 Run \`task-runner <command> --help\` for a command's options. Every command but init reads ./task-runner.config.ts
-(export default defineConfig({ tasks, ... }); optional for status, retry, cancel, run, pause, resume, dashboard and migrate) and
+(export default defineConfig({ tasks, ... }); optional for status, retry, cancel, run, pause, resume, limit, dashboard and migrate) and
 takes the same common flags. Precedence: --database-url/--amqp-url, then DATABASE_URL/AMQP_URL, then the file.
 `;
 }

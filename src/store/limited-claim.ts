@@ -59,9 +59,12 @@ const GROUP_ROUNDS = 4;
 /** The store's own claim by ids, called inside the limited claim's transaction with the chosen ids. */
 type ClaimUnit<D, T> = (db: D, table: T, ids: readonly string[], filter: ClaimFilter) => Promise<ClaimByIdResult[]>;
 
-/** The filter without limits, for the unlimited queues (or one limited queue's chosen ids). */
-export function withoutLimits(filter: ClaimFilter, queues: readonly string[]): ClaimFilter {
-  return { owner: filter.owner, leaseMs: filter.leaseMs, names: filter.names, queues };
+/**
+ * The filter without limits, for the unlimited queues, or (`counted`) for one limited queue's ids under its lock: only
+ * then may the claim take tasks of a queue whose row declares limits.
+ */
+export function withoutLimits(filter: ClaimFilter, queues: readonly string[], counted = false): ClaimFilter {
+  return { owner: filter.owner, leaseMs: filter.leaseMs, names: filter.names, queues, ...(counted && { counted }) };
 }
 
 /** The limited queues among the filter's, and the others. */
@@ -130,7 +133,7 @@ export class LimitedClaims<D extends Db, T> {
   /** Claims those of `ids` in `queue` that fit its limits; ids of other queues come back "not-ours". */
   private claimQueueIds(db: D, queue: string, ids: readonly string[], filter: ClaimFilter): Promise<ClaimByIdResult[]> {
     const limits = filter.limits![queue]!;
-    const unlimited = withoutLimits(filter, [queue]);
+    const unlimited = withoutLimits(filter, [queue], true);
     return this.inTransaction(db, async (tx) => {
       let locked: { paused: boolean } | undefined;
       if (limits.tasks === undefined) {
@@ -207,7 +210,7 @@ export class LimitedClaims<D extends Db, T> {
   /** Claims `ids` (the chosen ones, under the queue's lock) and records their starts for a rate-limited queue. */
   private async claim(tx: D, queue: string, ids: readonly string[], filter: ClaimFilter, limits: QueueLimits): Promise<ClaimByIdResult[]> {
     if (ids.length === 0) return [];
-    const results = await this.claimIds(tx, this.table, ids, withoutLimits(filter, [queue]));
+    const results = await this.claimIds(tx, this.table, ids, withoutLimits(filter, [queue], true));
     const started = results.filter((result) => result.claimed).length;
     if (limits.rateLimit !== undefined && started > 0) await this.gate.recordStarts(tx, this.table, queue, started, limits.rateLimit.perMs);
     return results;

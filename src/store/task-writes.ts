@@ -24,6 +24,12 @@ export interface ClaimFilter {
   queues: readonly string[];
   /** The limits of the limited queues among `queues`: their claims lock the queue's row and count. Default: none. */
   limits?: ClaimLimits;
+  /**
+   * Set by the claims of a limited queue for the ids they chose under the queue's lock. Without it, a task of a queue
+   * whose row in the database declares limits is never claimed (reason "limited"): a claimer that does not count a
+   * queue cannot start its tasks, whatever limits its own configuration declares.
+   */
+  counted?: boolean;
   /** Told when a claim leaves due tasks of a queue pending because it is paused or at a limit. */
   refused?(refusal: ClaimRefusal): void;
   /** Told when a claim of a limited queue had room for every task it asked for (the queue is below its limits). */

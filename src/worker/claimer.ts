@@ -8,9 +8,14 @@ import { StatementBatcher } from "./statement-batcher.js";
 export class Claimer {
   private readonly batcher: StatementBatcher<string, ClaimByIdResult>;
 
-  constructor(store: WorkerStore, filter: ClaimFilter) {
+  /** `limitedElsewhere`: told of a queue the claim found limited in the database that the filter does not count. */
+  constructor(store: WorkerStore, filter: ClaimFilter, limitedElsewhere?: (queue: string) => void) {
     this.batcher = new StatementBatcher(async (ids) => {
-      const byId = new Map((await store.claimByIds(ids, filter)).map((result) => [result.id, result]));
+      const results = await store.claimByIds(ids, filter);
+      for (const result of results) {
+        if (!result.claimed && result.reason === "limited" && result.queue !== undefined && filter.limits?.[result.queue] === undefined) limitedElsewhere?.(result.queue);
+      }
+      const byId = new Map(results.map((result) => [result.id, result]));
       // The same id twice in one batch: the first asker gets the task, the others see it running already.
       const handedOut = new Set<string>();
       return ids.map((id): ClaimByIdResult => {

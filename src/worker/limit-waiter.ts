@@ -9,7 +9,8 @@ import type { ClaimLimits, ClaimRefusal } from "../store/queue-controls.js";
 const MIN_RETRY_MS = 20;
 
 interface LimitWaiterParts {
-  limits: ClaimLimits;
+  /** The limits the claims keep to now (they change when the database's do). */
+  limits: () => ClaimLimits;
   /** Polls now and goes on while polls fill every free slot. */
   poll: () => void;
   /** The poll interval: the longest a refused claim waits before looking again. */
@@ -20,19 +21,21 @@ export class LimitWaiter {
   private timer: NodeJS.Timeout | undefined;
   private due = Infinity;
   private stopped = false;
-  /** Queues whose slots are counted (a queue's or a task's concurrency): a run ending there frees one. */
-  private readonly slotted: Set<string>;
   /** Slotted queues where a claim of this worker was refused and no claim since took all it asked for. */
   private readonly full = new Set<string>();
 
-  constructor(private readonly parts: LimitWaiterParts) {
-    this.slotted = new Set(Object.entries(parts.limits).flatMap(([queue, limits]) => (limits.concurrency !== undefined || limits.tasks ? [queue] : [])));
+  constructor(private readonly parts: LimitWaiterParts) {}
+
+  /** Whether the queue's slots are counted (a queue's or a task's concurrency): a run ending there frees one. */
+  private slotted(queue: string): boolean {
+    const limits = this.parts.limits()[queue];
+    return limits !== undefined && (limits.concurrency !== undefined || limits.tasks !== undefined);
   }
 
   /** A claim left due tasks pending: look again when they may fit (a paused queue waits for its resume's wake-ups). */
   refused(refusal: ClaimRefusal): void {
     if (this.stopped || refusal.reason === "paused") return;
-    if (refusal.retryInMs === undefined && this.slotted.has(refusal.queue)) this.full.add(refusal.queue);
+    if (refusal.retryInMs === undefined && this.slotted(refusal.queue)) this.full.add(refusal.queue);
     const delay = refusal.retryInMs === undefined ? this.parts.intervalMs : Math.max(MIN_RETRY_MS, Math.min(refusal.retryInMs, this.parts.intervalMs));
     const at = Date.now() + delay;
     if (at >= this.due) return;
@@ -51,7 +54,7 @@ export class LimitWaiter {
    */
   runEnded(queue: string, name: string): void {
     if (this.stopped) return;
-    if (this.full.has(queue) || this.parts.limits[queue]?.tasks?.[name] !== undefined) this.parts.poll();
+    if (this.full.has(queue) || this.parts.limits()[queue]?.tasks?.[name] !== undefined) this.parts.poll();
   }
 
   /** A claim of `queue` took all it asked for: the queue is below its limits, as far as this worker knows. */

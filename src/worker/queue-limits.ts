@@ -42,9 +42,14 @@ export function resolveQueueLimits(queueLimits: unknown, tasks: TaskRegistry, na
   return limits;
 }
 
-/** The rows syncQueues writes for the limited queues served: what status and the dashboard show. */
+/**
+ * The rows syncQueues writes for the queues whose limits `queueLimits` declares (a queue limited only by its tasks'
+ * concurrency per key has nothing to write: its row, if any, is left as it is).
+ */
 export function queueDeclarations(limits: ClaimLimits): QueueDeclaration[] {
-  return Object.entries(limits).map(([queue, own]) => ({ queue, concurrency: own.concurrency ?? null, rateLimit: own.rateLimit ?? null }));
+  return Object.entries(limits)
+    .filter(([, own]) => own.concurrency !== undefined || own.rateLimit !== undefined)
+    .map(([queue, own]) => ({ queue, concurrency: own.concurrency ?? null, rateLimit: own.rateLimit ?? null }));
 }
 
 function checkQueueLimits(value: unknown): Record<string, QueueLimitOptions> {

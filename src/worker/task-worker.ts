@@ -26,6 +26,7 @@ import { traceChannels, traceWakeups } from "../trace/channels.js";
 import type { ResolvedWorkerOptions } from "./worker-options.js";
 import { wakeupSummary } from "./wakeup-summary.js";
 import { LimitWaiter } from "./limit-waiter.js";
+import { LimitsView } from "./limits-view.js";
 import { queueDeclarations } from "./queue-limits.js";
 import { errorMessage } from "../error-text.js";
 import { TaskQueueStoppedError } from "../errors.js";
@@ -55,6 +56,9 @@ export class TaskWorker {
   private poller!: Poller;
   private timers!: DueTimers;
   private limitWaiter: LimitWaiter | undefined;
+  private limitsView: LimitsView | undefined;
+  /** Whether the limits of queueLimits are written into the queues' rows. */
+  private limitsDeclared = false;
   private transport!: WakeupTransport;
   private sender!: WakeupSender;
   private listener!: WakeupListener;
@@ -72,11 +76,9 @@ export class TaskWorker {
     this.budget = new ClaimBudget(options.concurrency, options.claimAhead);
     this.claims = new Slots(this.budget.limit());
     this.filter = { owner: options.workerId, leaseMs: options.leaseMs, names: options.names, queues: options.queues };
-    if (Object.keys(options.limits).length > 0) {
-      this.filter.limits = options.limits;
-      this.filter.refused = (refusal) => this.limitWaiter?.refused(refusal);
-      this.filter.fitted = (queue) => this.limitWaiter?.fitted(queue);
-    }
+    if (Object.keys(options.limits).length > 0) this.filter.limits = options.limits;
+    this.filter.refused = (refusal) => this.limitWaiter?.refused(refusal);
+    this.filter.fitted = (queue) => this.limitWaiter?.fitted(queue);
   }
 
   get id(): string {
@@ -137,6 +139,7 @@ export class TaskWorker {
     }
     this.booted = true;
     this.wire();
+    await this.limitsView!.start(this.limitsDeclared);
     this.listener.start();
     await this.poller.start();
     if (await this.transport.settled(2000, this.stopSignal.signal)) await this.listener.waitConsuming(5000);
@@ -165,18 +168,23 @@ export class TaskWorker {
   }
 
   /**
-   * Writes the declared limits into the queues' rows, for status and the dashboard. A database without the queue table
-   * fails the start (naming the migration); another failure is logged: the claims enforce the limits all the same.
+   * Writes the limits `queueLimits` declares into the queues' rows, where every worker's claims read them. A database
+   * without the queue table fails the start (naming the migration); another failure is logged, and the limits view
+   * writes them at its next read (this worker keeps to them meanwhile). True once written (or nothing to write).
    */
-  private async declareLimits(): Promise<void> {
+  private async declareLimits(): Promise<boolean> {
     const declared = queueDeclarations(this.options.limits);
-    if (declared.length === 0) return;
-    try {
-      await this.store.syncQueues(declared);
-    } catch (error) {
-      if (this.store.classify(error).kind === "missing-table") throw error;
-      this.logger.warn("could not record the queues' limits; the claims enforce them all the same", { error: errorMessage(error) });
+    if (declared.length > 0) {
+      try {
+        await this.store.syncQueues(declared);
+      } catch (error) {
+        if (this.store.classify(error).kind === "missing-table") throw error;
+        this.logger.warn("could not record the queues' limits; trying again shortly, and keeping to them meanwhile", { error: errorMessage(error) });
+        return false;
+      }
     }
+    this.limitsDeclared = true;
+    return true;
   }
 
   /** Makes the parts that claim, run and keep leases, and the listener that feeds them wake-ups. */
@@ -207,7 +215,19 @@ export class TaskWorker {
       ...{ options, store, outcomes, sender, logger, stop, slots, claims, budget, runs, runEnded },
       place: { dialect: store.dialect, transport: transport.name },
     }));
-    const claimer = new Claimer(claimStore, filter);
+    const limitsView = (this.limitsView = new LimitsView({
+      store,
+      queues: options.queues,
+      declared: options.limits,
+      logger,
+      declare: this.limitsDeclared ? undefined : () => this.declareLimits(),
+      apply: (limits, first) => {
+        filter.limits = Object.keys(limits).length > 0 ? limits : undefined;
+        // Wake-ups of a queue whose limit this worker did not know were dropped as limited: look for its due tasks now.
+        if (!first) this.poller.catchUp();
+      },
+    }));
+    const claimer = new Claimer(claimStore, filter, (queue) => limitsView.limitedElsewhere(queue));
     const track = <T>(promise: Promise<T>) => this.track(promise);
     const claimLoop = new ClaimLoop({ store: claimStore, claimer, filter, concurrency: options.concurrency, claims, budget, launcher, logger, stop, track });
     const poller = (this.poller = new Poller({
@@ -217,7 +237,7 @@ export class TaskWorker {
       poll: () => claimLoop.pollDue(),
     }));
     claims.onFreed(() => poller.kick());
-    if (filter.limits) this.limitWaiter = new LimitWaiter({ limits: filter.limits, poll: () => poller.catchUp(), intervalMs: options.pollIntervalMs });
+    this.limitWaiter = new LimitWaiter({ limits: () => filter.limits ?? {}, poll: () => poller.catchUp(), intervalMs: options.pollIntervalMs });
     const listener = () => this.listener;
     const delivery = new WakeupDelivery({ transport, listener, sender, poller, claimLoop, launcher, claims, budget, filter, logger, stop });
     this.listener = transport.listen({
@@ -257,6 +277,7 @@ export class TaskWorker {
     const graceMs = this.options.shutdownGraceMs;
     this.logger.info("worker stopping", { workerId: this.id, running: this.runs.size, graceMs });
     this.limitWaiter?.stop();
+    this.limitsView?.stop();
     await this.poller.stop();
     this.timers.close();
     await this.listener.cancel();

@@ -130,9 +130,10 @@ export interface WorkerOptions<Tasks extends TaskRegistry = TaskRegistry> extend
   shutdownGraceMs?: number;
   /**
    * Limits of queues, enforced over every worker by the claim: `{ reports: { concurrency: 5, rateLimit: { starts:
-   * 100, perMs: 60000 } } }`. Default: none. Every worker serving a queue must declare the same limits (put them in the
-   * shared config): a worker without them claims that queue's tasks without counting. A task's own limit per key is
-   * its definition's `concurrency`. Trade-off: the claims of a limited queue lock its row and go one at a time.
+   * 100, perMs: 60000 } } }`. Default: none. Written into the queues' rows in the database when the worker starts
+   * (replacing what was there); every worker keeps to those rows, whether or not its own config declares them, and
+   * `task-runner limit` changes or lifts them. A task's own limit per key is its definition's `concurrency`.
+   * Trade-off: the claims of a limited queue lock its row and go one at a time.
    */
   queueLimits?: Record<string, QueueLimitOptions>;
   /**

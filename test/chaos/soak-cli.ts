@@ -1,4 +1,4 @@
-// `npm run soak -- --minutes 10 [--seed N] [--workers 3] [--dialect postgresql|sqlite|mysql|mariadb] [--wakeups notify]
+// `npm run soak -- --minutes 10 [--seed N] [--workers 3] [--tps 15] [--dialect postgresql|sqlite|mysql|mariadb] [--wakeups notify]
 // [--wakeups local] [--pgbouncer] [--rabbitmq-cluster] [--hosts]`:
 // the long soak on the local services, in its own database (PostgreSQL: a fresh database on the server; SQLite: a
 // fresh file; MySQL: a fresh database on MYSQL_URL, else the local MariaDB; all with the local RabbitMQ, or on
@@ -30,6 +30,8 @@ const { values } = parseArgs({
     minutes: { type: "string", default: "10" },
     seed: { type: "string" },
     workers: { type: "string", default: "3" },
+    // Transactions the driver starts per second at most (about 2.7 tasks each): lower it to run several soaks at once.
+    tps: { type: "string", default: "15" },
     dialect: { type: "string", default: "postgresql" },
     wakeups: { type: "string" },
     pgbouncer: { type: "boolean", default: false },
@@ -82,6 +84,8 @@ const database = await create();
 const databaseUrl = database.url;
 const started = Date.now();
 const minutes = Number(values.minutes);
+const tps = Number(values.tps);
+if (!Number.isFinite(tps) || tps <= 0) throw new Error(`--tps ${values.tps}: a number of transactions per second above 0 (default 15)`);
 // What the soak must at least do, in proportion to its length: 10 minutes ask for 20 of everything.
 const least = Math.max(1, Math.round(2 * minutes));
 const lines: string[] = [];
@@ -97,10 +101,12 @@ const result = await runSoak({
   seed,
   seconds: minutes * 60,
   workers: Number(values.workers),
+  transactionsPerSecond: tps,
   faultEveryMs: 1200,
   minimums: {
-    committedTasks: 500 * least,
-    retries: 50 * least,
+    // In proportion to the rate too: 500 tasks a minute of soak at the default 15 transactions a second.
+    committedTasks: Math.round((500 * least * tps) / 15),
+    retries: Math.round((50 * least * tps) / 15),
     killsMidTask: least,
     rerunsAfterKill: least,
     recoveries: least,
@@ -122,7 +128,7 @@ const violations = result.violations.map((violation) => `- ${violation}`);
 writeFileSync(
   `.artifacts/soak-${variant}-latest.md`,
   [
-    `Soak of ${values.minutes} min on ${variant}, seed ${seed}, ${new Date(started).toISOString()}: ${result.violations.length === 0 ? "PASS" : "FAIL"}`,
+    `Soak of ${values.minutes} min on ${variant}, seed ${seed}, ${tps} transactions/s, ${new Date(started).toISOString()}: ${result.violations.length === 0 ? "PASS" : "FAIL"}`,
     "",
     result.table,
     "",

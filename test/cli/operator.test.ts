@@ -174,6 +174,45 @@ describe.each(CLI_DIALECTS)("operator commands ($name)", (dialect) => {
     });
   });
 
+  describe("limit", () => {
+    it("shows, sets and lifts a queue's limits in the database, where claims that do not count leave its tasks; bad values exit 2", { timeout: 120_000 }, async () => {
+      await bed.rows.exec("DELETE FROM tasks");
+      expect(await cli(["limit", "reports"])).toMatchObject({ code: 0, stdout: "Queue reports: no limits.\n" });
+      expect(await cli(["limit", "reports", "--concurrency", "2", "--rate", "10/60000"])).toMatchObject({
+        code: 0,
+        stdout: "Queue reports: at most 2 running at once, at most 10 starts per 60000 ms (was: no limits).\n",
+      });
+      expect((await bed.store.listQueues()).find((row) => row.queue === "reports")).toMatchObject({ concurrency: 2, rateLimit: { starts: 10, perMs: 60_000 } });
+      // A claim that does not count the queue (no limits in its filter) leaves its due task pending.
+      const [waiting] = await bed.rows.insert([{ name: "send-email", queue: "reports", payload: { to: "a" } }]);
+      const plain = { owner: "cli-test", leaseMs: 1000, names: ["send-email"], queues: ["reports"] };
+      expect(await bed.store.claimDue(10, plain)).toEqual([]);
+      expect(await bed.store.claimByIds([waiting!], plain)).toEqual([{ id: waiting, claimed: null, reason: "limited", name: "send-email", queue: "reports" }]);
+      expect(await cli(["limit", "reports", "--rate", "none"])).toMatchObject({
+        code: 0,
+        stdout: "Queue reports: at most 2 running at once (was: at most 2 running at once, at most 10 starts per 60000 ms).\n",
+      });
+      expect(await cli(["limit", "reports", "--none"])).toMatchObject({ code: 0, stdout: "Queue reports: no limits (was: at most 2 running at once).\n" });
+      expect((await bed.store.claimDue(10, plain)).map((task) => task.id)).toEqual([waiting]);
+      const [zero, rate, both] = await Promise.all([
+        cli(["limit", "reports", "--concurrency", "0"]),
+        cli(["limit", "reports", "--rate", "10"]),
+        cli(["limit", "reports", "--none", "--concurrency", "3"]),
+      ]);
+      expect(zero).toMatchObject({
+        code: 2,
+        stderr: 'task-runner limit: --concurrency must be an integer from 1 to 1000000, got "0" (e.g. --concurrency 5, or --concurrency none to lift it).\n',
+      });
+      expect(rate).toMatchObject({
+        code: 2,
+        stderr: expect.stringContaining('--rate must be STARTS/MS (e.g. --rate 100/60000 for 100 starts a minute) or none, got "10"'),
+      });
+      expect(both).toMatchObject({ code: 2, stderr: expect.stringContaining("--none lifts every limit") });
+      await bed.rows.exec("DELETE FROM tasks");
+      await bed.rows.exec("DELETE FROM tasks_queues");
+    });
+  });
+
   describe("cancel and run", () => {
     it("cancels a pending task (0), then refuses to cancel it again or a missing one (3)", async () => {
       const [id] = await bed.rows.insert([{ name: "finish-report", runAgoMs: -3_600_000 }]);

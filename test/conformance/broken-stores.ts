@@ -30,6 +30,7 @@ export const BROKEN_STORES = {
   "schedule-moves-back": { area: "schedules", breaks: "advanceSchedule sets the last slot to whatever it is given, earlier ones too" },
   "prune-slots-after-last": { area: "schedules", breaks: "pruneScheduleSlots also deletes slots after their schedule's last slot, so they can fire again" },
   "claim-ignores-limits": { area: "controls", breaks: "claimByIds and claimDue drop the filter's limits and take every due task" },
+  "limit-rows-ignored": { area: "controls", breaks: "a claim that does not count a queue takes its tasks though the queue's row declares limits" },
   "pause-ignored": { area: "controls", breaks: "pauseQueue answers true and writes nothing, so a paused queue's tasks still run" },
   "expired-lease-frees-slot": { area: "controls", breaks: "a limited claim counts a running task whose lease expired as a free slot, before recovery" },
   "release-any-owner": { area: "controls", breaks: "release gives a task back whoever holds it, so a stale worker frees the new owner's slot" },
@@ -250,6 +251,10 @@ export function brokenStore(store: Store, kind: BrokenKind): Store {
     const unlimited = (filter: ClaimFilter): ClaimFilter => ({ owner: filter.owner, leaseMs: filter.leaseMs, names: filter.names, queues: filter.queues });
     overrides.claimByIds = (ids, filter) => store.claimByIds(ids, unlimited(filter));
     overrides.claimDue = (limit, filter) => store.claimDue(limit, unlimited(filter));
+  }
+  if (kind === "limit-rows-ignored") {
+    overrides.claimDue = (limit, filter) => store.claimDue(limit, filter.limits ? filter : { ...filter, counted: true });
+    overrides.claimByIds = (ids, filter) => store.claimByIds(ids, filter.limits ? filter : { ...filter, counted: true });
   }
   if (kind === "pause-ignored") {
     overrides.pauseQueue = () => Promise.resolve(true);

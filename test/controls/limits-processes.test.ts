@@ -70,8 +70,12 @@ describe.each(HARNESSES)("queue controls over worker processes: $name", (dialect
     cleaner = createCleaner({ tasks: controlTasks, store, amqpUrl: dialect.amqpUrl, amqpPrefix: prefix, logger: silentLogger, intervalMs: 100, unpublishedGraceMs: 200 });
     await cleaner.start();
     const env = { CONTROL_DATABASE_URL: url, CONTROL_AMQP_URL: dialect.amqpUrl ?? "", CONTROL_PREFIX: prefix, CONTROL_LOG: log, CONTROL_LEASE_MS: "1500" };
-    const started = await Promise.all(["w1", "w2", "w3"].map((name) => WorkerProcess.start({ ...env, CONTROL_WORKER: name }, "test/controls/limited-worker.ts")));
-    started.forEach((worker, i) => workers.set(`w${i + 1}`, worker));
+    const start = (name: string, noQueueLimits: boolean) =>
+      WorkerProcess.start({ ...env, CONTROL_WORKER: name, CONTROL_NO_QUEUE_LIMITS: noQueueLimits ? "1" : "0" }, "test/controls/limited-worker.ts");
+    const [w1, w2] = await Promise.all([start("w1", false), start("w2", false)]);
+    // w3 declares no queueLimits (another config, a rolling deploy): the limits w1 and w2 wrote hold for it too.
+    const w3 = await start("w3", true);
+    Object.entries({ w1, w2, w3 }).forEach(([name, worker]) => workers.set(name, worker));
   }, 120_000);
 
   afterAll(async () => {
@@ -93,12 +97,13 @@ describe.each(HARNESSES)("queue controls over worker processes: $name", (dialect
     return { pending: of("pending"), running: of("running"), succeeded: of("succeeded") };
   };
 
-  it("the workers recorded the declared limits in the queue rows", async () => {
+  it("the workers recorded the declared limits in the queue rows; the worker without them keeps to them", async () => {
     const rows = await store.listQueues();
     expect(rows.map(({ queue, concurrency, rateLimit, pausedAt }) => ({ queue, concurrency, rateLimit, pausedAt }))).toEqual([
       { queue: "limited", concurrency: QUEUE_LIMIT, rateLimit: null, pausedAt: null },
       { queue: "rated", concurrency: null, rateLimit: RATE, pausedAt: null },
     ]);
+    expect(workers.get("w3")!.logged("queue limited in the database beyond this worker's queueLimits")).toBe(true);
   });
 
   it("a paused queue starts nothing and loses nothing under load; resumed, it runs every task once", { timeout: 120_000 }, async () => {

@@ -146,6 +146,29 @@ export const controlsArea = area("controls", {
       ]);
       for (const row of queues) expect(row.updatedAt).toBeInstanceOf(Date);
     },
+
+    "a queue whose row declares limits is claimed only by claims that count it; lifted, by any claim": async (bed) => {
+      const [a, b, c, other] = await bed.insert([{}, {}, {}, { queue: "other" }]);
+      await bed.store.syncQueues([{ queue: "default", concurrency: 2, rateLimit: null }]);
+      // A claimer that does not know of the limit (no limits in its filter) leaves the queue's tasks pending.
+      expect((await bed.store.claimDue(10, filterFor("plain"))).map((task) => task.id)).toEqual([other]);
+      expect(await bed.store.claimByIds([a!], filterFor("plain"))).toEqual([{ id: a, claimed: null, reason: "limited", name: "mail", queue: "default" }]);
+      // A claimer that counts the queue takes what fits.
+      const counted = await bed.store.claimByIds([a!, b!, c!], limited("counting", { default: { concurrency: 2 } }));
+      expect(counted.filter((result) => result.claimed).map((result) => result.id)).toEqual([a, b]);
+      expect(await running(bed)).toBe(2);
+      await bed.store.syncQueues([{ queue: "default", concurrency: null, rateLimit: null }]);
+      expect((await bed.store.claimDue(10, filterFor("plain"))).map((task) => task.id)).toEqual([c]);
+    },
+
+    "a rate in the row holds a queue back from claims that do not count it, as a concurrency does": async (bed) => {
+      const [a] = await bed.insert([{}]);
+      await bed.store.syncQueues([{ queue: "default", concurrency: null, rateLimit: { starts: 5, perMs: 1000 } }]);
+      expect(await bed.store.claimDue(10, filterFor("plain"))).toEqual([]);
+      expect(await bed.store.claimByIds([a!], filterFor("plain"))).toEqual([{ id: a, claimed: null, reason: "limited", name: "mail", queue: "default" }]);
+      const counted = await bed.store.claimByIds([a!], limited("counting", { default: { rateLimit: { starts: 5, perMs: 1000 } } }));
+      expect(counted[0]!.claimed?.id).toBe(a);
+    },
   },
 
   listQueues: {

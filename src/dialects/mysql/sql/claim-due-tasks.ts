@@ -7,7 +7,7 @@ import { atomically, type CountingDb } from "../../../store/db.js";
 import type { MysqlTable } from "../table.js";
 import { lockedColumns, markClaimed, type LockedRow } from "./claim-lock.js";
 import { NOW, num, placeholders } from "./values.js";
-import { PAUSED } from "./queue-controls.js";
+import { HELD_BACK } from "./queue-controls.js";
 
 /**
  * Claims at most `limit` due pending tasks the filter allows; returns the claimed rows. One locking read per queue,
@@ -26,7 +26,7 @@ export async function claimDueTasks(db: CountingDb, table: MysqlTable, limit: nu
         `SELECT ${lockedColumns("t")}
          FROM ${table.sql} t
          WHERE t.status = 'pending' AND t.queue = ? AND t.run_at <= ${NOW} AND t.name IN (${placeholders(filter.names.length)})
-           AND NOT ${PAUSED("t", table)}
+           AND NOT ${HELD_BACK("t", table, filter.counted)}
          ORDER BY t.priority DESC, t.run_at
          LIMIT ?
          FOR UPDATE SKIP LOCKED`,

@@ -8,7 +8,7 @@ import { atomically, type CountingDb } from "../../../store/db.js";
 import type { MysqlTable } from "../table.js";
 import { lockedColumns, markClaimed, type LockedRow } from "./claim-lock.js";
 import { flag, NOW, placeholders } from "./values.js";
-import { PAUSED } from "./queue-controls.js";
+import { HELD_BACK, PAUSED } from "./queue-controls.js";
 
 /**
  * Claims the pending, due tasks among `ids` that the filter allows: status running, attempts + 1, lease set. Rows are
@@ -20,11 +20,16 @@ export async function claimTasksByIds(db: CountingDb, table: MysqlTable, ids: re
   const unique = uniqueIds(ids);
   if (unique.length === 0) return [];
   const { claimed, locked } = await atomically(db, async (tx) => {
-    const rows = await lockIds<{ paused: unknown }>(tx, table, unique, filter, `, ${PAUSED("t", table)} AS paused`);
-    const claimable = claimableRows(rows, filter).filter((row) => !flag(row.paused));
+    const rows = await lockIds<{ paused: unknown; limited: unknown }>(tx, table, unique, filter, heldBackColumns(table, filter));
+    const claimable = claimableRows(rows, filter).filter((row) => !flag(row.paused) && !flag(row.limited));
     return { claimed: await markClaimed(tx, table, claimable, filter), locked: rows };
   });
   return explainClaims(db, table, unique, claimed, locked, filter);
+}
+
+/** The select list's columns telling whether a row's queue is paused, or limited in the database (unless counted). */
+function heldBackColumns(table: MysqlTable, filter: ClaimFilter): string {
+  return `, ${PAUSED("t", table)} AS paused, ${filter.counted ? "0" : HELD_BACK("t", table, false)} AS limited`;
 }
 
 /** The ids once each; ids compare case-insensitively. */
@@ -80,7 +85,7 @@ export async function explainClaims(
   const byId = new Map(claimed.map((task) => [task.id.toLowerCase(), task]));
   const lockedById = new Map(locked.map((row) => [row.id.toLowerCase(), row]));
   const unseen = unique.filter((id) => !lockedById.has(id.toLowerCase()));
-  const seen = unseen.length === 0 ? new Map<string, SeenRow>() : await seenRows(db, table, unseen);
+  const seen = unseen.length === 0 ? new Map<string, SeenRow>() : await seenRows(db, table, unseen, filter);
   return unique.map((id): ClaimByIdResult => {
     const key = id.toLowerCase();
     const task = byId.get(key);
@@ -100,12 +105,14 @@ interface SeenRow {
   due: unknown;
   /** Absent where the claim knew the queue was not paused (it held the queue's lock). */
   paused?: unknown;
+  /** Whether the queue is limited in the database (0 for a claim that counted); absent as `paused` is. */
+  limited?: unknown;
 }
 
 /** The current state of ids the locking read skipped (held by another transaction) or did not find. */
-async function seenRows(db: CountingDb, table: MysqlTable, ids: string[]): Promise<Map<string, SeenRow>> {
+async function seenRows(db: CountingDb, table: MysqlTable, ids: string[], filter: ClaimFilter): Promise<Map<string, SeenRow>> {
   const rows = await db.query<SeenRow>(
-    `SELECT t.id, t.name, t.queue, t.status, t.run_at <= ${NOW} AS due, ${PAUSED("t", table)} AS paused FROM ${table.sql} t WHERE t.id IN (${placeholders(ids.length)})`,
+    `SELECT t.id, t.name, t.queue, t.status, t.run_at <= ${NOW} AS due${heldBackColumns(table, filter)} FROM ${table.sql} t WHERE t.id IN (${placeholders(ids.length)})`,
     ids,
   );
   return new Map(rows.map((row) => [row.id.toLowerCase(), row]));
@@ -117,5 +124,6 @@ function reasonOf(row: SeenRow | undefined, names: Set<string>, queues: Set<stri
   if (!flag(row.due)) return "not-due";
   if (!names.has(row.name) || !queues.has(row.queue)) return "not-ours";
   if (flag(row.paused)) return "paused";
+  if (flag(row.limited)) return "limited"; // limited in the database: claimed only by a claim that counts
   return "locked"; // pending, due and ours, yet skipped: another transaction held its row
 }

@@ -13,6 +13,15 @@ import { fromNullableTimeText, fromTimeText, NOW, num, timeText } from "./values
  */
 export const PAUSED = (alias: string, table: MysqlTable) => `EXISTS (SELECT 1 FROM ${table.queues} q WHERE q.queue = ${alias}.queue AND q.paused_at IS NOT NULL)`;
 
+/**
+ * Whether the queue of the task row `alias` holds its tasks back from a claim: paused, or (unless the claim counted
+ * under the queue's lock) limited by its row. A plain read, as PAUSED.
+ */
+export const HELD_BACK = (alias: string, table: MysqlTable, counted: boolean | undefined) =>
+  counted
+    ? PAUSED(alias, table)
+    : `EXISTS (SELECT 1 FROM ${table.queues} q WHERE q.queue = ${alias}.queue AND (q.paused_at IS NOT NULL OR q.concurrency IS NOT NULL OR q.rate_starts IS NOT NULL))`;
+
 interface QueueRow {
   queue: string;
   paused_at: string | null;

@@ -1,11 +1,13 @@
 // SQL unit: claim up to `limit` due pending tasks without being told their ids (polling, and catch-up at start).
-// Highest priority first, then oldest run_at; rows locked by another claimer and paused queues are skipped.
+// Highest priority first, then oldest run_at; rows locked by another claimer, paused queues and
+// queues limited in the database (claimed through their limited claim only) are skipped.
 
 import type { Db } from "../../../store/db.js";
 import type { PgTable } from "../table.js";
 import type { TaskRecord } from "../../../store/task-record.js";
 import type { ClaimFilter } from "../../../store/task-writes.js";
 import { taskColumns, toTaskRecord, type TaskRow } from "./task-row.js";
+import { heldBack } from "./claim-tasks.js";
 
 /** Claims at most `limit` due pending tasks the filter allows; returns the claimed rows. */
 export async function claimDueTasks(db: Db, table: PgTable, limit: number, filter: ClaimFilter): Promise<TaskRecord[]> {
@@ -14,7 +16,7 @@ export async function claimDueTasks(db: Db, table: PgTable, limit: number, filte
     `WITH target AS (
        SELECT id FROM ${t} c
        WHERE status = 'pending' AND run_at <= now() AND name = ANY($1::text[]) AND queue = ANY($2::text[])
-         AND NOT EXISTS (SELECT 1 FROM ${table.queues} q WHERE q.queue = c.queue AND q.paused_at IS NOT NULL)
+         AND NOT ${heldBack(table, "c", filter.counted)}
        ORDER BY priority DESC, run_at
        LIMIT $3
        FOR UPDATE SKIP LOCKED

@@ -36,12 +36,21 @@ export async function claimTasksByIds(db: Db, table: PgTable, ids: readonly stri
      FROM locked
      WHERE t.id = locked.id AND locked.status = 'pending' AND locked.run_at <= now()
        AND locked.name = ANY($2::text[]) AND locked.queue = ANY($3::text[])
-       AND NOT EXISTS (SELECT 1 FROM ${table.queues} q WHERE q.queue = locked.queue AND q.paused_at IS NOT NULL)
+       AND NOT ${heldBack(table, "locked", filter.counted)}
      RETURNING ${taskColumns("t")}`,
     [one ? unique[0] : unique, filter.names, filter.queues, filter.owner, Math.round(filter.leaseMs)],
-    one ? "ptq_claim_one" : "ptq_claim_by_id",
+    `${one ? "ptq_claim_one" : "ptq_claim_by_id"}${filter.counted ? "_counted" : ""}`,
   );
   return explainClaims(db, table, unique, claimed, filter);
+}
+
+/**
+ * Whether the queue of the task row `alias` holds its tasks back from this claim: paused, or (unless the claim counted
+ * under the queue's lock) limited by its row. One probe of the queue table's primary key.
+ */
+export function heldBack(table: PgTable, alias: string, counted: boolean | undefined): string {
+  const limited = counted ? "" : " OR q.concurrency IS NOT NULL OR q.rate_starts IS NOT NULL";
+  return `EXISTS (SELECT 1 FROM ${table.queues} q WHERE q.queue = ${alias}.queue AND (q.paused_at IS NOT NULL${limited}))`;
 }
 
 /** One result per id of `unique`, in order: the claimed rows, and for the others why (read in one more statement). */
@@ -67,6 +76,7 @@ interface SeenRow {
   not_due: boolean;
   not_ours: boolean;
   paused: boolean;
+  limited: boolean;
 }
 
 /** The current state of the ids the claim did not take, to tell why. */
@@ -74,7 +84,8 @@ async function seenRows(db: Db, table: PgTable, ids: string[], filter: ClaimFilt
   const rows = await db.query<SeenRow>(
     `SELECT id::text AS id, name, queue, status, run_at > now() AS not_due,
             NOT (name = ANY($2::text[]) AND queue = ANY($3::text[])) AS not_ours,
-            EXISTS (SELECT 1 FROM ${table.queues} q WHERE q.queue = t.queue AND q.paused_at IS NOT NULL) AS paused
+            EXISTS (SELECT 1 FROM ${table.queues} q WHERE q.queue = t.queue AND q.paused_at IS NOT NULL) AS paused,
+            ${filter.counted ? "false" : heldBack(table, "t", false)} AS limited
      FROM ${table.sql} t WHERE id = ANY($1::uuid[])`,
     [ids, filter.names, filter.queues],
   );
@@ -87,5 +98,6 @@ function reasonOf(seen: SeenRow | undefined): UnclaimedReason {
   if (seen.not_due) return "not-due";
   if (seen.not_ours) return "not-ours";
   if (seen.paused) return "paused";
+  if (seen.limited) return "limited"; // limited in the database: claimed only by a claim that counts under its lock
   return "locked"; // pending, due and ours, yet skipped: another transaction held its row
 }

@@ -14,8 +14,12 @@ import { jsonList, taskColumns, toTaskRecord, type SqliteTaskRow } from "./task-
 const CLAIM_SET = `status = 'running', attempts = attempts + 1, lease_owner = {owner}, lease_expires_at = ${nowPlus("{leaseMs}")}, updated_at = ${NOW}`;
 const OURS = `name IN ${jsonList("{names}")} AND queue IN ${jsonList("{queues}")}`;
 
-/** Not a task of a paused queue (one probe of the queue table's primary key). */
-const NOT_PAUSED = (table: SqliteTable, alias: string) => `NOT EXISTS (SELECT 1 FROM ${table.queues} q WHERE q.queue = ${alias}.queue AND q.paused_at IS NOT NULL)`;
+/**
+ * Whether the queue `queue` (an expression) holds its tasks back from this claim: paused, or (unless the claim counted
+ * under the queue's lock) limited by its row. One probe of the queue table's primary key.
+ */
+const heldBack = (table: SqliteTable, queue: string, counted: boolean | undefined) =>
+  `EXISTS (SELECT 1 FROM ${table.queues} q WHERE q.queue = ${queue} AND (q.paused_at IS NOT NULL${counted ? "" : " OR q.concurrency IS NOT NULL OR q.rate_starts IS NOT NULL"}))`;
 
 const claimParams = (filter: ClaimFilter) => ({
   owner: filter.owner,
@@ -30,7 +34,7 @@ export async function claimTasksByIds(db: Db, table: SqliteTable, ids: readonly 
   const claimed = await db.query<SqliteTaskRow>(
     ...bind(
       `UPDATE ${table.sql} AS t SET ${CLAIM_SET}
-       WHERE id IN ${jsonList("{ids}")} AND status = 'pending' AND run_at <= ${NOW} AND ${OURS} AND ${NOT_PAUSED(table, "t")}
+       WHERE id IN ${jsonList("{ids}")} AND status = 'pending' AND run_at <= ${NOW} AND ${OURS} AND NOT ${heldBack(table, "t.queue", filter.counted)}
        RETURNING ${taskColumns()}`,
       { ...claimParams(filter), ids: JSON.stringify(unique) },
     ),
@@ -60,7 +64,7 @@ export async function claimDueTasks(db: Db, table: SqliteTable, limit: number, f
     (_, i) =>
       `SELECT * FROM (SELECT id, priority, run_at FROM ${table.sql}
          WHERE status = 'pending' AND queue = {queue${i}} AND run_at <= ${NOW} AND name IN ${jsonList("{names}")}
-           AND NOT EXISTS (SELECT 1 FROM ${table.queues} q WHERE q.queue = {queue${i}} AND q.paused_at IS NOT NULL)
+           AND NOT ${heldBack(table, `{queue${i}}`, filter.counted)}
          ORDER BY priority DESC, run_at LIMIT {limit})`,
   );
   const rows = await db.query<SqliteTaskRow>(
@@ -83,12 +87,14 @@ interface SeenRow {
   not_due: number;
   not_ours: number;
   paused: number;
+  limited: number;
 }
 
 async function seenRows(db: Db, table: SqliteTable, ids: string[], filter: ClaimFilter): Promise<Map<string, SeenRow>> {
   const rows = await db.query<SeenRow>(
     ...bind(
-      `SELECT id, name, queue, status, run_at > ${NOW} AS not_due, NOT (${OURS}) AS not_ours, EXISTS (SELECT 1 FROM ${table.queues} q WHERE q.queue = t.queue AND q.paused_at IS NOT NULL) AS paused
+      `SELECT id, name, queue, status, run_at > ${NOW} AS not_due, NOT (${OURS}) AS not_ours, EXISTS (SELECT 1 FROM ${table.queues} q WHERE q.queue = t.queue AND q.paused_at IS NOT NULL) AS paused,
+              ${filter.counted ? "0" : heldBack(table, "t.queue", false)} AS limited
        FROM ${table.sql} t WHERE id IN ${jsonList("{ids}")}`,
       { ...claimParams(filter), ids: JSON.stringify(ids) },
     ),
@@ -102,5 +108,6 @@ function reasonOf(seen: SeenRow | undefined): UnclaimedReason {
   if (Number(seen.not_due) === 1) return "not-due";
   if (Number(seen.not_ours) === 1) return "not-ours";
   if (Number(seen.paused) === 1) return "paused";
+  if (Number(seen.limited) === 1) return "limited"; // limited in the database: claimed only by a claim that counts
   return "not-pending"; // claimed by another worker between the two statements
 }
