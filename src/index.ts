@@ -61,6 +61,8 @@ export type { TaskErrorEntry } from "./store/error-history.js";
 export type { DeadTaskNotification } from "./wakeups/dead-task-notification.js";
 export type { BrokerState } from "./wakeups/transport.js";
 export { createCleaner } from "./cleaner/create-cleaner.js";
+export { runDueTasks } from "./serverless/run-due-tasks.js";
+export type { DueTasksSummary, RunDueTasksOptions } from "./serverless/run-due-tasks.js";
 export type { Cleaner, CleanerOptions, CleanerPass } from "./cleaner/create-cleaner.js";
 export { defineConfig } from "./runner/config.js";
 export type { RunnerCleanerOptions, RunnerConfig, RunnerWorkerOptions } from "./runner/config.js";

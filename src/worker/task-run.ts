@@ -18,7 +18,7 @@ import { telemetry, type RunScope } from "../telemetry/telemetry.js";
 import type { RunPlace } from "../telemetry/telemetry-events.js";
 
 /** Default handler time limit, as documented on TaskDefinition.timeoutMs. */
-const DEFAULT_TIMEOUT_MS = 60_000;
+export const DEFAULT_TIMEOUT_MS = 60_000;
 
 /**
  * running → finishing (writing success or failure) | committing (transactional: marking succeeded inside the

@@ -1,0 +1,111 @@
+// runDueTasks(), the worker and cleaner of a deployment where no process lives between requests, on every dialect:
+// tasks run only when their timeout fits in the budget (theirs are 5 s here); a call with nothing due costs two store
+// operations; a call runs what is due (a failure counts as failed and
+// retries later, a task delayed past now stays), recovers a task whose worker died and runs it, fires a schedule's
+// slot; it starts only tasks whose timeout fits in its budget; two overlapping calls never run a task twice.
+
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { defineTasks, runDueTasks } from "../../src/index.js";
+import { countingStore } from "../support/counting-store.js";
+import { waitUntil } from "../support/wait.js";
+import { WORKER_DIALECTS, WorkerTestBed } from "../worker/harness.js";
+
+const runs: string[] = [];
+const tasks = defineTasks({
+  quick: { payload: z.object({ n: z.number() }), timeoutMs: 5_000, handler: async (_payload, ctx) => void runs.push(ctx.task.id) },
+  broken: {
+    payload: z.object({}),
+    maxAttempts: 3,
+    timeoutMs: 5_000,
+    handler: async () => {
+      throw new Error("always fails");
+    },
+  },
+  long: { payload: z.object({}), timeoutMs: 120_000, handler: async (_payload, ctx) => void runs.push(ctx.task.id) },
+});
+const scheduled = defineTasks({
+  tick: { payload: z.object({}), timeoutMs: 5_000, schedules: [{ cron: "* * * * * *" }], handler: async (_payload, ctx) => void runs.push(ctx.task.id) },
+});
+
+describe.each(WORKER_DIALECTS)("runDueTasks ($name)", (dialect) => {
+  let bed: WorkerTestBed;
+
+  beforeAll(async () => {
+    bed = await WorkerTestBed.create(dialect);
+  });
+  afterAll(async () => {
+    await bed?.closeAll();
+  });
+
+  it("with nothing due, answers idle after two store operations and sweeps nothing", async () => {
+    const { store, calls } = countingStore(bed.store);
+    const summary = await runDueTasks({ tasks, store, budgetMs: 10_000 });
+    expect(summary).toMatchObject({ ran: 0, succeeded: 0, failed: 0, ended: "idle", sweep: null });
+    expect(Object.fromEntries(calls)).toEqual({ claimDue: 1, findExpiredLeases: 1 });
+  });
+
+  it("runs the due tasks, counts a failure (which retries later), leaves a delayed one, and recovers a dead worker's task", async () => {
+    runs.length = 0;
+    const due = await Promise.all([1, 2, 3, 4, 5].map((n) => bed.insertTask("quick", { n })));
+    const failing = await bed.insertTask("broken", {});
+    const prisma = bed.prisma(tasks, undefined);
+    const delayed = await prisma.task.enqueue("quick", { n: 6 }, { delayMs: 3_600_000 });
+    // A worker claimed this one and died: its lease runs out, and the sweep puts it back.
+    const orphan = await bed.insertTask("quick", { n: 7 });
+    const [claimed] = await bed.store.claimByIds([orphan], { owner: "gone", leaseMs: 1, names: ["quick"], queues: ["default"] });
+    expect(claimed!.claimed).not.toBeNull();
+    await waitUntil(async () => (await bed.store.findExpiredLeases(10)).length === 1, "the dead worker's lease to expire");
+
+    const summary = await runDueTasks({ tasks, store: bed.store, budgetMs: 20_000 });
+    expect(summary).toMatchObject({ ran: 7, succeeded: 6, failed: 1, ended: "idle", sweep: { retried: 1, dead: 0 } });
+    expect(runs.sort()).toEqual([...due, orphan].sort());
+    for (const id of [...due, orphan]) expect(await bed.status(id)).toBe("succeeded");
+    expect(await bed.row(failing)).toMatchObject({ status: "pending", attempts: 1, last_error: expect.stringContaining("always fails") });
+    expect(await bed.status(delayed.id)).toBe("pending");
+    await bed.exec("DELETE FROM tasks");
+  });
+
+  it("starts only tasks whose timeout fits in the budget; the others wait for the next call", async () => {
+    runs.length = 0;
+    const long = await bed.insertTask("long", {});
+    const quick = await bed.insertTask("quick", { n: 1 });
+    const summary = await runDueTasks({ tasks, store: bed.store, budgetMs: 60_000 });
+    expect(summary).toMatchObject({ ran: 1, succeeded: 1, ended: "idle" });
+    expect(runs).toEqual([quick]);
+    expect(await bed.row(long)).toMatchObject({ status: "pending", attempts: 0 });
+    expect((await runDueTasks({ tasks, store: bed.store, budgetMs: 150_000 })).ran).toBe(1);
+    expect(await bed.status(long)).toBe("succeeded");
+    await bed.exec("DELETE FROM tasks");
+  });
+
+  it("two overlapping calls run each task once", async () => {
+    runs.length = 0;
+    const ids = await Promise.all(Array.from({ length: 40 }, (_, n) => bed.insertTask("quick", { n })));
+    const [a, b] = await Promise.all([
+      runDueTasks({ tasks, store: bed.store, budgetMs: 20_000, concurrency: 3 }),
+      runDueTasks({ tasks, store: bed.store, budgetMs: 20_000, concurrency: 3 }),
+    ]);
+    expect(a.ran + b.ran).toBe(ids.length);
+    expect(runs.sort()).toEqual([...ids].sort());
+    expect(await bed.countStatus("succeeded", "quick")).toBe(ids.length);
+    await bed.exec("DELETE FROM tasks");
+  });
+
+  it("fires a schedule's due slot and runs its task", async () => {
+    runs.length = 0;
+    // The first call records the schedule (it fires from its first slot after now); a call a second later fires it.
+    await runDueTasks({ tasks: scheduled, store: bed.store, budgetMs: 10_000 });
+    const since = await bed.store.now();
+    await waitUntil(async () => (await bed.store.now()).getTime() > since.getTime() + 1_100, "a slot to pass");
+    const summary = await runDueTasks({ tasks: scheduled, store: bed.store, budgetMs: 10_000 });
+    expect(summary.sweep?.fired).toBeGreaterThanOrEqual(1);
+    expect(summary.ran).toBeGreaterThanOrEqual(1);
+    expect(runs.length).toBe(summary.ran);
+    await bed.exec("DELETE FROM tasks");
+  });
+
+  it("refuses a budget out of range, naming the value and the fix", async () => {
+    await expect(runDueTasks({ tasks, store: bed.store, budgetMs: 50 })).rejects.toThrow(/budgetMs.*from 1000 to 900000 ms.*got 50/);
+  });
+});
