@@ -1,6 +1,7 @@
 // The options of taskQueue() and their checks: what a caller may pass, the defaults, and the early failures that name
 // the fix (a bad model name, a model mapped to another table, a payload limit that is not a positive integer).
 
+import { valueText } from "../value-text.js";
 import type { TaskRegistry } from "../define-tasks.js";
 import { TaskQueueConfigError } from "../errors.js";
 import { jsonLogger, type Logger } from "../logger.js";
@@ -26,6 +27,18 @@ export interface TaskQueueOptions<Tasks extends TaskRegistry, Model extends stri
   logger?: Logger;
   /** Called when wake-ups could not be published after a commit. The rows stay unpublished and the cleaner re-publishes them. */
   onPublishError?: (ids: string[], error: Error) => void;
+  /**
+   * Next.js's `after` (`import { after } from "next/server"`): each commit that enqueued due tasks runs them in the same
+   * invocation once the response is sent, with the real claim, lease and outcome (Node.js runtime, route handlers and
+   * server actions). Default: none. A task whose `timeoutMs` does not fit in `afterBudgetMs`, a transactional task, or
+   * one a worker claims first is left to the cron route (prisma-task-queue/next) or the workers. See docs/nextjs.md.
+   */
+  after?: (callback: () => Promise<void>) => void;
+  /**
+   * With `after`: how long those runs may take, in ms: what the function's time limit leaves after the response.
+   * Default 10000; 1,000 to 900,000. Tasks start only when their timeoutMs fits.
+   */
+  afterBudgetMs?: number;
 }
 
 /** The options once checked, with their defaults filled in. */
@@ -38,6 +51,8 @@ export interface ResolvedTaskQueueOptions<Tasks extends TaskRegistry> {
   modelKey: string;
   maxPayloadBytes: number;
   logger: Logger;
+  /** Next.js's after, and the time its runs may take. */
+  after: { run: (callback: () => Promise<void>) => void; budgetMs: number } | undefined;
 }
 
 export const DEFAULT_MAX_PAYLOAD_BYTES = 256 * 1024;
@@ -60,7 +75,25 @@ export function resolveTaskQueueOptions<Tasks extends TaskRegistry>(options: Tas
   }
   const logger = options.logger ?? jsonLogger();
   checkTransportOptions(options);
-  return { tasks, table, modelName, modelKey, maxPayloadBytes, logger };
+  return { tasks, table, modelName, modelKey, maxPayloadBytes, logger, after: afterOption(options) };
+}
+
+/** `after` and `afterBudgetMs`, checked. */
+function afterOption(options: TaskQueueOptions<TaskRegistry, string>): ResolvedTaskQueueOptions<TaskRegistry>["after"] {
+  const { after, afterBudgetMs } = options;
+  if (after === undefined) {
+    if (afterBudgetMs !== undefined)
+      throw new TaskQueueConfigError("afterBudgetMs", "applies with `after` only: pass taskQueue({ after, afterBudgetMs }), after from next/server.");
+    return undefined;
+  }
+  if (typeof after !== "function") {
+    throw new TaskQueueConfigError("after", `must be Next.js's after function (import { after } from "next/server"), got ${valueText(after)}.`);
+  }
+  const budgetMs = afterBudgetMs ?? 10_000;
+  if (typeof budgetMs !== "number" || !Number.isSafeInteger(budgetMs) || budgetMs < 1_000 || budgetMs > 900_000) {
+    throw new TaskQueueConfigError("afterBudgetMs", `must be an integer from 1000 to 900000 ms, got ${valueText(budgetMs)}.`);
+  }
+  return { run: after, budgetMs };
 }
 
 /** Fails early, naming the fix, when the client has no such model or maps it to another table. */

@@ -15,6 +15,7 @@ import type { BrokerState, WakeupTransport } from "../wakeups/transport.js";
 import { WakeupSender } from "../wakeups/wakeup-sender.js";
 import type { ResolvedTaskQueueOptions, TaskQueueOptions } from "./options.js";
 import { telemetry } from "../telemetry/telemetry.js";
+import { runAfterResponse } from "../serverless/run-after.js";
 
 /** Controls of the extension, on `prisma.$taskQueue`. */
 export interface TaskQueueHandle {
@@ -61,6 +62,7 @@ export function wireTransport(options: TaskQueueOptions<TaskRegistry, string>, r
   });
   let warnedUntracked = false;
   let closed = false;
+  const afterCommit = resolved.after && runAfterResponse({ after: resolved.after.run, budgetMs: resolved.after.budgetMs, tasks, store, logger });
   return {
     transport,
     ready,
@@ -68,6 +70,7 @@ export function wireTransport(options: TaskQueueOptions<TaskRegistry, string>, r
       // NOTIFY wake-ups left with the COMMIT itself (the insert sent them); others are handed to the sender now.
       if (wakeups.length > 0 && transport.enqueueChannel === undefined) sender.send(wakeups);
       listeners.committed(enqueued);
+      afterCommit?.(enqueued);
       const observed = telemetry();
       if (observed) observed.enqueued(committedRows(enqueued), store.dialect);
     },

@@ -68,6 +68,22 @@ export class DueRuns {
     return claimed;
   }
 
+  /** Claims those of `ids` that are due and fit, and starts them; the tasks claimed. */
+  async claimIds(ids: readonly string[]): Promise<TaskRecord[]> {
+    const names = this.fittingNames();
+    if (ids.length === 0 || names.length === 0) return [];
+    const results = await this.store.claimByIds(ids, { owner: this.options.workerId, leaseMs: this.options.leaseMs, names, queues: this.options.queues });
+    const claimed = results.flatMap((result) => (result.claimed ? [result.claimed] : []));
+    for (const task of claimed) this.start(task);
+    return claimed;
+  }
+
+  /** Waits for the runs under way and their outcomes, claiming nothing more. */
+  async settle(): Promise<void> {
+    await Promise.all([...this.running].map((run) => run.finished));
+    await this.outcomes.flush();
+  }
+
   /**
    * Claims again as runs end (`claimed`: what the claims so far took), until a claim finds nothing while nothing runs ("idle") or no handled task's timeout
    * fits in the time left ("budget"); waits for the runs under way and their outcomes.

@@ -1,0 +1,53 @@
+// Runs a client's committed tasks after the response, in the same invocation: with `after` (Next.js's, from
+// "next/server") set on taskQueue(), each commit that enqueued due tasks hands `after` one callback that claims those
+// tasks by id and runs them as a worker does (lease, timeout, outcome under the run's attempt). A task whose timeout does
+// not fit in `afterBudgetMs`, a transactional task (its ctx.tx needs the worker's client) or one claimed by a worker
+// first is left to the cron route or the workers. A rollback commits nothing and calls nothing.
+
+import type { TaskRegistry } from "../define-tasks.js";
+import type { EnqueueBatch } from "../enqueue/committed-enqueues.js";
+import { errorMessage } from "../error-text.js";
+import type { Logger } from "../logger.js";
+import type { Store } from "../store/store.js";
+import { resolveWorkerOptions, type ResolvedWorkerOptions } from "../worker/worker-options.js";
+import { DueRuns } from "./due-runs.js";
+
+/** Next.js's `after`: runs the callback once the response is sent, within the same invocation. */
+export type AfterResponse = (callback: () => Promise<void>) => void;
+
+/** A lease outlasts the budget by this much, so a live invocation never loses one. */
+const LEASE_MARGIN_MS = 30_000;
+
+/** What a client's commits hand over: the committed batches. */
+export type AfterCommit = (batches: readonly EnqueueBatch[]) => void;
+
+export function runAfterResponse(options: { after: AfterResponse; tasks: TaskRegistry; store: Store; budgetMs: number; logger: Logger }): AfterCommit {
+  let resolved: ResolvedWorkerOptions | undefined;
+  const runnable = new Set(
+    Object.entries(options.tasks)
+      .filter(([, definition]) => typeof definition.handler === "function" && !(definition as { transactional?: boolean }).transactional)
+      .map(([name]) => name),
+  );
+  return (batches) => {
+    const ids = batches.flatMap((batch) => batch.inserted.filter((row) => row.created && row.due && runnable.has(batch.prepared[row.i]!.name)).map((row) => row.id!));
+    if (ids.length === 0) return;
+    resolved ??= resolveWorkerOptions({
+      tasks: options.tasks,
+      store: options.store,
+      wakeups: "polling",
+      concurrency: 4,
+      leaseMs: options.budgetMs + LEASE_MARGIN_MS,
+      logger: options.logger,
+    });
+    const worker = resolved;
+    options.after(async () => {
+      const runs = new DueRuns(worker, options.store, performance.now() + options.budgetMs);
+      try {
+        await runs.claimIds(ids);
+        await runs.settle();
+      } catch (error) {
+        options.logger.warn("tasks not run after the response; the cron route or a worker runs them", { tasks: ids.length, error: errorMessage(error) });
+      }
+    });
+  };
+}

@@ -1,0 +1,75 @@
+// taskQueue({ after }): a commit that enqueued due tasks hands `after` (Next.js's, here a stand-in that keeps the
+// callbacks until "the response is sent") one callback that runs them with the real claim and outcome; a rollback hands
+// nothing; a task too long for the budget, a delayed one and a transactional one are left for the cron route or workers.
+
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { defineTasks, silentLogger, taskQueue } from "../../src/index.js";
+import type { testPrisma } from "../support/prisma.js";
+import { WORKER_DIALECTS, WorkerTestBed } from "../worker/harness.js";
+
+const ran: string[] = [];
+const tasks = defineTasks({
+  mail: { payload: z.object({ to: z.string() }), timeoutMs: 5_000, handler: async (_payload, ctx) => void ran.push(ctx.task.id) },
+  report: { payload: z.object({}), timeoutMs: 120_000, handler: async (_payload, ctx) => void ran.push(ctx.task.id) },
+});
+
+describe.each(WORKER_DIALECTS)("runs committed tasks after the response ($name)", (dialect) => {
+  let bed: WorkerTestBed;
+  const callbacks: Array<() => Promise<void>> = [];
+  let prisma: ReturnType<typeof makeClient>;
+  function makeClient(url: string) {
+    const base = dialect.prismaClient(url) as unknown as ReturnType<typeof testPrisma>;
+    return base.$extends(taskQueue({ tasks, logger: silentLogger, after: (callback) => void callbacks.push(callback), afterBudgetMs: 30_000 }));
+  }
+  /** What Next.js does once the response is sent: runs what after() was given. */
+  async function responseSent(): Promise<void> {
+    for (const callback of callbacks.splice(0)) await callback();
+  }
+
+  beforeAll(async () => {
+    bed = await WorkerTestBed.create(dialect);
+    prisma = makeClient(bed.url);
+  });
+  afterAll(async () => {
+    await prisma?.$taskQueue.close();
+    await prisma?.$disconnect();
+    await bed?.close();
+  });
+
+  it("runs the tasks a committed transaction enqueued once the response is sent; a rollback runs nothing", async () => {
+    ran.length = 0;
+    const { a, b } = await prisma.$transaction(async (tx) => ({
+      a: await tx.task.enqueue("mail", { to: "a@example.com" }),
+      b: await tx.task.enqueue("mail", { to: "b@example.com" }),
+    }));
+    await expect(
+      prisma.$transaction(async (tx) => {
+        await tx.task.enqueue("mail", { to: "never@example.com" });
+        throw new Error("rolled back");
+      }),
+    ).rejects.toThrow("rolled back");
+    expect(callbacks).toHaveLength(1);
+    expect(ran).toEqual([]); // nothing before the response
+    await responseSent();
+    expect(ran.sort()).toEqual([a.id, b.id].sort());
+    for (const id of [a.id, b.id]) expect(await bed.row(id)).toMatchObject({ status: "succeeded", attempts: 1 });
+    expect(await bed.countStatus("pending")).toBe(0);
+  });
+
+  it("leaves a task whose timeout does not fit the budget, and a delayed one, pending for the cron route or a worker", async () => {
+    ran.length = 0;
+    const long = await prisma.task.enqueue("report", {});
+    const later = await prisma.task.enqueue("mail", { to: "later@example.com" }, { delayMs: 3_600_000 });
+    await responseSent();
+    expect(ran).toEqual([]);
+    expect(await bed.row(long.id)).toMatchObject({ status: "pending", attempts: 0 });
+    expect(await bed.row(later.id)).toMatchObject({ status: "pending", attempts: 0 });
+  });
+
+  it("refuses a bad after or budget, naming the fix", () => {
+    expect(() => taskQueue({ tasks, after: "after" as never })).toThrow(/must be Next\.js's after function \(import \{ after \} from "next\/server"\), got "after"/);
+    expect(() => taskQueue({ tasks, after: () => {}, afterBudgetMs: 10 })).toThrow(/afterBudgetMs.*from 1000 to 900000 ms, got 10/);
+    expect(() => taskQueue({ tasks, afterBudgetMs: 5_000 })).toThrow(/applies with `after` only/);
+  });
+});
