@@ -92,16 +92,17 @@ describe.each(WORKER_DIALECTS)("runDueTasks ($name)", (dialect) => {
     await bed.exec("DELETE FROM tasks");
   });
 
-  it("fires a schedule's due slot and runs its task", async () => {
-    runs.length = 0;
-    // The first call records the schedule (it fires from its first slot after now); a call a second later fires it.
-    await runDueTasks({ tasks: scheduled, store: bed.store, budgetMs: 10_000 });
+  it("fires a schedule's due slots and runs their tasks", async () => {
+    // The first call records the schedule (it fires from its first slot after now; the sweep fires the next few ahead,
+    // delayed to their slots); a call a second later runs the slots now due.
+    const first = await runDueTasks({ tasks: scheduled, store: bed.store, budgetMs: 10_000 });
     const since = await bed.store.now();
     await waitUntil(async () => (await bed.store.now()).getTime() > since.getTime() + 1_100, "a slot to pass");
-    const summary = await runDueTasks({ tasks: scheduled, store: bed.store, budgetMs: 10_000 });
-    expect(summary.sweep?.fired).toBeGreaterThanOrEqual(1);
-    expect(summary.ran).toBeGreaterThanOrEqual(1);
-    expect(runs.length).toBe(summary.ran);
+    runs.length = 0;
+    const second = await runDueTasks({ tasks: scheduled, store: bed.store, budgetMs: 10_000 });
+    expect((first.sweep?.fired ?? 0) + (second.sweep?.fired ?? 0)).toBeGreaterThanOrEqual(1);
+    expect(second.ran).toBeGreaterThanOrEqual(1);
+    expect(runs.length).toBe(second.ran);
     await bed.exec("DELETE FROM tasks");
   });
 
