@@ -6,6 +6,9 @@ import type { EnqueuedTask, EnqueueOptions } from "../../src/index.js";
 import type { SeededRandom } from "./seeded-random.js";
 import { SOAK_ACCOUNTS } from "./soak-tasks.js";
 
+/** The driver's transactions: waits long enough for a loaded machine (a timeout is not a fault the soak injects). */
+const TRANSACTION_WAITS = { maxWait: 30_000, timeout: 60_000 };
+
 /** What the load uses of a client extended with taskQueue() (and of its transaction client), whatever its dialect. */
 interface LoadEnqueue {
   task: { enqueue(name: string, payload: unknown, options?: EnqueueOptions): Promise<EnqueuedTask> };
@@ -14,7 +17,7 @@ export interface LoadTx extends LoadEnqueue {
   report: { create(args: { data: { id: string } }): Promise<unknown> };
 }
 export interface LoadClient extends LoadEnqueue {
-  $transaction<R>(fn: (tx: LoadTx) => Promise<R>): Promise<R>;
+  $transaction<R>(fn: (tx: LoadTx) => Promise<R>, options?: { maxWait?: number; timeout?: number }): Promise<R>;
 }
 
 export interface LoadRecord {
@@ -178,7 +181,8 @@ export async function driveLoad(
             );
             await hooks.breakCommit(tx);
           }
-        });
+          // A loaded machine may make a transaction wait for a connection longer than Prisma's 2 s default.
+        }, TRANSACTION_WAITS);
         const committedAt = Date.now();
         for (const { task, delayed } of enqueued) {
           if (task.created) delta.committed.push({ id: task.id, name: task.name, committedAt, delayed });

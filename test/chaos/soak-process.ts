@@ -8,6 +8,9 @@ import { jsonLogger, openStore, taskQueue, type WakeupsChoice } from "../../src/
 import { SOAK_BUSY_MS, soakPrisma } from "./soak-prisma.js";
 import { soakQueueLimits, soakTasks } from "./soak-tasks.js";
 
+/** Longer than any soak and its settling: the checker reads every finished task's row, so none may be pruned. */
+const SOAK_RETENTION_MS = 24 * 3_600_000;
+
 const env = (name: string) => {
   const value = process.env[name];
   if (!value) throw new Error(`soak-process: ${name} is not set`);
@@ -38,7 +41,7 @@ const runner =
         workerId: `soak-worker-${process.pid}`,
         queueLimits: soakQueueLimits,
       })
-    : createCleaner({ ...common, intervalMs: 300, unpublishedGraceMs: 1500, republishAfterMs: 5000, retentionMs: 3_600_000 });
+    : createCleaner({ ...common, intervalMs: 300, unpublishedGraceMs: 1500, republishAfterMs: 5000, retentionMs: SOAK_RETENTION_MS });
 
 let stopping = false;
 const stop = async () => {
