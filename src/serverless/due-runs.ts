@@ -9,6 +9,8 @@ import type { TaskDefinition } from "../define-tasks.js";
 import { OutcomeWriter } from "../worker/outcome-writer.js";
 import { DEFAULT_TIMEOUT_MS, TaskRun, type RunHooks } from "../worker/task-run.js";
 import type { ResolvedWorkerOptions } from "../worker/worker-options.js";
+import { mergeLimits } from "../worker/limits-view.js";
+import type { ClaimLimits } from "../store/queue-controls.js";
 
 /** An outcome writer that counts what it wrote. */
 class CountingOutcomes extends OutcomeWriter {
@@ -33,6 +35,8 @@ export class DueRuns {
   private readonly outcomes: CountingOutcomes;
   private readonly running = new Set<TaskRun>();
   private freed: (() => void) | undefined;
+  /** The limited queues' limits, when read (readLimits): their tasks are claimed only by a claim that counts them. */
+  private limits: ClaimLimits | undefined;
   private readonly hooks: RunHooks = {
     handlerDone: () => {},
     finished: (run) => {
@@ -63,9 +67,16 @@ export class DueRuns {
     const free = this.options.concurrency - this.running.size;
     const names = this.fittingNames();
     if (free <= 0 || names.length === 0) return [];
-    const claimed = await this.store.claimDue(free, { owner: this.options.workerId, leaseMs: this.options.leaseMs, names, queues: this.options.queues });
+    const filter = { owner: this.options.workerId, leaseMs: this.options.leaseMs, names, queues: this.options.queues };
+    const claimed = await this.store.claimDue(free, this.limits ? { ...filter, limits: this.limits } : filter);
     for (const task of claimed) this.start(task);
     return claimed;
+  }
+
+  /** Reads the queues' limits from their rows (with the tasks' own per key), for the claims of due tasks to count. */
+  async readLimits(): Promise<void> {
+    const limits = mergeLimits(await this.store.listQueues(), this.options.limits, this.options.queues);
+    this.limits = Object.keys(limits).length > 0 ? limits : undefined;
   }
 
   /** Claims those of `ids` that are due and fit, and starts them; the tasks claimed. */

@@ -1,7 +1,7 @@
 // runDueTasks(): one bounded pass of the queue's work, for platforms where no process lives between requests (a cron
 // route on Vercel, an AWS Lambda on an EventBridge schedule, a Netlify scheduled function, any HTTP ping). It looks
-// for work in one or two statements (a claim of due tasks, a probe of expired leases, and the schedules' rows when the
-// registry has schedules); when there is any, one cleaner sweep recovers expired leases, fires due schedule slots and
+// for work in three statements (the queues' limits, a claim of due tasks that counts the limited queues, a probe of
+// expired leases; and the schedules' rows when the registry has schedules); when there is any, one cleaner sweep recovers expired leases, fires due schedule slots and
 // prunes; then it claims and runs due tasks until none is left or the budget is spent. It starts only tasks whose
 // timeout fits in what is left, and their leases outlast the budget, so a task never outlives the call that claimed
 // it and never needs a heartbeat. Overlapping calls claim different tasks (a claim is exclusive): none runs twice.
@@ -86,7 +86,9 @@ export async function runDueTasks<Tasks extends TaskRegistry>(options: RunDueTas
   try {
     const deadline = startedAt + budgetMs - WRITE_MARGIN_MS;
     const runs = new DueRuns(worker, store, deadline);
-    // The first claim is the probe for due tasks: those it took run while the sweep (if any) goes on.
+    // The queues' limits first (a limited queue's tasks are claimed only by a claim that counts them); then the first
+    // claim is the probe for due tasks: those it took run while the sweep (if any) goes on.
+    await runs.readLimits();
     const first = await runs.claimFitting();
     const sweep = options.sweep === false ? null : await sweepWhenNeeded(options, worker, store, first);
     // Slots fired and leases recovered made tasks due: claim them now.

@@ -1,6 +1,6 @@
 // runDueTasks(), the worker and cleaner of a deployment where no process lives between requests, on every dialect:
-// tasks run only when their timeout fits in the budget (theirs are 5 s here); a call with nothing due costs two store
-// operations; a call runs what is due (a failure counts as failed and
+// tasks run only when their timeout fits in the budget (theirs are 5 s here); a call with nothing due costs three store
+// operations; a queue limited in the database runs within its limit; a call runs what is due (a failure counts as failed and
 // retries later, a task delayed past now stays), recovers a task whose worker died and runs it, fires a schedule's
 // slot; it starts only tasks whose timeout fits in its budget; two overlapping calls never run a task twice.
 
@@ -38,11 +38,11 @@ describe.each(WORKER_DIALECTS)("runDueTasks ($name)", (dialect) => {
     await bed?.closeAll();
   });
 
-  it("with nothing due, answers idle after two store operations and sweeps nothing", async () => {
+  it("with nothing due, answers idle after three store operations and sweeps nothing", async () => {
     const { store, calls } = countingStore(bed.store);
     const summary = await runDueTasks({ tasks, store, budgetMs: 10_000 });
     expect(summary).toMatchObject({ ran: 0, succeeded: 0, failed: 0, ended: "idle", sweep: null });
-    expect(Object.fromEntries(calls)).toEqual({ claimDue: 1, findExpiredLeases: 1 });
+    expect(Object.fromEntries(calls)).toEqual({ listQueues: 1, claimDue: 1, findExpiredLeases: 1 });
   });
 
   it("runs the due tasks, counts a failure (which retries later), leaves a delayed one, and recovers a dead worker's task", async () => {
@@ -77,6 +77,20 @@ describe.each(WORKER_DIALECTS)("runDueTasks ($name)", (dialect) => {
     expect((await runDueTasks({ tasks, store: bed.store, budgetMs: 150_000 })).ran).toBe(1);
     expect(await bed.status(long)).toBe("succeeded");
     await bed.exec("DELETE FROM tasks");
+  });
+
+  it("runs the tasks of a queue limited in the database, never more at once than its limit", async () => {
+    runs.length = 0;
+    await bed.store.syncQueues([{ queue: "default", concurrency: 1, rateLimit: null }]);
+    try {
+      const ids = await Promise.all([1, 2, 3].map((n) => bed.insertTask("quick", { n })));
+      const summary = await runDueTasks({ tasks, store: bed.store, budgetMs: 20_000, concurrency: 3 });
+      expect(summary).toMatchObject({ ran: 3, succeeded: 3, ended: "idle" });
+      expect(runs.sort()).toEqual([...ids].sort());
+    } finally {
+      await bed.store.syncQueues([{ queue: "default", concurrency: null, rateLimit: null }]);
+      await bed.exec("DELETE FROM tasks");
+    }
   });
 
   it("two overlapping calls run each task once", async () => {
