@@ -2,6 +2,7 @@
 // the fix (a bad model name, a model mapped to another table, a payload limit that is not a positive integer).
 
 import { valueText } from "../value-text.js";
+import { MAX_BUDGET_MS, MIN_BUDGET_MS } from "../serverless/budget.js";
 import type { TaskRegistry } from "../define-tasks.js";
 import { TaskQueueConfigError } from "../errors.js";
 import { jsonLogger, type Logger } from "../logger.js";
@@ -90,8 +91,8 @@ function afterOption(options: TaskQueueOptions<TaskRegistry, string>): ResolvedT
     throw new TaskQueueConfigError("after", `must be Next.js's after function (import { after } from "next/server"), got ${valueText(after)}.`);
   }
   const budgetMs = afterBudgetMs ?? 10_000;
-  if (typeof budgetMs !== "number" || !Number.isSafeInteger(budgetMs) || budgetMs < 1_000 || budgetMs > 900_000) {
-    throw new TaskQueueConfigError("afterBudgetMs", `must be an integer from 1000 to 900000 ms, got ${valueText(budgetMs)}.`);
+  if (typeof budgetMs !== "number" || !Number.isSafeInteger(budgetMs) || budgetMs < MIN_BUDGET_MS || budgetMs > MAX_BUDGET_MS) {
+    throw new TaskQueueConfigError("afterBudgetMs", `must be an integer from ${MIN_BUDGET_MS} to ${MAX_BUDGET_MS} ms, got ${valueText(budgetMs)}.`);
   }
   return { run: after, budgetMs };
 }

@@ -25,11 +25,11 @@ export function cronRoute<Tasks extends TaskRegistry>(options: CronRouteOptions<
   refuseEdgeRuntime();
   // One store per server process, opened at the first authorised request and kept for the next ones (warm functions).
   let store: Store | undefined;
+  const { secret: _secret, ...run } = options;
   const handle = async (request: Request) => {
     const secret = options.secret ?? process.env.CRON_SECRET;
     if (!secret) return json(500, { error: "no secret: set CRON_SECRET in the deployment's environment (or pass cronRoute({ secret }))" });
     if (!authorised(request.headers.get("authorization"), secret)) return json(401, { error: "unauthorised: send Authorization: Bearer <CRON_SECRET>" });
-    const { secret: _secret, ...run } = options;
     try {
       store ??= openStore(requiredUrl(options.databaseUrl), { table: options.table, max: 2, directUrl: options.directUrl });
       return json(200, await runDueTasks({ ...run, store }));

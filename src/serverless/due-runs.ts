@@ -4,13 +4,16 @@
 
 import type { Store } from "../store/store.js";
 import type { TaskRecord } from "../store/task-record.js";
-import type { FailedTask } from "../store/task-writes.js";
+import type { ClaimFilter, FailedTask } from "../store/task-writes.js";
 import type { TaskDefinition } from "../define-tasks.js";
 import { OutcomeWriter } from "../worker/outcome-writer.js";
 import { DEFAULT_TIMEOUT_MS, TaskRun, type RunHooks } from "../worker/task-run.js";
 import type { ResolvedWorkerOptions } from "../worker/worker-options.js";
 import { mergeLimits } from "../worker/limits-view.js";
 import type { ClaimLimits } from "../store/queue-controls.js";
+
+/** A lease outlasts the call's budget by this much, so a live call never loses one and needs no heartbeat. */
+export const LEASE_MARGIN_MS = 30_000;
 
 /** An outcome writer that counts what it wrote. */
 class CountingOutcomes extends OutcomeWriter {
@@ -67,7 +70,7 @@ export class DueRuns {
     const free = this.options.concurrency - this.running.size;
     const names = this.fittingNames();
     if (free <= 0 || names.length === 0) return [];
-    const filter = { owner: this.options.workerId, leaseMs: this.options.leaseMs, names, queues: this.options.queues };
+    const filter = this.filter(names);
     const claimed = await this.store.claimDue(free, this.limits ? { ...filter, limits: this.limits } : filter);
     for (const task of claimed) this.start(task);
     return claimed;
@@ -83,7 +86,7 @@ export class DueRuns {
   async claimIds(ids: readonly string[]): Promise<TaskRecord[]> {
     const names = this.fittingNames();
     if (ids.length === 0 || names.length === 0) return [];
-    const results = await this.store.claimByIds(ids, { owner: this.options.workerId, leaseMs: this.options.leaseMs, names, queues: this.options.queues });
+    const results = await this.store.claimByIds(ids, this.filter(names));
     const claimed = results.flatMap((result) => (result.claimed ? [result.claimed] : []));
     for (const task of claimed) this.start(task);
     return claimed;
@@ -96,8 +99,9 @@ export class DueRuns {
   }
 
   /**
-   * Claims again as runs end (`claimed`: what the claims so far took), until a claim finds nothing while nothing runs ("idle") or no handled task's timeout
-   * fits in the time left ("budget"); waits for the runs under way and their outcomes.
+   * Claims again as runs end (`claimed`: what the claims so far took), until a claim finds nothing while nothing runs
+   * ("idle") or no handled task's timeout fits in the time left ("budget"); waits for the runs under way and their
+   * outcomes.
    */
   async drain(claimed: number): Promise<"idle" | "budget"> {
     let last = claimed;
@@ -116,9 +120,13 @@ export class DueRuns {
       this.freed = undefined;
       last = (await this.claimFitting()).length;
     }
-    await Promise.all([...this.running].map((run) => run.finished));
-    await this.outcomes.flush();
+    await this.settle();
     return ended;
+  }
+
+  /** The claims' filter for `names` (no limits: a limited queue's tasks are left to a claim that counts them). */
+  private filter(names: string[]): ClaimFilter {
+    return { owner: this.options.workerId, leaseMs: this.options.leaseMs, names, queues: this.options.queues };
   }
 
   private start(task: TaskRecord): void {

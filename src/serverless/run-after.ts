@@ -10,13 +10,10 @@ import { errorMessage } from "../error-text.js";
 import type { Logger } from "../logger.js";
 import type { Store } from "../store/store.js";
 import { resolveWorkerOptions, type ResolvedWorkerOptions } from "../worker/worker-options.js";
-import { DueRuns } from "./due-runs.js";
+import { DueRuns, LEASE_MARGIN_MS } from "./due-runs.js";
 
 /** Next.js's `after`: runs the callback once the response is sent, within the same invocation. */
 export type AfterResponse = (callback: () => Promise<void>) => void;
-
-/** A lease outlasts the budget by this much, so a live invocation never loses one. */
-const LEASE_MARGIN_MS = 30_000;
 
 /** What a client's commits hand over: the committed batches. */
 export type AfterCommit = (batches: readonly EnqueueBatch[]) => void;

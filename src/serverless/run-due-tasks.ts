@@ -16,7 +16,8 @@ import type { Store } from "../store/store.js";
 import type { TaskRecord } from "../store/task-record.js";
 import { valueText } from "../value-text.js";
 import { resolveWorkerOptions, type ResolvedWorkerOptions } from "../worker/worker-options.js";
-import { DueRuns } from "./due-runs.js";
+import { DueRuns, LEASE_MARGIN_MS } from "./due-runs.js";
+import { MAX_BUDGET_MS, MIN_BUDGET_MS } from "./budget.js";
 
 /** Options of runDueTasks(). */
 export interface RunDueTasksOptions<Tasks extends TaskRegistry = TaskRegistry> {
@@ -61,12 +62,8 @@ export interface DueTasksSummary {
   durationMs: number;
 }
 
-const MIN_BUDGET_MS = 1_000;
-const MAX_BUDGET_MS = 900_000;
 /** What is kept back from the budget for the outcomes' writes after the last handler ends. */
 const WRITE_MARGIN_MS = 500;
-/** A lease outlasts the budget by this much, so a live call never loses one. */
-const LEASE_MARGIN_MS = 30_000;
 
 export async function runDueTasks<Tasks extends TaskRegistry>(options: RunDueTasksOptions<Tasks>): Promise<DueTasksSummary> {
   const startedAt = performance.now();

@@ -88,7 +88,7 @@ export class LimitsView {
     for (const queue of this.parts.queues) {
       const was = before?.[queue];
       const now = limits[queue];
-      if (before === undefined ? !differsFromDeclared(now, this.parts.declared[queue]) : sameQueueLimits(was, now)) continue;
+      if (sameQueueLimits(before === undefined ? this.parts.declared[queue] : was, now)) continue;
       this.parts.logger.info(before === undefined ? "queue limited in the database beyond this worker's queueLimits" : "queue limits changed in the database", {
         queue,
         concurrency: now?.concurrency ?? null,
@@ -116,12 +116,9 @@ export function mergeLimits(rows: readonly QueueState[], declared: ClaimLimits, 
   return limits;
 }
 
-function differsFromDeclared(read: QueueLimits | undefined, declared: QueueLimits | undefined): boolean {
-  return (read?.concurrency ?? null) !== (declared?.concurrency ?? null) || !sameRate(read, declared);
-}
-
+/** Whether two queues' limits agree on their concurrency and rate (per-key limits come from the code, alike for all). */
 function sameQueueLimits(a: QueueLimits | undefined, b: QueueLimits | undefined): boolean {
-  return !differsFromDeclared(a, b);
+  return (a?.concurrency ?? null) === (b?.concurrency ?? null) && sameRate(a, b);
 }
 
 function sameRate(a: QueueLimits | undefined, b: QueueLimits | undefined): boolean {
