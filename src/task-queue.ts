@@ -37,7 +37,9 @@ export function taskQueue<const Tasks extends TaskRegistry, const Model extends 
       gate: transactionGate(client, store),
       endFailed: () => store.endFailedTransaction(),
     };
-    const wiring = wireTransport(options, resolved, store);
+    // `extended` is the client this extension returns (below): a transactional task run after the response gets its
+    // ctx.tx from it.
+    const wiring = wireTransport(options, resolved, store, () => extended);
     const { transport } = wiring;
     const core: EnqueueCore = {
       store,
@@ -51,11 +53,12 @@ export function taskQueue<const Tasks extends TaskRegistry, const Model extends 
       commit: (wakeups, enqueued) => wiring.commit(wakeups, enqueued),
       untracked: () => wiring.untracked(),
     };
-    return client.$extends({
+    const extended: unknown = client.$extends({
       name: "prisma-task-queue",
       model: { [resolved.modelKey]: { ...enqueueMethods(core, resolved.tasks, resolved.maxPayloadBytes) } },
       client: { $transaction: transactionOverride(core, transaction), $taskQueue: wiring.handle },
     });
+    return extended;
   };
   // Prisma hands the extension its own client type; the extension uses only the PrismaClientLike part of it.
   return Prisma.defineExtension(extend as unknown as Parameters<typeof Prisma.defineExtension>[0]) as unknown as TaskQueueExtension<Tasks, Model>;

@@ -31,8 +31,9 @@ export interface TaskQueueOptions<Tasks extends TaskRegistry, Model extends stri
   /**
    * Next.js's `after` (`import { after } from "next/server"`): each commit that enqueued due tasks runs them in the same
    * invocation once the response is sent, with the real claim, lease and outcome (Node.js runtime, route handlers and
-   * server actions). Default: none. A task whose `timeoutMs` does not fit in `afterBudgetMs`, a transactional task, or
-   * one a worker claims first is left to the cron route (prisma-task-queue/next) or the workers. See docs/nextjs.md.
+   * server actions). Default: none. A transactional task runs in this client's `$transaction`. A task whose `timeoutMs`
+   * does not fit in `afterBudgetMs`, or one a worker claims first, is left to the cron route (prisma-task-queue/next) or
+   * the workers. See docs/nextjs.md.
    */
   after?: (callback: () => Promise<void>) => void;
   /**

@@ -46,8 +46,13 @@ interface TransportWiring {
   readonly handle: TaskQueueHandle & { [ENQUEUE_HOOK]: EnqueueHook };
 }
 
-/** Opens the transport of one extended client whose statements run through `store`. */
-export function wireTransport(options: TaskQueueOptions<TaskRegistry, string>, resolved: ResolvedTaskQueueOptions<TaskRegistry>, store: Store): TransportWiring {
+/** Opens the transport of one extended client whose statements run through `store`; `extended` returns that client. */
+export function wireTransport(
+  options: TaskQueueOptions<TaskRegistry, string>,
+  resolved: ResolvedTaskQueueOptions<TaskRegistry>,
+  store: Store,
+  extended: () => unknown,
+): TransportWiring {
   const { logger, tasks, table } = resolved;
   const transport = openTransport({ ...options, logger, store, inProcess: store.wakeupIdentity });
   const report = store.prepare();
@@ -62,7 +67,7 @@ export function wireTransport(options: TaskQueueOptions<TaskRegistry, string>, r
   });
   let warnedUntracked = false;
   let closed = false;
-  const afterCommit = resolved.after && runAfterResponse({ after: resolved.after.run, budgetMs: resolved.after.budgetMs, tasks, store, logger });
+  const afterCommit = resolved.after && runAfterResponse({ after: resolved.after.run, budgetMs: resolved.after.budgetMs, tasks, store, logger, prisma: extended });
   return {
     transport,
     ready,

@@ -1,8 +1,8 @@
 // Runs a client's committed tasks after the response, in the same invocation: with `after` (Next.js's, from
 // "next/server") set on taskQueue(), each commit that enqueued due tasks hands `after` one callback that claims those
 // tasks by id and runs them as a worker does (lease, timeout, outcome under the run's attempt). A task whose timeout does
-// not fit in `afterBudgetMs`, a transactional task (its ctx.tx needs the worker's client) or one claimed by a worker
-// first is left to the cron route or the workers. A rollback commits nothing and calls nothing.
+// not fit in `afterBudgetMs` or one claimed by a worker first is left to the cron route or the workers. A transactional
+// task runs in a transaction of the client that enqueued it. A rollback commits nothing and calls nothing.
 
 import type { TaskRegistry } from "../define-tasks.js";
 import type { EnqueueBatch } from "../enqueue/committed-enqueues.js";
@@ -18,11 +18,19 @@ export type AfterResponse = (callback: () => Promise<void>) => void;
 /** What a client's commits hand over: the committed batches. */
 export type AfterCommit = (batches: readonly EnqueueBatch[]) => void;
 
-export function runAfterResponse(options: { after: AfterResponse; tasks: TaskRegistry; store: Store; budgetMs: number; logger: Logger }): AfterCommit {
+export function runAfterResponse(options: {
+  after: AfterResponse;
+  tasks: TaskRegistry;
+  store: Store;
+  budgetMs: number;
+  logger: Logger;
+  /** The extended client: transactional handlers run in its `$transaction`, with `ctx.prisma` set to it. */
+  prisma: () => unknown;
+}): AfterCommit {
   let resolved: ResolvedWorkerOptions | undefined;
   const runnable = new Set(
     Object.entries(options.tasks)
-      .filter(([, definition]) => typeof definition.handler === "function" && !(definition as { transactional?: boolean }).transactional)
+      .filter(([, definition]) => typeof definition.handler === "function")
       .map(([name]) => name),
   );
   return (batches) => {
@@ -35,6 +43,7 @@ export function runAfterResponse(options: { after: AfterResponse; tasks: TaskReg
       concurrency: 4,
       leaseMs: options.budgetMs + LEASE_MARGIN_MS,
       logger: options.logger,
+      prisma: options.prisma(),
     });
     const worker = resolved;
     options.after(async () => {

@@ -28,7 +28,11 @@ export interface RunDueTasksOptions<Tasks extends TaskRegistry = TaskRegistry> {
   store?: Store;
   /** PostgreSQL behind a pooler: a direct URL for the cleaner's leader lock. */
   directUrl?: string;
-  /** The app's Prisma client, for transactional tasks (ctx.tx) and handlers that use ctx.prisma. */
+  /**
+   * The app's Prisma client extended with taskQueue(), for transactional tasks (ctx.tx) and handlers that use
+   * ctx.prisma; or a function that returns it, called at each call (a route module then creates no client when it is
+   * imported, as `next build` does).
+   */
   prisma?: unknown;
   /**
    * How long the call may take, in ms: the platform's function time limit minus what the response needs. Tasks
@@ -71,7 +75,7 @@ export async function runDueTasks<Tasks extends TaskRegistry>(options: RunDueTas
   const worker = resolveWorkerOptions({
     tasks: options.tasks,
     ...(options.store ? { store: options.store } : { databaseUrl: options.databaseUrl }),
-    prisma: options.prisma,
+    prisma: typeof options.prisma === "function" ? (options.prisma as () => unknown)() : options.prisma,
     concurrency: options.concurrency ?? 4,
     queues: options.queues,
     table: options.table,
@@ -108,7 +112,7 @@ async function sweepWhenNeeded(
   claimed: readonly TaskRecord[],
 ): Promise<DueTasksSummary["sweep"]> {
   if (claimed.length === 0 && (await store.findExpiredLeases(1)).length === 0 && !(await slotDue(worker.tasks, store))) return null;
-  const cleaner = createCleaner({ tasks: options.tasks, store, prisma: options.prisma, wakeups: "polling", logger: worker.logger, directUrl: options.directUrl });
+  const cleaner = createCleaner({ tasks: options.tasks, store, prisma: worker.prisma, wakeups: "polling", logger: worker.logger, directUrl: options.directUrl });
   try {
     const pass = await cleaner.runOnce();
     return pass.leader ? { fired: pass.fired, retried: pass.retried, dead: pass.dead, pruned: pass.pruned, errors: pass.errors } : null;

@@ -36,6 +36,8 @@ export interface ListenSessionOptions {
 export interface WakeupNotifications {
   /** Sends wake-ups for `ids` of task queue `queue` on `channel` now, in as many notifications as they need. */
   notify(channel: string, queue: string, ids: readonly string[]): Promise<void>;
+  /** Sends wake-ups of tasks of `queue` due later, each `dueInMs` from now, that say when (listeners keep a timer). */
+  notifyLater(channel: string, queue: string, wakeups: ReadonlyArray<{ id: string; dueInMs: number }>): Promise<void>;
   /** True when listen() can open its session: on `url` when given, else on the store's own URL (not a pooled one). */
   canListen(url: string | undefined): boolean;
   /** Opens a session listening on `channel`. Throws TaskQueueConfigError when the store has no URL to open it on. */

@@ -1,17 +1,30 @@
 // taskQueue({ after }): a commit that enqueued due tasks hands `after` (Next.js's, here a stand-in that keeps the
 // callbacks until "the response is sent") one callback that runs them with the real claim and outcome; a rollback hands
-// nothing; a task too long for the budget, a delayed one and a transactional one are left for the cron route or workers.
+// nothing; a transactional task runs in a transaction of the client that enqueued it; a task too long for the budget and
+// a delayed one are left for the cron route or workers.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTasks, silentLogger, taskQueue } from "../../src/index.js";
+import type { PrismaClient } from "../generated/client.js";
 import type { testPrisma } from "../support/prisma.js";
 import { WORKER_DIALECTS, WorkerTestBed } from "../worker/harness.js";
 
 const ran: string[] = [];
-const tasks = defineTasks({
+const tasks = defineTasks<PrismaClient>()({
   mail: { payload: z.object({ to: z.string() }), timeoutMs: 5_000, handler: async (_payload, ctx) => void ran.push(ctx.task.id) },
   report: { payload: z.object({}), timeoutMs: 120_000, handler: async (_payload, ctx) => void ran.push(ctx.task.id) },
+  "write-report": {
+    payload: z.object({ reportId: z.string().uuid(), fail: z.boolean() }),
+    timeoutMs: 5_000,
+    transactional: true,
+    handler: async ({ reportId, fail }, ctx) => {
+      ran.push(ctx.task.id);
+      await ctx.tx.report.create({ data: { id: reportId, status: "done" } });
+      await ctx.tx.task.enqueue("mail", { to: `${reportId}@example.com` }, { delayMs: 3_600_000 });
+      if (fail) throw new Error("the report failed after its writes");
+    },
+  },
 });
 
 describe.each(WORKER_DIALECTS)("runs committed tasks after the response ($name)", (dialect) => {
@@ -55,6 +68,23 @@ describe.each(WORKER_DIALECTS)("runs committed tasks after the response ($name)"
     expect(ran.sort()).toEqual([a.id, b.id].sort());
     for (const id of [a.id, b.id]) expect(await bed.row(id)).toMatchObject({ status: "succeeded", attempts: 1 });
     expect(await bed.countStatus("pending")).toBe(0);
+  });
+
+  it("runs a transactional task in a transaction of the enqueuing client: its writes commit with its success, or roll back", async () => {
+    ran.length = 0;
+    const done = crypto.randomUUID();
+    const failed = crypto.randomUUID();
+    const ok = await prisma.task.enqueue("write-report", { reportId: done, fail: false });
+    const bad = await prisma.task.enqueue("write-report", { reportId: failed, fail: true }, { maxAttempts: 2 });
+    await responseSent();
+    expect(ran.sort()).toEqual([ok.id, bad.id].sort());
+    expect(await bed.row(ok.id)).toMatchObject({ status: "succeeded", attempts: 1 });
+    expect(await prisma.report.count({ where: { id: done } })).toBe(1);
+    // The follow-up of the run that succeeded, and none of the one that failed.
+    expect(await prisma.task.count({ where: { name: "mail", status: "pending" } })).toBe(1);
+    // The failed run's writes rolled back with it; its retry waits for the cron route.
+    expect(await bed.row(bad.id)).toMatchObject({ status: "pending", attempts: 1 });
+    expect(await prisma.report.count({ where: { id: failed } })).toBe(0);
   });
 
   it("leaves a task whose timeout does not fit the budget, and a delayed one, pending for the cron route or a worker", async () => {

@@ -5,7 +5,7 @@ import { TaskQueueConfigError } from "../../errors.js";
 import type { ListenSessionOptions, NotificationHandlers, NotificationSession, WakeupNotifications } from "../../store/notifications.js";
 import type { Db } from "../../store/db.js";
 import { PgNotifySession } from "./notify-session.js";
-import { notifyWakeups } from "./sql/notify-wakeups.js";
+import { notifyLaterWakeups, notifyWakeups } from "./sql/notify-wakeups.js";
 
 /**
  * `own`: the store's own connection (undefined for a store bound to a Prisma client): where a session of its own may
@@ -15,6 +15,9 @@ export function pgNotifications(db: Db, own: { sessionUrl: string | undefined } 
   return {
     async notify(channel: string, queue: string, ids: readonly string[]): Promise<void> {
       if (ids.length > 0) await notifyWakeups(db, channel, queue, ids);
+    },
+    async notifyLater(channel, queue, wakeups): Promise<void> {
+      if (wakeups.length > 0) await notifyLaterWakeups(db, channel, queue, wakeups);
     },
     canListen: (url) => (url ?? own?.sessionUrl) !== undefined,
     listen(channel: string, handlers: NotificationHandlers, options: ListenSessionOptions): NotificationSession {

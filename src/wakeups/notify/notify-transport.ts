@@ -6,7 +6,7 @@ import { errorMessage } from "../../error-text.js";
 import type { Logger } from "../../logger.js";
 import type { NotificationSession, WakeupNotifications } from "../../store/notifications.js";
 import type { DeadTaskNotification } from "../dead-task-notification.js";
-import type { BrokerState, ListenOptions, PublishHooks, WakeupListener, WakeupPublisher, WakeupTransport } from "../transport.js";
+import type { BrokerState, DueLaterWakeup, ListenOptions, PublishHooks, WakeupListener, WakeupPublisher, WakeupTransport } from "../transport.js";
 import { DeadTaskNotAnnouncedError } from "../wakeup-errors.js";
 
 interface NotifyTransportOptions {
@@ -87,6 +87,20 @@ export class NotifyTransport implements WakeupTransport {
           scheduled = true;
           setImmediate(() => scheduled && drain());
         }
+      },
+      // A task due later (a slot fired ahead, a task released for later): every listener keeps a timer to its time. Nothing
+      // is recorded of it; its row stays unpublished, for the cleaner should the notification be lost.
+      publishLater: (queue: string, wakeups: readonly DueLaterWakeup[]) => {
+        if (closed || wakeups.length === 0) return;
+        const now = performance.now();
+        const sent = notifications.notifyLater(
+          channel,
+          queue,
+          wakeups.map(({ id, dueAt }) => ({ id, dueInMs: dueAt - now })),
+        );
+        const tracked = sent.catch(() => {});
+        inFlight.add(tracked);
+        void tracked.finally(() => inFlight.delete(tracked));
       },
       notifyDead: (notification: DeadTaskNotification) => Promise.reject(new DeadTaskNotAnnouncedError(notification.id, "NOTIFY wake-ups do not announce dead tasks")),
       flush,

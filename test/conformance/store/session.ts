@@ -60,11 +60,12 @@ async function transientError(bed: StoreBed): Promise<{ store: Store; error: unk
 async function listening(store: Store) {
   const channel = notifyChannel(`ptq_conf_${randomBytes(4).toString("hex")}`);
   const received: Array<{ queue: string; ids: string[] }> = [];
+  const later: Array<{ queue: string; wakeups: Array<{ id: string; dueInMs: number }> }> = [];
   let ready!: () => void;
   const isReady = new Promise<void>((resolve) => (ready = resolve));
   const session = store.notifications!.listen(
     channel,
-    { wakeup: (queue, ids) => received.push({ queue, ids }), listening: () => ready(), lost: () => {} },
+    { wakeup: (queue, ids) => received.push({ queue, ids }), later: (queue, wakeups) => later.push({ queue, wakeups }), listening: () => ready(), lost: () => {} },
     { logger: silentLogger },
   );
   await isReady;
@@ -78,7 +79,7 @@ async function listening(store: Store) {
     }
   };
   const ids = () => received.filter((r) => r.queue !== "marker").flatMap((r) => r.ids);
-  return { channel, received, settle, ids, close: () => session.close() };
+  return { channel, received, later, settle, ids, close: () => session.close() };
 }
 
 export const sessionArea = area("session", {
@@ -352,6 +353,34 @@ export const sessionArea = area("session", {
           await bed.store.notifications!.notify(session.channel, "other", ids);
           await session.settle();
           expect(session.received.filter((r) => r.queue !== "marker")).toEqual([{ queue: "other", ids }]);
+        } finally {
+          await session.close();
+        }
+      },
+    },
+
+    "notifyLater sends wake-ups that say when, counted on the database's clock": {
+      when: (dialect) => dialect.notifications,
+      run: async (bed) => {
+        const session = await listening(bed.store);
+        try {
+          const [soon, later] = [prepared().id, prepared().id];
+          await bed.store.notifications!.notifyLater(session.channel, "other", [
+            { id: soon, dueInMs: 2_000 },
+            { id: later, dueInMs: 60_000 },
+          ]);
+          await session.settle();
+          expect(session.ids()).toEqual([]); // none says "due now"
+          const heard = session.later.flatMap((message) => message.wakeups.map((wakeup) => ({ queue: message.queue, ...wakeup })));
+          expect(heard.map((wakeup) => [wakeup.queue, wakeup.id])).toEqual([
+            ["other", soon],
+            ["other", later],
+          ]);
+          // The time left as the listener counts it: at most what was sent (a little has passed), not much less.
+          expect(heard[0]!.dueInMs).toBeGreaterThan(1_000);
+          expect(heard[0]!.dueInMs).toBeLessThanOrEqual(2_001);
+          expect(heard[1]!.dueInMs).toBeGreaterThan(59_000);
+          expect(heard[1]!.dueInMs).toBeLessThanOrEqual(60_001);
         } finally {
           await session.close();
         }

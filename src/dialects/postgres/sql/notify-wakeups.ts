@@ -53,6 +53,24 @@ export async function notifyWakeups(db: Db, channel: string, queue: string, ids:
   return rows[0]?.sent ?? 0;
 }
 
+/**
+ * Sends wake-ups of tasks due later for `wakeups` of task queue `queue` on `channel` now, in chunks, each with its due
+ * time on the database's clock (its now() plus the time left): the form the insert's CTE sends. Resolves how many
+ * notifications left.
+ */
+export async function notifyLaterWakeups(db: Db, channel: string, queue: string, wakeups: ReadonlyArray<{ id: string; dueInMs: number }>): Promise<number> {
+  const rows = await db.query<{ sent: number }>(
+    `SELECT count(*)::int AS sent FROM (
+  SELECT pg_notify($1::text, '@' || $2::text || ':' || string_agg(id || '/' || (ceil(extract(epoch FROM now()) * 1000) + in_ms)::bigint, ',' ORDER BY n))
+  FROM unnest($3::text[], $4::bigint[]) WITH ORDINALITY AS u(id, in_ms, n)
+  GROUP BY (n - 1) / ${NOTIFY_LATER_CHUNK_IDS}
+) AS sent`,
+    [channel, queue, wakeups.map((wakeup) => wakeup.id), wakeups.map((wakeup) => Math.max(0, Math.ceil(wakeup.dueInMs)))],
+    "notify_later_wakeups",
+  );
+  return rows[0]?.sent ?? 0;
+}
+
 /** The LISTEN statement. `channel` must be checked already (letters, digits, "_", "." and "-"; at most 63 bytes). */
 export function listenSql(channel: string): string {
   return `LISTEN "${channel.replaceAll('"', '""')}"`;
