@@ -53,6 +53,7 @@ async function start<Tasks extends TaskRegistry>(options: TaskRunnerOptions<Task
           amqpUrl: options.amqpUrl,
           amqpPrefix: options.amqpPrefix,
           wakeups: options.wakeups,
+          prisma: options.prisma,
           logger: options.logger,
           ...cleanerOptions,
         });

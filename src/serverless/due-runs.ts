@@ -46,6 +46,9 @@ export class DueRuns {
       this.running.delete(run);
       this.freed?.();
     },
+    committed: () => {
+      this.outcomes.succeededRuns += 1;
+    },
   };
 
   constructor(

@@ -35,6 +35,8 @@ export interface RunHooks {
   handlerDone(run: TaskRun): void;
   /** The run is settled: its outcome written, or the task lost or released. Called once. */
   finished(run: TaskRun): void;
+  /** A transactional run committed its success with the handler's writes (no outcome writer took part). */
+  committed?(run: TaskRun): void;
 }
 
 export class TaskRun {
@@ -271,6 +273,7 @@ export class TaskRun {
     }
     this.logger.info("task succeeded", { durationMs: Date.now() - this.startedAt, transactional: true });
     this.observed?.end("succeeded");
+    this.hooks.committed?.(this);
     this.done();
   }
 

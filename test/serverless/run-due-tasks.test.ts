@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTasks, runDueTasks } from "../../src/index.js";
+import type { PrismaClient } from "../generated/client.js";
 import { countingStore } from "../support/counting-store.js";
 import { waitUntil } from "../support/wait.js";
 import { WORKER_DIALECTS, WorkerTestBed } from "../worker/harness.js";
@@ -26,6 +27,15 @@ const tasks = defineTasks({
 });
 const scheduled = defineTasks({
   tick: { payload: z.object({}), timeoutMs: 5_000, schedules: [{ cron: "* * * * * *" }], handler: async (_payload, ctx) => void runs.push(ctx.task.id) },
+});
+
+const transactional = defineTasks<PrismaClient>()({
+  "write-report": {
+    payload: z.object({ reportId: z.string().uuid() }),
+    timeoutMs: 5_000,
+    transactional: true,
+    handler: async ({ reportId }, ctx) => void (await ctx.tx.report.create({ data: { id: reportId, status: "done" } })),
+  },
 });
 
 describe.each(WORKER_DIALECTS)("runDueTasks ($name)", (dialect) => {
@@ -117,6 +127,19 @@ describe.each(WORKER_DIALECTS)("runDueTasks ($name)", (dialect) => {
     expect((first.sweep?.fired ?? 0) + (second.sweep?.fired ?? 0)).toBeGreaterThanOrEqual(1);
     expect(second.ran).toBeGreaterThanOrEqual(1);
     expect(runs.length).toBe(second.ran);
+    await bed.exec("DELETE FROM tasks");
+  });
+
+  it("gives a transactional task the client that a prisma function returns, called at the call", async () => {
+    const client = bed.prisma(transactional, undefined);
+    let made = 0;
+    const reportId = crypto.randomUUID();
+    const id = await bed.insertTask("write-report", { reportId });
+    const summary = await runDueTasks({ tasks: transactional, store: bed.store, budgetMs: 10_000, prisma: () => (made++, client) });
+    expect({ ...summary, error: (await bed.row(id)).last_error }).toMatchObject({ ran: 1, succeeded: 1, error: null });
+    expect(made).toBe(1);
+    expect(await client.report.count({ where: { id: reportId } })).toBe(1);
+    expect(await bed.status(id)).toBe("succeeded");
     await bed.exec("DELETE FROM tasks");
   });
 
