@@ -46,7 +46,7 @@ export function runAfterResponse(options: {
       prisma: options.prisma(),
     });
     const worker = resolved;
-    options.after(async () => {
+    const run = async () => {
       const runs = new DueRuns(worker, options.store, performance.now() + options.budgetMs);
       try {
         await runs.claimIds(ids);
@@ -54,6 +54,15 @@ export function runAfterResponse(options: {
       } catch (error) {
         options.logger.warn("tasks not run after the response; the cron route or a worker runs them", { tasks: ids.length, error: errorMessage(error) });
       }
-    });
+    };
+    // The transaction has committed: a refusal of `after` (called outside a request, say) must not fail the caller.
+    try {
+      options.after(run);
+    } catch (error) {
+      options.logger.warn("after() did not take the committed tasks (outside a request?); the cron route or a worker runs them", {
+        tasks: ids.length,
+        error: errorMessage(error),
+      });
+    }
   };
 }

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { defineTasks, silentLogger, taskQueue } from "../../src/index.js";
 import type { PrismaClient } from "../generated/client.js";
 import type { testPrisma } from "../support/prisma.js";
-import { WORKER_DIALECTS, WorkerTestBed } from "../worker/harness.js";
+import { recordingLogger, WORKER_DIALECTS, WorkerTestBed } from "../worker/harness.js";
 
 const ran: string[] = [];
 const tasks = defineTasks<PrismaClient>()({
@@ -95,6 +95,28 @@ describe.each(WORKER_DIALECTS)("runs committed tasks after the response ($name)"
     expect(ran).toEqual([]);
     expect(await bed.row(long.id)).toMatchObject({ status: "pending", attempts: 0 });
     expect(await bed.row(later.id)).toMatchObject({ status: "pending", attempts: 0 });
+  });
+
+  it("a commit whose after() throws (outside a request) still resolves; its tasks wait for the cron route or a worker", async () => {
+    const logger = recordingLogger();
+    const base = dialect.prismaClient(bed.url) as unknown as ReturnType<typeof testPrisma>;
+    const refusing = base.$extends(
+      taskQueue({
+        tasks,
+        logger,
+        after: () => {
+          throw new Error("`after` was called outside a request scope");
+        },
+      }),
+    );
+    try {
+      const task = await refusing.task.enqueue("mail", { to: "outside@example.com" });
+      expect(await bed.row(task.id)).toMatchObject({ status: "pending", attempts: 0 });
+      expect(logger.find("after() did not take the committed tasks (outside a request?); the cron route or a worker runs them")).toHaveLength(1);
+    } finally {
+      await refusing.$taskQueue.close();
+      await refusing.$disconnect();
+    }
   });
 
   it("refuses a bad after or budget, naming the fix", () => {
