@@ -78,6 +78,11 @@ export class SoakChildren {
     return leader !== undefined;
   }
 
+  /** Sends `signal` to every live process of `role`. */
+  signal(role: Role, signal: NodeJS.Signals): void {
+    for (const process of this.live[role]) process.signal(signal);
+  }
+
   /** Waits for replacements still starting. */
   async settled(): Promise<void> {
     while (this.starting.size > 0) await Promise.all([...this.starting]);

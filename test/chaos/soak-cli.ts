@@ -1,5 +1,5 @@
 // `npm run soak -- --minutes 10 [--seed N] [--workers 3] [--tps 15] [--dialect postgresql|sqlite|mysql|mariadb] [--wakeups notify]
-// [--wakeups local] [--pgbouncer] [--rabbitmq-cluster] [--hosts]`:
+// [--wakeups local] [--pgbouncer] [--rabbitmq-cluster] [--hosts] [--serverless]`:
 // the long soak on the local services, in its own database (PostgreSQL: a fresh database on the server; SQLite: a
 // fresh file; MySQL: a fresh database on MYSQL_URL, else the local MariaDB; all with the local RabbitMQ, or on
 // PostgreSQL with --wakeups notify, LISTEN/NOTIFY wake-ups and no broker; SQLite with --wakeups local, its workers woken
@@ -7,7 +7,8 @@
 // transaction mode that the soak starts; with --rabbitmq-cluster, the three-node cluster of scripts/rabbitmq-cluster.sh,
 // started when not running, with quorum queues and node faults; with --hosts, on PostgreSQL or MySQL/MariaDB, the
 // hosts of scripts/hosts.sh, brought up when not running: the servers of ptq-db, workers on ptq-w1 and ptq-w2 (one
-// host's clock skewed), the app on ptq-app, and a worker host cut off and restored). Prints the fault log, the summary table
+// host's clock skewed), the app on ptq-app, and a worker host cut off and restored; with --serverless, no worker and no
+// cleaner process: serving processes whose only runner is the cron route's pass, killed as invocations are cut off). Prints the fault log, the summary table
 // and any violation, writes them to .artifacts/soak-<dialect>-latest.md; exits 1 when an invariant broke or the soak did
 // less than its length asks for.
 
@@ -37,6 +38,7 @@ const { values } = parseArgs({
     pgbouncer: { type: "boolean", default: false },
     "rabbitmq-cluster": { type: "boolean", default: false },
     hosts: { type: "boolean", default: false },
+    serverless: { type: "boolean", default: false },
   },
 });
 if (values.hosts && values.dialect === "sqlite") {
@@ -50,7 +52,10 @@ if (values.wakeups !== undefined && brokerless[values.wakeups] !== values.dialec
   throw new Error(`--wakeups ${values.wakeups}: "notify" on --dialect postgresql, "local" on --dialect sqlite (RabbitMQ is the default)`);
 }
 if (values.wakeups !== undefined && values["rabbitmq-cluster"]) throw new Error("--rabbitmq-cluster wakes through RabbitMQ: leave --wakeups out");
-const variant = `${values.dialect}${values.wakeups ? `-${values.wakeups}` : ""}${values.pgbouncer ? "-pgbouncer" : ""}${values["rabbitmq-cluster"] ? "-rabbitmq-cluster" : ""}${values.hosts ? "-hosts" : ""}`;
+if (values.serverless && (values.wakeups !== undefined || values["rabbitmq-cluster"] || values.hosts || values.pgbouncer)) {
+  throw new Error("--serverless: no wake-ups at all (cron passes only); leave out --wakeups, --rabbitmq-cluster, --hosts and --pgbouncer");
+}
+const variant = `${values.dialect}${values.wakeups ? `-${values.wakeups}` : ""}${values.pgbouncer ? "-pgbouncer" : ""}${values["rabbitmq-cluster"] ? "-rabbitmq-cluster" : ""}${values.hosts ? "-hosts" : ""}${values.serverless ? "-serverless" : ""}`;
 const seed = values.seed ? Number(values.seed) : Date.now() % 1_000_000;
 const dialects: Record<string, () => Promise<{ url: string; drop: () => Promise<void> }>> = {
   async postgresql() {
@@ -98,6 +103,7 @@ const result = await runSoak({
   hosts: hostServers ? { hostFaultsPerKind: Math.max(1, Math.floor(minutes)) } : undefined,
   wakeups: values.wakeups as "notify" | "local" | undefined,
   pgbouncer: values.pgbouncer,
+  serverless: values.serverless,
   seed,
   seconds: minutes * 60,
   workers: Number(values.workers),
@@ -110,7 +116,8 @@ const result = await runSoak({
     killsMidTask: least,
     rerunsAfterKill: least,
     recoveries: least,
-    earlyWakeups: least,
+    // No wake-ups in the serverless soak, so none comes early.
+    earlyWakeups: values.serverless ? 0 : least,
     faultsPerKind: least,
     scheduleSlots: 10 * least,
     limitedStarts: 10 * least,

@@ -1,10 +1,14 @@
-// Child-process entry of the soak: a worker or a cleaner (SOAK_ROLE), connected through the test's proxies.
-// Logs JSON lines on stdout; SIGTERM stops it gracefully.
+// Child-process entry of the soak: a worker or a cleaner (SOAK_ROLE), connected through the test's proxies. With
+// SOAK_SERVERLESS=1 a "worker" is a serving process of a deployment with no worker: the cron route's pass,
+// runDueTasks(), called every second (at most two at once), is all that runs tasks, recovers leases and fires slots;
+// SIGUSR2 turns the passes' sweeps off (the soak's settling: no slot fires any more). Logs JSON lines on stdout;
+// SIGTERM stops it gracefully.
 
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { createCleaner } from "../../src/cleaner/create-cleaner.js";
 import { createWorker } from "../../src/worker/create-worker.js";
-import { jsonLogger, openStore, taskQueue, type WakeupsChoice } from "../../src/index.js";
+import { errorMessage } from "../../src/error-text.js";
+import { jsonLogger, openStore, runDueTasks, taskQueue, type WakeupsChoice } from "../../src/index.js";
 import { SOAK_BUSY_MS, soakPrisma } from "./soak-prisma.js";
 import { soakQueueLimits, soakTasks } from "./soak-tasks.js";
 
@@ -30,18 +34,56 @@ const prisma = soakPrisma(databaseUrl).$extends(taskQueue({ tasks: soakTasks, am
 const store = openStore(databaseUrl, { max: role === "worker" ? 6 : 3, busyTimeoutMs: SOAK_BUSY_MS, applicationName: `soak ${role}`, directUrl });
 const common = { tasks: soakTasks, store, amqpUrl, amqpPrefix, quorumQueues, wakeups, prisma, logger };
 
+/** The serverless passes: their budget (the soak's tasks time out at 20 s), how often one starts, how many at once. */
+const PASS_BUDGET_MS = 25_000;
+const PASS_EVERY_MS = 1_000;
+const PASSES_AT_ONCE = 2;
+
+/** A serving process that runs tasks only through cron passes, as the cron route does. */
+function cronPasses() {
+  const passes = new Set<Promise<void>>();
+  let sweep = true;
+  let timer: NodeJS.Timeout | undefined;
+  process.on("SIGUSR2", () => {
+    sweep = false;
+    logger.info("cron passes: sweeps off", {});
+  });
+  const pass = () => {
+    if (passes.size >= PASSES_AT_ONCE) return;
+    const running = runDueTasks({ tasks: soakTasks, store, prisma, budgetMs: PASS_BUDGET_MS, concurrency: 8, sweep, logger }).then(
+      (summary) => logger.info("cron pass", { ...summary }),
+      (error: unknown) => logger.warn("cron pass failed", { error: errorMessage(error) }),
+    );
+    passes.add(running);
+    void running.finally(() => passes.delete(running));
+  };
+  return {
+    async start() {
+      timer = setInterval(pass, PASS_EVERY_MS);
+      pass();
+      logger.info("worker started", { serverless: true });
+    },
+    async stop() {
+      clearInterval(timer);
+      while (passes.size > 0) await Promise.all([...passes]);
+    },
+  };
+}
+
 const runner =
-  role === "worker"
-    ? createWorker({
-        ...common,
-        concurrency: Number(process.env.SOAK_CONCURRENCY ?? 8),
-        leaseMs: Number(env("SOAK_LEASE_MS")),
-        pollIntervalMs: 500,
-        shutdownGraceMs: 5000,
-        workerId: `soak-worker-${process.pid}`,
-        queueLimits: soakQueueLimits,
-      })
-    : createCleaner({ ...common, intervalMs: 300, unpublishedGraceMs: 1500, republishAfterMs: 5000, retentionMs: SOAK_RETENTION_MS });
+  role === "worker" && process.env.SOAK_SERVERLESS === "1"
+    ? cronPasses()
+    : role === "worker"
+      ? createWorker({
+          ...common,
+          concurrency: Number(process.env.SOAK_CONCURRENCY ?? 8),
+          leaseMs: Number(env("SOAK_LEASE_MS")),
+          pollIntervalMs: 500,
+          shutdownGraceMs: 5000,
+          workerId: `soak-worker-${process.pid}`,
+          queueLimits: soakQueueLimits,
+        })
+      : createCleaner({ ...common, intervalMs: 300, unpublishedGraceMs: 1500, republishAfterMs: 5000, retentionMs: SOAK_RETENTION_MS });
 
 let stopping = false;
 const stop = async () => {

@@ -147,6 +147,8 @@ export const soakTasks = defineTasks({
   "soak-doomed": {
     payload: z.object({ reason: z.string() }),
     maxAttempts: 3,
+    // Within the serverless soak's passes (25 s), like every other soak task.
+    timeoutMs: 20_000,
     backoff: { baseMs: 50, factor: 2, maxMs: 500 },
     handler: traced(async ({ reason }) => {
       throw new Error(reason);

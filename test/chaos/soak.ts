@@ -43,6 +43,12 @@ export interface SoakOptions {
   /** PostgreSQL through a PgBouncer in transaction mode of the soak's own (pgbouncer=true), sessions on the direct URL. */
   pgbouncer?: boolean;
   /**
+   * A deployment with no worker and no cleaner: the "workers" are serving processes whose only runner is the cron
+   * route's pass (runDueTasks, every second), killed as invocations are cut off. No broker and no wake-ups, so the
+   * wake-up faults and the cleaner kills do not apply.
+   */
+  serverless?: boolean;
+  /**
    * amqpUrl names the three nodes of the cluster of scripts/rabbitmq-cluster.sh (separated by commas): quorum queues,
    * a proxy per node, and the cluster's own faults (soak-cluster.ts) beside the others, each at least
    * `clusterFaultsPerKind` times.
@@ -102,8 +108,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const driverBrokerProxy = await proxy();
 
   const raw = await RawBroker.open(options.amqpUrl, names);
-  // Without a broker (NOTIFY, SQLite's local sockets) the broker's faults do not apply.
-  const brokerless = options.wakeups !== undefined;
+  // Without a broker (NOTIFY, SQLite's local sockets, the serverless passes) the broker's faults do not apply.
+  const serverless = options.serverless === true;
+  const brokerless = options.wakeups !== undefined || serverless;
   // Duplicate and phantom wake-ups go straight to the broker, the database or the sockets, not through the proxies.
   const raws = rawWakeups(options.wakeups, { prefix, broker: raw, store: db.store });
   const publishRaw = (ids: string[]) => {
@@ -119,6 +126,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       DIRECT_URL: db.childDirectUrl ?? "",
       AMQP_URL: brokerless ? "" : brokerProxy.route(options.amqpUrl),
       SOAK_WAKEUPS: options.wakeups === "notify" ? "notify" : "",
+      SOAK_SERVERLESS: serverless ? "1" : "",
       SOAK_QUORUM: cluster ? "1" : "",
       SOAK_PREFIX: prefix,
       SOAK_RUNLOG_DIR: runLogDir,
@@ -131,7 +139,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const loadNow = () => driver?.load ?? emptyLoadRecord();
   // Without a broker its faults do not apply: a NOTIFY that fails fails the insert's transaction (a database fault).
   const brokerFaults: readonly string[] = ["cut-broker", "stall-broker", "publish-failure"];
-  const faults = emptyFaultCounts([...COMMON_FAULT_KINDS.filter((kind) => !brokerless || !brokerFaults.includes(kind)), ...db.faultKinds]);
+  // Nothing listens for wake-ups in the serverless soak, and no cleaner runs: those faults do not apply either.
+  const serverlessFaults: readonly string[] = ["kill-leading-cleaner", "duplicate-wakeups", "phantom-wakeups", "early-wakeup"];
+  const faults = emptyFaultCounts([
+    ...COMMON_FAULT_KINDS.filter((kind) => (!brokerless || !brokerFaults.includes(kind)) && (!serverless || !serverlessFaults.includes(kind))),
+    ...db.faultKinds,
+  ]);
   const phantomIds: string[] = [];
   const pauses: PauseWindow[] = [];
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -197,7 +210,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const loadSampler = setInterval(() => loads.push(loadavg()[0]!), 5000);
   try {
     await children.start("worker", options.workers ?? 3);
-    await children.start("cleaner", options.cleaners ?? 2);
+    await children.start("cleaner", serverless ? 0 : (options.cleaners ?? 2));
     driver = await DriverLink.start({
       databaseUrl: db.appUrl,
       amqpUrl: brokerless ? "" : driverBrokerProxy.route(options.amqpUrl),
@@ -251,6 +264,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       SETTLE_MS,
     ).catch((error: Error) => print(`soak: ${error.message}`));
     await children.stop("cleaner");
+    if (serverless) children.signal("worker", "SIGUSR2"); // the passes' sweeps are the cleaner here
     await waitUntil(
       async () => (await db.prisma.task.count({ where: { status: { in: ["pending", "running"] } } })) === 0,
       "the last recurring tasks to finish",
@@ -273,7 +287,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         phantomIds,
         pauses,
         faults,
-        recoveries: children.lines("cleaner").filter((line) => /^lease expired; task/.test(line.message)).length,
+        recoveries: [...children.lines("cleaner"), ...children.lines("worker")].filter((line) => /^lease expired; task/.test(line.message)).length,
         leaseLossesOnLiveWorkers: workerLines
           .filter((line) => /^task lease lost/.test(line.message) && !children.killedWorkers.has(line.pid) && !hosts?.cutBefore(line, children.placed))
           .map((line) => String(line.taskId)),
