@@ -9,11 +9,22 @@ export type ActionOutcome =
   | { kind: "requested"; reportId: string; taskId: string }
   | { kind: "rolled-back"; reportId: string; taskId: string; reportRowExists: boolean; taskRowExists: boolean; error: string };
 
+/** How a report is asked for: now; in 5 seconds (a delayed task); or from a service that takes 3 s to answer. */
+export type RequestKind = "now" | "later" | "slow";
+
+const LATER_MS = 5_000;
+const SLOW_MS = 3_000;
+
 /** Request a report: the report row (pending) and its task commit together; the worker is woken after the commit. */
-export async function requestReport(): Promise<ActionOutcome> {
+export async function requestReport(kind: RequestKind = "now"): Promise<ActionOutcome> {
+  if (kind !== "now" && kind !== "later" && kind !== "slow") throw new Error(`unknown request kind ${JSON.stringify(kind)}: use "now", "later" or "slow".`);
   const { reportId, taskId } = await prisma().$transaction(async (tx) => {
     const report = await tx.report.create({ data: {} });
-    const task = await tx.task.enqueue("generate-report", { reportId: report.id }, { key: reportTaskKey(report.id) });
+    const task = await tx.task.enqueue(
+      "generate-report",
+      { reportId: report.id, ...(kind === "slow" ? { slowMs: SLOW_MS } : {}) },
+      { key: reportTaskKey(report.id), ...(kind === "later" ? { delayMs: LATER_MS } : {}) },
+    );
     return { reportId: report.id, taskId: task.id };
   });
   return { kind: "requested", reportId, taskId };

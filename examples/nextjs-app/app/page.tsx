@@ -2,15 +2,16 @@
 // which requests reports through the server actions and polls their status.
 
 import { prisma } from "@/src/db";
-import { listReports } from "@/src/report-views";
-import { flakyFailures } from "@/src/settings";
+import { latestDigest, listReports } from "@/src/report-views";
+import { flakyFailures, taskMode, type TaskMode } from "@/src/settings";
 import { ReportDesk } from "./report-desk";
 
 export const dynamic = "force-dynamic";
 
 export default async function Page() {
-  const reports = await listReports(prisma());
+  const [reports, digest] = await Promise.all([listReports(prisma()), latestDigest(prisma())]);
   const failures = flakyFailures();
+  const mode = taskMode();
   return (
     <main>
       <header>
@@ -21,14 +22,25 @@ export default async function Page() {
           transaction that completes the task.
         </p>
       </header>
-      <ReportDesk initialReports={reports} />
+      <p className="notice" data-testid="task-mode" data-mode={mode}>
+        {MODES[mode]}
+      </p>
+      <ReportDesk initialReports={reports} initialDigest={digest} />
       <footer>
         <p>
-          Each request writes the report row and enqueues its <code>generate-report</code> task in one <code>prisma.$transaction</code>. The wake-up goes to RabbitMQ only
-          after the commit; the task row in PostgreSQL is the truth, so a lost message delays a report but never loses it. A request that fails after the enqueue rolls
+          Each request writes the report row and enqueues its <code>generate-report</code> task in one <code>prisma.$transaction</code>. Whatever runs it hears of it only
+          after the commit; the task row in PostgreSQL is the truth, so a lost wake-up delays a report but never loses it. A request that fails after the enqueue rolls
           both rows back, and nothing runs.
         </p>
       </footer>
     </main>
   );
 }
+
+/** What runs the tasks, as the page tells it (TASK_MODE). */
+const MODES: Record<TaskMode, string> = {
+  runner: "Tasks run in `npx task-runner start`, a process beside this app, woken through RabbitMQ.",
+  serverless:
+    "Serverless mode: no worker process. A request's tasks run in the same invocation after its response (Next.js after()); retries, delayed tasks, runs cut short and the digest's slots run when a scheduler calls /api/tasks/cron.",
+  "self-hosted": "Self-hosted mode: the worker and the cleaner run inside this next start process, started by instrumentation.ts.",
+};

@@ -3,15 +3,16 @@
 // refreshed every 500 ms from GET /api/reports so each report moves from pending to done without a reload.
 
 import { useEffect, useRef, useState, useTransition } from "react";
-import type { ReportView } from "@/src/report-views";
+import type { DigestView, ReportView } from "@/src/report-views";
 import { shortId } from "@/src/short-id";
 import { requestReport, requestReportThenFail, type ActionOutcome } from "./actions";
 import { ReportRow } from "./report-row";
 
 const POLL_MS = 500;
 
-export function ReportDesk({ initialReports }: { initialReports: ReportView[] }) {
+export function ReportDesk({ initialReports, initialDigest }: { initialReports: ReportView[]; initialDigest: DigestView | null }) {
   const [reports, setReports] = useState(initialReports);
+  const [digest, setDigest] = useState(initialDigest);
   const [outcome, setOutcome] = useState<ActionOutcome | { kind: "error"; message: string } | null>(null);
   const [unreachable, setUnreachable] = useState(false);
   const [busy, startTransition] = useTransition();
@@ -29,8 +30,11 @@ export function ReportDesk({ initialReports }: { initialReports: ReportView[] })
       try {
         const response = await fetch("/api/reports", { cache: "no-store" });
         if (!response.ok) throw new Error(`status ${response.status}`);
-        const body = (await response.json()) as { reports: ReportView[] };
-        if (!stopped) setReports(body.reports);
+        const body = (await response.json()) as { reports: ReportView[]; digest: DigestView | null };
+        if (!stopped) {
+          setReports(body.reports);
+          setDigest(body.digest);
+        }
         setUnreachable(false);
       } catch {
         setUnreachable(true);
@@ -60,8 +64,14 @@ export function ReportDesk({ initialReports }: { initialReports: ReportView[] })
   return (
     <section>
       <div className="actions">
-        <button type="button" data-testid="request-report" disabled={busy} onClick={() => run(requestReport)}>
+        <button type="button" data-testid="request-report" disabled={busy} onClick={() => run(() => requestReport("now"))}>
           Request a report
+        </button>
+        <button type="button" className="secondary" data-testid="request-later" disabled={busy} onClick={() => run(() => requestReport("later"))}>
+          Request one for in 5 s
+        </button>
+        <button type="button" className="secondary" data-testid="request-slow" disabled={busy} onClick={() => run(() => requestReport("slow"))}>
+          Request a slow one (3 s)
         </button>
         <button type="button" className="secondary" data-testid="request-then-fail" disabled={busy} onClick={() => run(requestReportThenFail)}>
           Request, then fail after the enqueue
@@ -91,7 +101,23 @@ export function ReportDesk({ initialReports }: { initialReports: ReportView[] })
           )}
         </tbody>
       </table>
+      <Digest digest={digest} />
     </section>
+  );
+}
+
+function Digest({ digest }: { digest: DigestView | null }) {
+  if (!digest) {
+    return (
+      <p className="muted" data-testid="digest">
+        The report digest (a recurring task, every 10 s) has not run yet.
+      </p>
+    );
+  }
+  return (
+    <p className="muted" data-testid="digest" data-slot={digest.slot}>
+      Report digest, slot {digest.slot.slice(11, 19)} UTC: {digest.done} report{digest.done === 1 ? "" : "s"} done.
+    </p>
   );
 }
 
@@ -107,8 +133,8 @@ function Outcome({ outcome }: { outcome: ActionOutcome | { kind: "error"; messag
   if (outcome.kind === "requested") {
     return (
       <p className="notice" role="status" data-testid="outcome" data-kind="requested" data-report-id={outcome.reportId}>
-        Report <code>{shortId(outcome.reportId)}</code> requested: the report row and its task <code>{shortId(outcome.taskId)}</code> committed together; a worker was
-        woken after the commit.
+        Report <code>{shortId(outcome.reportId)}</code> requested: the report row and its task <code>{shortId(outcome.taskId)}</code> committed together; it runs once the
+        commit is seen.
       </p>
     );
   }

@@ -1,6 +1,9 @@
-// `npm run dev`: prepares the database (db:setup), then runs the Next.js dev server and the task runner
-// (`task-runner start`) side by side in this terminal until Ctrl-C, which stops both.
+// `npm run dev`: prepares the database (db:setup), then runs the Next.js dev server and, by TASK_MODE, what runs the
+// tasks beside it until Ctrl-C: the task runner (`task-runner start`, the default "runner" mode); in "serverless" mode
+// a stand-in for the platform's scheduler that calls the cron route every 5 s; in "self-hosted" mode nothing (the dev
+// server runs the worker itself, through instrumentation.ts).
 import { execFileSync, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -13,6 +16,13 @@ const env = {
   PORT: port,
   APP_URL: process.env.APP_URL || `http://127.0.0.1:${port}`,
 };
+const mode = env.TASK_MODE || "runner";
+if (!["runner", "serverless", "self-hosted"].includes(mode)) {
+  console.error(`TASK_MODE must be "runner", "serverless" or "self-hosted", got ${JSON.stringify(mode)}.`);
+  process.exit(1);
+}
+// The serverless mode's cron route needs a secret; one made up for this session when none is set.
+if (mode === "serverless") env.CRON_SECRET ||= randomBytes(16).toString("hex");
 
 try {
   execFileSync(process.execPath, ["--import", "tsx", "scripts/db-setup.ts"], { cwd: app, stdio: "inherit", env });
@@ -20,15 +30,21 @@ try {
   process.exit(1); // db:setup printed why
 }
 
-const children = [
-  spawn(process.execPath, [join(app, "node_modules/next/dist/bin/next"), "dev", "--port", port], { cwd: app, stdio: "inherit", env }),
-  spawn(join(app, "node_modules/.bin/task-runner"), ["start"], { cwd: app, stdio: "inherit", env }),
-];
+const children = [spawn(process.execPath, [join(app, "node_modules/next/dist/bin/next"), "dev", "--port", port], { cwd: app, stdio: "inherit", env })];
+if (mode === "runner") children.push(spawn(join(app, "node_modules/.bin/task-runner"), ["start"], { cwd: app, stdio: "inherit", env }));
+let pinger;
+if (mode === "serverless") {
+  // What Vercel Cron or an EventBridge schedule does in production, every 5 s here.
+  pinger = setInterval(() => {
+    fetch(`${env.APP_URL}/api/tasks/cron`, { headers: { authorization: `Bearer ${env.CRON_SECRET}` } }).catch(() => {});
+  }, 5_000);
+}
 
 let stopping = false;
 function stopAll(signal) {
   if (stopping) return;
   stopping = true;
+  clearInterval(pinger);
   for (const child of children) if (child.exitCode === null) child.kill(signal);
 }
 // Ctrl-C reaches both children through the terminal; a SIGTERM sent to this script alone is passed on.

@@ -74,3 +74,22 @@ function statusOf(reportStatus: string, taskStatus: string | undefined, attempts
       return "pending";
   }
 }
+
+/** The recurring report-digest's newest run: the slot it ran for and the reports done by then. */
+export interface DigestView {
+  slot: string;
+  done: number;
+  finishedAt: string | null;
+}
+
+/** The newest succeeded report-digest task, or null before the first slot has run. */
+export async function latestDigest(prisma: AppPrisma): Promise<DigestView | null> {
+  const task = await prisma.task.findFirst({
+    where: { name: "report-digest", status: "succeeded" },
+    orderBy: { runAt: "desc" },
+    select: { runAt: true, result: true, finishedAt: true },
+  });
+  if (!task) return null;
+  const result = task.result as { done?: unknown } | null;
+  return { slot: task.runAt.toISOString(), done: typeof result?.done === "number" ? result.done : 0, finishedAt: task.finishedAt?.toISOString() ?? null };
+}

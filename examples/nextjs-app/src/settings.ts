@@ -1,5 +1,6 @@
 // The example's settings, read from the environment in one place: connection URLs (else the local services),
-// the broker prefix, the app's own URL (the worker calls its flaky endpoint) and how often that endpoint fails.
+// the broker prefix, the app's own URL (the worker calls its flaky endpoint), how often that endpoint fails, and what
+// runs the tasks.
 
 /** PostgreSQL. Default: the local server, database prisma_task_queue_example (db:setup creates it). */
 export function databaseUrl(): string {
@@ -33,4 +34,19 @@ export function flakyFailures(): number {
     throw new Error(`FLAKY_FAILURES must be a whole number of failures (0 or more), got ${JSON.stringify(raw)}.`);
   }
   return value;
+}
+
+/**
+ * What runs the tasks (TASK_MODE):
+ * - "runner" (default): `npx task-runner start`, a process of its own beside the app;
+ * - "serverless": no process between requests: the request that enqueued a task runs it after its response (`after()`),
+ *   and a scheduler calling GET /api/tasks/cron (with `Authorization: Bearer $CRON_SECRET`) runs the rest;
+ * - "self-hosted": the worker and the cleaner inside the `next start` process, started by instrumentation.ts.
+ */
+export type TaskMode = "runner" | "serverless" | "self-hosted";
+
+export function taskMode(): TaskMode {
+  const raw = process.env.TASK_MODE || "runner";
+  if (raw === "runner" || raw === "serverless" || raw === "self-hosted") return raw;
+  throw new Error(`TASK_MODE must be "runner", "serverless" or "self-hosted", got ${JSON.stringify(raw)}.`);
 }

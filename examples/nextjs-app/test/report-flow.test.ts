@@ -1,4 +1,4 @@
-// End to end, as a person meets the example: next build + next start, `npx task-runner start`, and Debian's Chromium
+// End to end, as a person meets the example: next start (of the build `npm test` made), `npx task-runner start`, and Debian's Chromium
 // clicking the page, against real PostgreSQL and RabbitMQ in a fresh database. Proves the seed workflow: a requested
 // report shows at once, survives a flaky service through retries and ends done after 3 attempts; a request that
 // fails after the enqueue leaves neither a report nor a task behind.
@@ -8,54 +8,39 @@ import { copyFileSync, existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
+import { FLAKY_FAILURES, startExampleApp, type ExampleApp } from "./support/app";
 import { launchChromium } from "./support/browser";
-import { appDir, artifactsDir, freePort, run, start, waitForHttp, whileRunning, type Started } from "./support/processes";
+import { appDir, artifactsDir, start, whileRunning, type Started } from "./support/processes";
 import { countRows, queryRows, startServices, type TestServices } from "./support/services";
 
-const NEXT = join(appDir, "node_modules", "next", "dist", "bin", "next");
-const FLAKY_FAILURES = 2;
 const REPORT_DONE_TIMEOUT_MS = 90_000;
 
 let services: TestServices | undefined;
-let app: Started | undefined;
+let example: ExampleApp | undefined;
 let runner: Started | undefined;
 let browser: Browser | undefined;
 let page: Page;
-let appUrl = "";
 
 before(async () => {
   services = await startServices();
-  const port = await freePort();
-  appUrl = `http://127.0.0.1:${port}`;
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATABASE_URL: services.databaseUrl,
-    AMQP_URL: services.amqpUrl,
-    AMQP_PREFIX: services.amqpPrefix,
-    APP_URL: appUrl,
-    FLAKY_FAILURES: String(FLAKY_FAILURES),
-    NEXT_TELEMETRY_DISABLED: "1",
-  };
-  await run("db-setup", process.execPath, ["--import", "tsx", "scripts/db-setup.ts"], env);
-  await run("next-build", process.execPath, [NEXT, "build"], env);
-  app = start("app", process.execPath, [NEXT, "start", "--port", String(port), "--hostname", "127.0.0.1"], env);
-  runner = start("runner", "npx", ["--no-install", "task-runner", "start"], env);
-  await waitForHttp(`${appUrl}/api/reports`, app, 60_000);
+  example = await startExampleApp("app", "runner", services);
+  runner = start("runner", "npx", ["--no-install", "task-runner", "start"], example.env);
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1100, height: 640 } });
   page.setDefaultTimeout(30_000);
-  await page.goto(appUrl);
+  await page.goto(example.url);
 });
 
 after(async () => {
   await browser?.close();
-  await Promise.all([runner?.stop(), app?.stop()]);
+  await Promise.all([runner?.stop(), example?.stop()]);
   await services?.cleanUp();
 });
 
 /** Fails with what the app and the runner logged, so a red run says why. */
 function withLogs(error: unknown): Error {
   const message = error instanceof Error ? error.message : String(error);
+  const app = example?.server;
   return new Error(`${message}\n--- runner (${runner?.logFile}) ---\n${runner?.tail()}\n--- app (${app?.logFile}) ---\n${app?.tail()}`);
 }
 
@@ -80,7 +65,7 @@ test("a requested report shows pending at once and done after 3 attempts against
 
   try {
     const done = page.locator(`tr[data-report-id="${reportId}"][data-status="done"]`);
-    await whileRunning([app!, runner!], done.waitFor({ timeout: REPORT_DONE_TIMEOUT_MS }));
+    await whileRunning([example!.server, runner!], done.waitFor({ timeout: REPORT_DONE_TIMEOUT_MS }));
   } catch (error) {
     throw withLogs(error);
   }

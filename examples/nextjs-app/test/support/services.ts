@@ -112,3 +112,21 @@ export async function queryRows<Row extends object>(databaseUrl: string, text: s
     await client.end();
   }
 }
+
+/** Polls a query on the run's database every 100 ms until `done` holds for its rows; rejects after `timeoutMs`. */
+export async function waitForRows<Row extends object>(
+  databaseUrl: string,
+  text: string,
+  values: unknown[],
+  done: (rows: Row[]) => boolean,
+  what: string,
+  timeoutMs = 30_000,
+): Promise<Row[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const rows = await queryRows<Row>(databaseUrl, text, values);
+    if (done(rows)) return rows;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last rows: ${JSON.stringify(rows)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
