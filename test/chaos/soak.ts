@@ -23,7 +23,7 @@ import { readRunLog } from "./soak-runlog.js";
 import { SeededRandom } from "./seeded-random.js";
 import { rawWakeups, type SoakWakeups } from "./soak-wakeups.js";
 import type { PauseWindow } from "./soak-check-controls.js";
-import { SOAK_PAUSED_QUEUE } from "./soak-tasks.js";
+import { SOAK_PAUSED_QUEUE, soakQueueLimits } from "./soak-tasks.js";
 import { ClusterFaults, CLUSTER_FAULT_KINDS, ProxySet } from "./soak-cluster.js";
 import { RawBroker } from "./soak-raw-broker.js";
 import { SoakHosts } from "./soak-hosts.js";
@@ -209,6 +209,17 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const loads: number[] = [];
   const loadSampler = setInterval(() => loads.push(loadavg()[0]!), 5000);
   try {
+    // With no worker to declare them (queueLimits), the serverless deployment's operator writes the queues' limits,
+    // as `task-runner limit` does; the cron passes read and keep them.
+    if (serverless) {
+      await db.store.syncQueues(
+        Object.entries(soakQueueLimits).map(([queue, limits]) => ({
+          queue,
+          concurrency: "concurrency" in limits ? limits.concurrency : null,
+          rateLimit: "rateLimit" in limits ? { ...limits.rateLimit } : null,
+        })),
+      );
+    }
     await children.start("worker", options.workers ?? 3);
     await children.start("cleaner", serverless ? 0 : (options.cleaners ?? 2));
     driver = await DriverLink.start({
