@@ -140,8 +140,15 @@ export class InProcessTransport implements WakeupTransport {
       },
       publishLater: (queue: string, wakeups: readonly DueLaterWakeup[]) => {
         if (wakeups.length === 0 || this.identity === undefined) return;
+        // Workers of other processes keep their own timers: the due time goes on the machine's clock.
+        const now = performance.now();
+        const unixNow = Date.now();
+        this.fanout?.sendLater(
+          queue,
+          wakeups.map(({ id, dueAt }) => ({ id, dueAtUnixMs: unixNow + (dueAt - now) })),
+        );
         const listeners = registry(LATER_REGISTRY).get(this.identity)?.get(queue) ?? [];
-        if (listeners.length === 0) return; // no worker here: the cleaner wakes the tasks when due
+        if (listeners.length === 0) return; // no worker here: those of other processes have it, or the cleaner wakes the tasks when due
         const deliverLater = listeners[this.turn++ % listeners.length]!;
         const batch = [...wakeups];
         queueMicrotask(() => deliverLater(batch, queue));
@@ -163,9 +170,21 @@ export class InProcessTransport implements WakeupTransport {
     const deliver: Deliver = (ids, queue) => options.deliver(ids, queue);
     // Wake-ups from other processes: for the queues this worker serves; the row decides, so nothing is acknowledged.
     const server = SOCKETS_AVAILABLE
-      ? new SocketServer(socketDirectory(identity), (ids, queue) => {
-          if (options.queues.includes(queue)) void options.deliver(ids, queue).catch(() => {});
-        })
+      ? new SocketServer(
+          socketDirectory(identity),
+          (ids, queue) => {
+            if (options.queues.includes(queue)) void options.deliver(ids, queue).catch(() => {});
+          },
+          (later, queue) => {
+            if (!options.queues.includes(queue) || !options.deliverLater) return;
+            const now = performance.now();
+            const unixNow = Date.now();
+            options.deliverLater(
+              later.map(({ id, dueAtUnixMs }) => ({ id, dueAt: now + (dueAtUnixMs - unixNow) })),
+              queue,
+            );
+          },
+        )
       : undefined;
     const deliverLater: DeliverLater | undefined = options.deliverLater && ((wakeups, queue) => options.deliverLater!(wakeups, queue));
     let listening = false;

@@ -1,6 +1,7 @@
 // Wake-ups between processes on one SQLite file, with no broker: a worker in another process that polls once a minute
-// is woken through its Unix socket right after the app's commit and removes the socket when it stops; a worker killed
-// with SIGKILL leaves a socket file that costs the app nothing and is removed by the next wake-up sent to it.
+// is woken through its Unix socket right after the app's commit and removes the socket when it stops; a task delayed by
+// the app reaches it as a wake-up that says when, so its own timer claims the task at its time with no cleaner running;
+// a worker killed with SIGKILL leaves a socket file that costs the app nothing and is removed by the next wake-up.
 
 import { existsSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -51,6 +52,22 @@ describe.skipIf(process.platform === "win32")("SQLite wake-ups across processes"
     worker.signal("SIGTERM");
     await waitUntil(() => worker.child.exitCode !== null, "the worker to exit");
     expect(existsSync(socket)).toBe(false);
+  });
+
+  it("tell a worker of another process when a delayed task is due: its timer claims it then, with no cleaner", async () => {
+    const bed = await open();
+    const worker = await bed.spawnWorker("timed", { CONFORMANCE_POLL_MS: "60000" });
+    await socketOf(worker);
+    const prisma = bed.prisma();
+    const sent = Date.now();
+    const delayed = await prisma.task.enqueue("run", { ms: 0 }, { delayMs: 1_500 });
+    const claimed = await worker.waitForLog((line) => line.message === "task claimed" && line.taskId === delayed.id, "the delayed task's claim", 20_000);
+    expect(claimed.via).toBe("timer");
+    // At its time, not before (the database's clock is this machine's), and long before the worker's next poll.
+    const claimedAt = Date.parse(String(claimed.time));
+    expect(claimedAt - sent).toBeGreaterThanOrEqual(1_400);
+    expect(claimedAt - sent).toBeLessThan(20_000);
+    await worker.kill();
   });
 
   it("cost the app nothing when the worker was killed; its socket file goes at the next wake-up", async () => {

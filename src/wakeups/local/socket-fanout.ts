@@ -7,7 +7,7 @@ import { watch, type FSWatcher } from "node:fs";
 import { rmdir, unlink } from "node:fs/promises";
 import { createConnection, type Socket } from "node:net";
 import { peerSockets } from "./socket-directory.js";
-import { wakeupLine } from "./socket-line.js";
+import { laterLine, wakeupLine, type LaterOnSocket } from "./socket-line.js";
 
 /** How often the folder is listed while it cannot be watched (no worker has made it yet). */
 const RESCAN_MS = 100;
@@ -36,7 +36,16 @@ export class SocketFanout {
    */
   send(queue: string, ids: readonly string[]): Promise<boolean> | undefined {
     if (this.closed || ids.length === 0) return undefined;
-    const line = wakeupLine(queue, ids);
+    return this.write(wakeupLine(queue, ids));
+  }
+
+  /** Writes wake-ups of tasks due later to every worker socket of another process (each keeps a timer). Best effort. */
+  sendLater(queue: string, wakeups: readonly LaterOnSocket[]): void {
+    if (this.closed || wakeups.length === 0) return;
+    void this.write(laterLine(queue, wakeups));
+  }
+
+  private write(line: string): Promise<boolean> | undefined {
     const writes: Array<Promise<boolean>> = [];
     for (const path of this.currentPeers()) {
       const socket = this.connection(path);

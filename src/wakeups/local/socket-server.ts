@@ -1,5 +1,5 @@
 // A worker's end of the local sockets: it listens on a socket of its own in the database's folder and hands each
-// wake-up line to the worker. The socket file goes when the worker stops; one left by a killed worker is removed by
+// wake-up line to the worker (a task due later to its timers). The socket file goes when the worker stops; one left by a killed worker is removed by
 // the first publisher that finds nobody answering on it.
 
 import { randomBytes } from "node:crypto";
@@ -7,7 +7,7 @@ import { rmdir, unlink } from "node:fs/promises";
 import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { ensureSocketDirectory, ownSockets } from "./socket-directory.js";
-import { parseWakeupLine } from "./socket-line.js";
+import { parseWakeupLine, type LaterOnSocket } from "./socket-line.js";
 
 /** Longest line kept from a connection while it waits for its newline: a wake-up of 10,000 ids fits. */
 const MAX_LINE_CHARS = 400_000;
@@ -20,6 +20,7 @@ export class SocketServer {
   constructor(
     private readonly directory: string,
     private readonly deliver: (ids: string[], queue: string) => void,
+    private readonly deliverLater: (wakeups: LaterOnSocket[], queue: string) => void = () => {},
   ) {
     this.path = join(directory, `${process.pid}-${randomBytes(6).toString("hex")}.sock`);
   }
@@ -68,7 +69,8 @@ export class SocketServer {
       let end = pending.indexOf("\n");
       while (end >= 0) {
         const wakeup = parseWakeupLine(pending.slice(0, end));
-        if (wakeup) this.deliver(wakeup.ids, wakeup.queue);
+        if (wakeup?.later) this.deliverLater(wakeup.later, wakeup.queue);
+        else if (wakeup) this.deliver(wakeup.ids, wakeup.queue);
         pending = pending.slice(end + 1);
         end = pending.indexOf("\n");
       }
