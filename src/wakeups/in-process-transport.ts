@@ -12,6 +12,7 @@ import { TaskQueueInternalError } from "../errors.js";
 import { SOCKETS_AVAILABLE, socketDirectory } from "./local/socket-directory.js";
 import { SocketFanout } from "./local/socket-fanout.js";
 import { SocketServer } from "./local/socket-server.js";
+import { onMachineClock, onProcessClock } from "./local/socket-line.js";
 
 type Deliver = ListenOptions["deliver"];
 type DeliverLater = NonNullable<ListenOptions["deliverLater"]>;
@@ -141,12 +142,7 @@ export class InProcessTransport implements WakeupTransport {
       publishLater: (queue: string, wakeups: readonly DueLaterWakeup[]) => {
         if (wakeups.length === 0 || this.identity === undefined) return;
         // Workers of other processes keep their own timers: the due time goes on the machine's clock.
-        const now = performance.now();
-        const unixNow = Date.now();
-        this.fanout?.sendLater(
-          queue,
-          wakeups.map(({ id, dueAt }) => ({ id, dueAtUnixMs: unixNow + (dueAt - now) })),
-        );
+        this.fanout?.sendLater(queue, onMachineClock(wakeups));
         const listeners = registry(LATER_REGISTRY).get(this.identity)?.get(queue) ?? [];
         if (listeners.length === 0) return; // no worker here: those of other processes have it, or the cleaner wakes the tasks when due
         const deliverLater = listeners[this.turn++ % listeners.length]!;
@@ -176,13 +172,7 @@ export class InProcessTransport implements WakeupTransport {
             if (options.queues.includes(queue)) void options.deliver(ids, queue).catch(() => {});
           },
           (later, queue) => {
-            if (!options.queues.includes(queue) || !options.deliverLater) return;
-            const now = performance.now();
-            const unixNow = Date.now();
-            options.deliverLater(
-              later.map(({ id, dueAtUnixMs }) => ({ id, dueAt: now + (dueAtUnixMs - unixNow) })),
-              queue,
-            );
+            if (options.queues.includes(queue)) options.deliverLater?.(onProcessClock(later), queue);
           },
         )
       : undefined;

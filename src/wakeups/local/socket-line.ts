@@ -11,6 +11,18 @@ export interface LaterOnSocket {
 
 export type SocketWakeup = { queue: string; ids: string[]; later?: undefined } | { queue: string; later: LaterOnSocket[] };
 
+/** `wakeups` (due on this process's monotonic clock) with their due times on the machine's clock, for other processes. */
+export function onMachineClock(wakeups: ReadonlyArray<{ id: string; dueAt: number }>): LaterOnSocket[] {
+  const offset = Date.now() - performance.now();
+  return wakeups.map(({ id, dueAt }) => ({ id, dueAtUnixMs: dueAt + offset }));
+}
+
+/** Wake-ups read from a socket, due on this process's monotonic clock. */
+export function onProcessClock(later: readonly LaterOnSocket[]): Array<{ id: string; dueAt: number }> {
+  const offset = performance.now() - Date.now();
+  return later.map(({ id, dueAtUnixMs }) => ({ id, dueAt: dueAtUnixMs + offset }));
+}
+
 /** The line for `ids` of task queue `queue`. */
 export function wakeupLine(queue: string, ids: readonly string[]): string {
   return `${queue}\t${ids.join(",")}\n`;

@@ -60,14 +60,18 @@ export class NotifyTransport implements WakeupTransport {
     const inFlight = new Set<Promise<void>>();
     let scheduled = false;
     let closed = false;
-    const send = (queue: string, ids: string[]) => {
-      const sent = notifications.notify(channel, queue, ids).then(
-        () => hooks.onConfirmed?.(ids),
-        (error: unknown) => hooks.onFailed?.(ids, error instanceof Error ? error : new Error(String(error))),
-      );
+    /** Keeps `sent` (which never rejects) until it settles, for flush(). */
+    const track = (sent: Promise<void>) => {
       inFlight.add(sent);
       void sent.finally(() => inFlight.delete(sent));
     };
+    const send = (queue: string, ids: string[]) =>
+      track(
+        notifications.notify(channel, queue, ids).then(
+          () => hooks.onConfirmed?.(ids),
+          (error: unknown) => hooks.onFailed?.(ids, error instanceof Error ? error : new Error(String(error))),
+        ),
+      );
     const drain = () => {
       scheduled = false;
       for (const [queue, ids] of pending) send(queue, ids);
@@ -93,14 +97,8 @@ export class NotifyTransport implements WakeupTransport {
       publishLater: (queue: string, wakeups: readonly DueLaterWakeup[]) => {
         if (closed || wakeups.length === 0) return;
         const now = performance.now();
-        const sent = notifications.notifyLater(
-          channel,
-          queue,
-          wakeups.map(({ id, dueAt }) => ({ id, dueInMs: dueAt - now })),
-        );
-        const tracked = sent.catch(() => {});
-        inFlight.add(tracked);
-        void tracked.finally(() => inFlight.delete(tracked));
+        const later = wakeups.map(({ id, dueAt }) => ({ id, dueInMs: dueAt - now }));
+        track(notifications.notifyLater(channel, queue, later).catch(() => {}));
       },
       notifyDead: (notification: DeadTaskNotification) => Promise.reject(new DeadTaskNotAnnouncedError(notification.id, "NOTIFY wake-ups do not announce dead tasks")),
       flush,
