@@ -8,10 +8,7 @@ import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { createMysqlTestDatabase } from "../test/support/mysql-database.js";
-import { createSqliteDatabase } from "../test/support/sqlite.js";
-import { applySchema } from "../test/support/schema.js";
-import { databaseUrlFor, dropDatabase, onServer } from "../test/support/database.js";
+import { dialectDatabase } from "./dialect-database.js";
 import { percentile, round } from "./stats.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -20,17 +17,6 @@ const dialect = arg("dialect") ?? "postgresql";
 const seconds = Number(arg("seconds") ?? 60);
 const aheads = (arg("ahead") ?? "5000,0").split(",").map(Number);
 const amqpUrl = process.env.AMQP_URL ?? "amqp://guest:guest@127.0.0.1:5672";
-const serverUrl = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
-
-async function database(): Promise<{ url: string; drop(): Promise<unknown> }> {
-  if (dialect === "sqlite") return createSqliteDatabase();
-  if (dialect === "mysql") return createMysqlTestDatabase();
-  const name = `ptq_schedbench_${randomBytes(4).toString("hex")}`;
-  await onServer(serverUrl, [`CREATE DATABASE "${name}"`]);
-  const url = databaseUrlFor(serverUrl, name);
-  await applySchema(url);
-  return { url, drop: () => dropDatabase(serverUrl, name) };
-}
 
 interface Run {
   slot: number;
@@ -57,7 +43,7 @@ const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding:
 console.log(`schedule lateness on ${dialect}, commit ${commit}, ${new Date().toISOString()}, ${seconds} s per setting, slots of 1 s, two processes, leader SIGKILLs`);
 console.log("scheduleAheadMs  slots  missing  p50 ms  p99 ms  max ms  | slots within 3 s after a kill: count  max ms  | others: p99 ms  max ms");
 for (const ahead of aheads) {
-  const db = await database();
+  const db = await dialectDatabase(dialect, "ptq_schedbench");
   const runs: Run[] = [];
   const env = {
     DATABASE_URL: db.url,

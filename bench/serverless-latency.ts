@@ -9,32 +9,18 @@
 // Run: npx tsx bench/serverless-latency.ts [--dialect=postgresql|sqlite|mysql] [--rounds=200]
 
 import { execFileSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { defineTasks, openStore, runDueTasks, silentLogger, taskQueue } from "../src/index.js";
-import { databaseUrlFor, dropDatabase, onServer } from "../test/support/database.js";
-import { createMysqlTestDatabase } from "../test/support/mysql-database.js";
 import { testMysqlPrisma } from "../test/support/mysql-prisma.js";
 import { testPrisma } from "../test/support/prisma.js";
-import { applySchema } from "../test/support/schema.js";
-import { createSqliteDatabase, sqlitePrisma } from "../test/support/sqlite.js";
+import { sqlitePrisma } from "../test/support/sqlite.js";
+import { dialectDatabase } from "./dialect-database.js";
 import { percentile, round } from "./stats.js";
 
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
 const dialect = arg("dialect") ?? "postgresql";
 const rounds = Number(arg("rounds") ?? 200);
 const WARMUP = 20;
-const serverUrl = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
-
-async function database(): Promise<{ url: string; drop(): Promise<unknown> }> {
-  if (dialect === "sqlite") return createSqliteDatabase();
-  if (dialect === "mysql") return createMysqlTestDatabase();
-  const name = `ptq_slsbench_${randomBytes(4).toString("hex")}`;
-  await onServer(serverUrl, [`CREATE DATABASE "${name}"`]);
-  const url = databaseUrlFor(serverUrl, name);
-  await applySchema(url);
-  return { url, drop: () => dropDatabase(serverUrl, name) };
-}
 
 let started: (() => void) | undefined;
 const tasks = defineTasks({
@@ -49,7 +35,7 @@ function client(url: string): ReturnType<typeof testPrisma> {
   return testPrisma(url);
 }
 
-const db = await database();
+const db = await dialectDatabase(dialect, "ptq_slsbench");
 const prisma = client(db.url).$extends(taskQueue({ tasks, logger: silentLogger, after: (run) => void setImmediate(() => void run()), afterBudgetMs: 10_000 }));
 const store = openStore(db.url);
 try {
