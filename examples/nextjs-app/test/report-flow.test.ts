@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { FLAKY_FAILURES, startExampleApp, type ExampleApp } from "./support/app";
-import { launchChromium } from "./support/browser";
+import { launchChromium, openPage } from "./support/browser";
 import { appDir, artifactsDir, start, whileRunning, type Started } from "./support/processes";
 import { countRows, queryRows, startServices, type TestServices } from "./support/services";
 
@@ -26,9 +26,7 @@ before(async () => {
   example = await startExampleApp("app", "runner", services);
   runner = start("runner", "npx", ["--no-install", "task-runner", "start"], example.env);
   browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1100, height: 640 } });
-  page.setDefaultTimeout(30_000);
-  await page.goto(example.url);
+  page = await openPage(browser, example.url, 640);
 });
 
 after(async () => {

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { FLAKY_FAILURES, startExampleApp, type ExampleApp } from "./support/app";
-import { launchChromium } from "./support/browser";
+import { digestSince, launchChromium, openPage, requestReport } from "./support/browser";
 import { artifactsDir, whileRunning } from "./support/processes";
 import { queryRows, startServices, type TestServices } from "./support/services";
 
@@ -22,9 +22,7 @@ before(async () => {
   // Next.js leaves SIGTERM to the app's own handler only with NEXT_MANUAL_SIG_HANDLE; the worker's drain needs it.
   example = await startExampleApp("self-hosted", "self-hosted", services, { NEXT_MANUAL_SIG_HANDLE: "true" });
   browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1100, height: 760 } });
-  page.setDefaultTimeout(30_000);
-  await page.goto(example.url);
+  page = await openPage(browser, example.url);
 });
 
 after(async () => {
@@ -36,23 +34,10 @@ after(async () => {
 test("the server's own worker runs a report to done after the flaky service's retries, and the digest's slots", async () => {
   assert.equal(await page.getByTestId("task-mode").getAttribute("data-mode"), "self-hosted");
   const since = Date.now();
-  await page.getByTestId("request-report").click();
-  const outcome = page.locator('[data-testid="outcome"][data-kind="requested"]');
-  await outcome.waitFor();
-  const reportId = await outcome.getAttribute("data-report-id");
+  const reportId = await requestReport(page, "request-report");
   try {
     await whileRunning([example!.server], page.locator(`tr[data-report-id="${reportId}"][data-status="done"]`).waitFor({ timeout: 60_000 }));
-    await whileRunning(
-      [example!.server],
-      page.waitForFunction(
-        (after) => {
-          const slot = document.querySelector('[data-testid="digest"]')?.getAttribute("data-slot");
-          return typeof slot === "string" && Date.parse(slot) >= after;
-        },
-        since,
-        { timeout: 40_000 },
-      ),
-    );
+    await whileRunning([example!.server], digestSince(page, since));
   } catch (error) {
     throw new Error(`${(error as Error).message}\n--- app (${example!.server.logFile}) ---\n${example!.server.tail()}`);
   }

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { FLAKY_FAILURES, startExampleApp, type ExampleApp } from "./support/app";
-import { launchChromium } from "./support/browser";
+import { digestSince, launchChromium, openPage, requestReport } from "./support/browser";
 import { CronPinger } from "./support/cron-pinger";
 import { artifactsDir } from "./support/processes";
 import { queryRows, startServices, waitForRows, type TestServices } from "./support/services";
@@ -28,9 +28,7 @@ before(async () => {
   example = await startExampleApp("serverless", "serverless", services, { CRON_SECRET: SECRET });
   pinger = new CronPinger(example.url, SECRET, 2_000);
   browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1100, height: 760 } });
-  page.setDefaultTimeout(30_000);
-  await page.goto(example.url);
+  page = await openPage(browser, example.url);
 });
 
 after(async () => {
@@ -63,18 +61,6 @@ interface TaskRow {
 
 const TASK_OF_REPORT = "SELECT status, attempts, errors, (extract(epoch FROM created_at) * 1000)::float8 AS created_ms FROM tasks WHERE key = $1";
 
-/** Clicks `button` and returns the id of the report it requested (not the one the page showed before the click). */
-async function request(button: "request-report" | "request-later" | "request-slow"): Promise<string> {
-  const outcome = page.locator('[data-testid="outcome"]');
-  const before = (await outcome.count()) > 0 ? await outcome.getAttribute("data-report-id") : null;
-  await page.getByTestId(button).click();
-  const fresh = page.locator(`[data-testid="outcome"][data-kind="requested"]${before ? `:not([data-report-id="${before}"])` : ""}`);
-  await fresh.waitFor();
-  const reportId = await fresh.getAttribute("data-report-id");
-  assert.ok(reportId, "the page names the requested report");
-  return reportId;
-}
-
 async function reportDone(reportId: string, timeoutMs = 60_000): Promise<void> {
   await explained(page.locator(`tr[data-report-id="${reportId}"][data-status="done"]`).waitFor({ timeout: timeoutMs }));
 }
@@ -90,7 +76,7 @@ test("the page says no worker runs, and the cron route refuses a call without th
 });
 
 test("a report's first attempt runs after the response with no cron call; the cron calls run its retries to done", async () => {
-  const reportId = await request("request-report");
+  const reportId = await requestReport(page, "request-report");
   // No scheduler yet: the first attempt can only have run through after(), in the server that answered the click.
   const [first] = await explained(
     waitForRows<TaskRow>(
@@ -115,7 +101,7 @@ test("a report's first attempt runs after the response with no cron call; the cr
 });
 
 test("a report requested for in 5 s waits for its time, then a cron call runs it", async () => {
-  const reportId = await request("request-later");
+  const reportId = await requestReport(page, "request-later");
   await reportDone(reportId);
   const [task] = await queryRows<TaskRow>(services!.databaseUrl, TASK_OF_REPORT, [`report:${reportId}`]);
   assert.equal(task?.status, "succeeded");
@@ -130,7 +116,7 @@ test("a report requested for in 5 s waits for its time, then a cron call runs it
 
 test("a run cut short by a killed server is recovered by a cron call once its lease expires, and the report is stored once", async () => {
   await pinger!.stop(); // after() takes the slow report, not a cron call
-  const reportId = await request("request-slow");
+  const reportId = await requestReport(page, "request-slow");
   await explained(
     waitForRows<TaskRow>(services!.databaseUrl, TASK_OF_REPORT, [`report:${reportId}`], (rows) => rows[0]?.status === "running", "the slow report's run to start"),
   );
@@ -156,16 +142,7 @@ test("a run cut short by a killed server is recovered by a cron call once its le
 test("the digest's schedule slots are fired by the cron calls' sweeps, once each", async () => {
   pinger!.start(); // running already, unless an earlier test stopped it and failed
   const since = Date.now();
-  await explained(
-    page.waitForFunction(
-      (after) => {
-        const slot = document.querySelector('[data-testid="digest"]')?.getAttribute("data-slot");
-        return typeof slot === "string" && Date.parse(slot) >= after;
-      },
-      since,
-      { timeout: 40_000 },
-    ),
-  );
+  await explained(digestSince(page, since));
   assert.ok(pinger!.fired() >= 1, `the cron calls fired slots (fired ${pinger!.fired()})`);
   const slots = await queryRows<{ slots: number; tasks: number; succeeded: number }>(
     services!.databaseUrl,
