@@ -10,7 +10,7 @@ import { OutcomeWriter } from "../worker/outcome-writer.js";
 import { DEFAULT_TIMEOUT_MS, TaskRun, type RunHooks } from "../worker/task-run.js";
 import type { ResolvedWorkerOptions } from "../worker/worker-options.js";
 import { mergeLimits } from "../worker/limits-view.js";
-import type { ClaimLimits } from "../store/queue-controls.js";
+import type { ClaimLimits, QueueState } from "../store/queue-controls.js";
 
 /** A lease outlasts the call's budget by this much, so a live call never loses one and needs no heartbeat. */
 export const LEASE_MARGIN_MS = 30_000;
@@ -38,7 +38,7 @@ export class DueRuns {
   private readonly outcomes: CountingOutcomes;
   private readonly running = new Set<TaskRun>();
   private freed: (() => void) | undefined;
-  /** The limited queues' limits, when read (readLimits): their tasks are claimed only by a claim that counts them. */
+  /** The limited queues' limits, when known (useLimits): their tasks are claimed only by a claim that counts them. */
   private limits: ClaimLimits | undefined;
   private readonly hooks: RunHooks = {
     handlerDone: () => {},
@@ -79,9 +79,9 @@ export class DueRuns {
     return claimed;
   }
 
-  /** Reads the queues' limits from their rows (with the tasks' own per key), for the claims of due tasks to count. */
-  async readLimits(): Promise<void> {
-    const limits = mergeLimits(await this.store.listQueues(), this.options.limits, this.options.queues);
+  /** Takes the queues' limits from their rows (with the tasks' own per key), for the claims of due tasks to count. */
+  useLimits(queues: readonly QueueState[]): void {
+    const limits = mergeLimits(queues, this.options.limits, this.options.queues);
     this.limits = Object.keys(limits).length > 0 ? limits : undefined;
   }
 

@@ -1,8 +1,8 @@
 // runDueTasks(): one bounded pass of the queue's work, for platforms where no process lives between requests (a cron
 // route on Vercel, an AWS Lambda on an EventBridge schedule, a Netlify scheduled function, any HTTP ping). It looks
-// for work in three statements (the queues' limits, a claim of due tasks that counts the limited queues, a probe of
-// expired leases; and the schedules' rows when the registry has schedules); when there is any, one cleaner sweep recovers expired leases, fires due schedule slots and
-// prunes; then it claims and runs due tasks until none is left or the budget is spent. It starts only tasks whose
+// for work in two statements (one probe: the queues' limits, whether a lease expired, the schedules' last slots; then
+// a claim of due tasks that counts the limited queues); when there is any, one cleaner sweep recovers expired leases,
+// fires due schedule slots and prunes; then it claims and runs due tasks until none is left or the budget is spent. It starts only tasks whose
 // timeout fits in what is left, and their leases outlast the budget, so a task never outlives the call that claimed
 // it and never needs a heartbeat. Overlapping calls claim different tasks (a claim is exclusive): none runs twice.
 
@@ -14,6 +14,7 @@ import { openStore } from "../open-store.js";
 import { registrySchedules } from "../schedules/task-schedule.js";
 import type { Store } from "../store/store.js";
 import type { TaskRecord } from "../store/task-record.js";
+import type { ScheduleMark, WorkProbe } from "../store/work-probe.js";
 import { valueText } from "../value-text.js";
 import { resolveWorkerOptions, type ResolvedWorkerOptions } from "../worker/worker-options.js";
 import { DueRuns, LEASE_MARGIN_MS } from "./due-runs.js";
@@ -87,11 +88,12 @@ export async function runDueTasks<Tasks extends TaskRegistry>(options: RunDueTas
   try {
     const deadline = startedAt + budgetMs - WRITE_MARGIN_MS;
     const runs = new DueRuns(worker, store, deadline);
-    // The queues' limits first (a limited queue's tasks are claimed only by a claim that counts them); then the first
-    // claim is the probe for due tasks: those it took run while the sweep (if any) goes on.
-    await runs.readLimits();
+    // The probe first (a limited queue's tasks are claimed only by a claim that counts them); then the first claim
+    // looks for due tasks: those it took run while the sweep (if any) goes on.
+    const probe = await store.probeWork();
+    runs.useLimits(probe.queues);
     const first = await runs.claimFitting();
-    const sweep = options.sweep === false ? null : await sweepWhenNeeded(options, worker, store, first);
+    const sweep = options.sweep === false ? null : await sweepWhenNeeded(options, worker, store, probe, first);
     // Slots fired and leases recovered made tasks due: claim them now.
     const more = sweep !== null && sweep.fired + sweep.retried > 0 ? await runs.claimFitting() : [];
     const ended = await runs.drain(first.length + more.length);
@@ -103,15 +105,16 @@ export async function runDueTasks<Tasks extends TaskRegistry>(options: RunDueTas
 
 /**
  * The cleaner's sweep when there is anything for it: tasks claimed (finished rows to prune), an expired lease, or a
- * schedule slot due. Nothing due costs the claim (already made) and one probe, plus the schedules' rows if any.
+ * schedule slot due, as the probe found them. Nothing due costs no statement here.
  */
 async function sweepWhenNeeded(
   options: RunDueTasksOptions,
   worker: ResolvedWorkerOptions,
   store: Store,
+  probe: WorkProbe,
   claimed: readonly TaskRecord[],
 ): Promise<DueTasksSummary["sweep"]> {
-  if (claimed.length === 0 && (await store.findExpiredLeases(1)).length === 0 && !(await slotDue(worker.tasks, store))) return null;
+  if (claimed.length === 0 && !probe.expiredLease && !slotDue(worker.tasks, probe.schedules)) return null;
   const cleaner = createCleaner({ tasks: options.tasks, store, prisma: worker.prisma, wakeups: "polling", logger: worker.logger, directUrl: options.directUrl });
   try {
     const pass = await cleaner.runOnce();
@@ -122,10 +125,10 @@ async function sweepWhenNeeded(
 }
 
 /** True when a schedule of the registry has a slot after its last one at or before now (or was never fired). */
-async function slotDue(tasks: TaskRegistry, store: Store): Promise<boolean> {
+function slotDue(tasks: TaskRegistry, marks: readonly ScheduleMark[]): boolean {
   const schedules = registrySchedules(tasks);
   if (schedules.length === 0) return false;
-  const rows = new Map((await store.listSchedules()).map((row) => [row.schedule, row]));
+  const rows = new Map(marks.map((mark) => [mark.schedule, mark]));
   const now = new Date();
   return schedules.some((schedule) => {
     const row = rows.get(schedule.id);

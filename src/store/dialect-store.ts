@@ -16,6 +16,7 @@ import type { QueueDeclaration, QueueState } from "./queue-controls.js";
 import type { TaskRecord } from "./task-record.js";
 import type { ClaimByIdResult, ClaimFilter, Completion, WakeupTarget } from "./task-writes.js";
 import type { ActivityWindows, QueueActivity } from "./tallies.js";
+import type { WorkProbe } from "./work-probe.js";
 import { NotAPrismaClientError, TaskStoreNoTransactionError } from "../errors.js";
 
 /** What a dialect writes for its store: its SQL units, and what it does its own way. */
@@ -139,6 +140,17 @@ export class DialectStore<D extends Db, T extends TaskTable, O extends OwnDb> ex
   }
   override syncQueues(declared: readonly QueueDeclaration[]): Promise<void> {
     return this.onQueueTables(() => super.syncQueues(declared));
+  }
+  /** Reads the queue and schedule tables: a missing one is named, with its migration. */
+  override async probeWork(): Promise<WorkProbe> {
+    try {
+      return await super.probeWork();
+    } catch (error) {
+      const problem = this.parts.classify(error);
+      if (problem.kind !== "missing-table") throw error;
+      const missing = problem.message.includes(`${this.table.name}_schedules`) ? missingScheduleTable : missingQueueTable;
+      throw new StoreProblemError(missing(this.table, problem.message), { cause: error });
+    }
   }
 
   private async onQueueTables<R>(run: () => Promise<R>): Promise<R> {

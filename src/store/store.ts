@@ -10,6 +10,7 @@ import type { QueueDeclaration, QueueState } from "./queue-controls.js";
 import type { ScheduleDeclaration, ScheduleState } from "./schedules.js";
 import type { StoreProblem } from "./store-problem.js";
 import type { ActivityWindows, QueueActivity } from "./tallies.js";
+import type { WorkProbe } from "./work-probe.js";
 import type { TaskRecord } from "./task-record.js";
 import type { ClaimByIdResult, ClaimFilter, Completion, FailedTask, Failure, HeldLease, LeaseState, RecoveredTask, WakeupTarget } from "./task-writes.js";
 import type { GroupCount, PageRequest, PendingAge, RecentWorker, StatusCount, StuckGroup, TaskDetail, TaskFilter, TaskGroup, TaskListPage, Throughput } from "./views.js";
@@ -70,6 +71,11 @@ export interface WorkerStore {
 interface CleanerStore {
   /** Running tasks whose lease expired, longest expired first. Reads only. */
   findExpiredLeases(limit: number): Promise<TaskRecord[]>;
+  /**
+   * In one statement, what a bounded pass needs to know before it claims: every queue row (as listQueues), whether a
+   * running task's lease has expired, and every schedule's last slot. Reads only.
+   */
+  probeWork(): Promise<WorkProbe>;
   /**
    * Hands one expired task's lease to `holder` for holdMs, so a recovery function can decide (outside any transaction)
    * while no late worker can complete it. Returns the task as it was (leaseOwner: the worker that lost it), or

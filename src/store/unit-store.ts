@@ -15,6 +15,7 @@ export const UNIT_OPERATIONS = [
   "extendLeases",
   "release",
   "findExpiredLeases",
+  "probeWork",
   "holdExpiredLease",
   "requeueExpired",
   "abandonExpired",
@@ -99,6 +100,10 @@ export abstract class UnitStore<D, T> implements Pick<Store, UnitOperation> {
   findExpiredLeases(...args: Parameters<Store["findExpiredLeases"]>) {
     return this.units.findExpiredLeases(this.db, this.table, ...args);
   }
+  probeWork(...args: Parameters<Store["probeWork"]>) {
+    return this.units.probeWork(this.db, this.table, ...args);
+  }
+
   holdExpiredLease(...args: Parameters<Store["holdExpiredLease"]>) {
     return this.units.holdExpiredLease(this.db, this.table, ...args);
   }

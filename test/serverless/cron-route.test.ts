@@ -64,6 +64,20 @@ describe("cronRoute", () => {
     await bed.exec("DELETE FROM tasks");
   });
 
+  it("an authorised call with no database URL given or in DATABASE_URL answers 500 saying which option to set", async () => {
+    const saved = process.env.DATABASE_URL;
+    delete process.env.DATABASE_URL;
+    const route = cronRoute({ tasks, budgetMs: 10_000, secret: "given-secret" });
+    try {
+      const response = await route(request("Bearer given-secret"));
+      expect(response.status).toBe(500);
+      expect(await response.json()).toEqual({ error: expect.stringMatching(/databaseUrl.*is required: pass cronRoute\(\{ databaseUrl \}\) or set DATABASE_URL/) });
+    } finally {
+      if (saved !== undefined) process.env.DATABASE_URL = saved;
+      await route.close();
+    }
+  });
+
   it("refuses the edge runtime when the route is made, saying to use the Node.js runtime", () => {
     process.env.NEXT_RUNTIME = "edge";
     expect(() => cronRoute({ tasks, budgetMs: 10_000 })).toThrow(/runs on the Node\.js runtime, not the edge runtime/);

@@ -1,8 +1,9 @@
 // runDueTasks(), the worker and cleaner of a deployment where no process lives between requests, on every dialect:
-// tasks run only when their timeout fits in the budget (theirs are 5 s here); a call with nothing due costs three store
-// operations; a queue limited in the database runs within its limit; a call runs what is due (a failure counts as failed and
-// retries later, a task delayed past now stays), recovers a task whose worker died and runs it, fires a schedule's
-// slot; it starts only tasks whose timeout fits in its budget; two overlapping calls never run a task twice.
+// tasks run only when their timeout fits in the budget (theirs are 5 s here); a call with nothing due costs two store
+// operations (two statements), schedules or not; a queue limited in the database runs within its limit; a call runs
+// what is due (a failure counts as failed and retries later, a task delayed past now stays), recovers a task whose
+// worker died and runs it, fires a schedule's slot; it starts only tasks whose timeout fits in its budget; two
+// overlapping calls never run a task twice.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -29,6 +30,11 @@ const scheduled = defineTasks({
   tick: { payload: z.object({}), timeoutMs: 5_000, schedules: [{ cron: "* * * * * *" }], handler: async (_payload, ctx) => void runs.push(ctx.task.id) },
 });
 
+// Its next slot is at most once a year away: never due while the test runs, unless it starts within a second of the new year.
+const yearly = defineTasks({
+  newYear: { payload: z.object({}), timeoutMs: 5_000, schedules: [{ cron: "0 0 1 1 *" }], handler: async (_payload, ctx) => void runs.push(ctx.task.id) },
+});
+
 const transactional = defineTasks<PrismaClient>()({
   "write-report": {
     payload: z.object({ reportId: z.string().uuid() }),
@@ -48,11 +54,21 @@ describe.each(WORKER_DIALECTS)("runDueTasks ($name)", (dialect) => {
     await bed?.closeAll();
   });
 
-  it("with nothing due, answers idle after three store operations and sweeps nothing", async () => {
+  it("with nothing due, answers idle after two store operations (two statements) and sweeps nothing", async () => {
     const { store, calls } = countingStore(bed.store);
     const summary = await runDueTasks({ tasks, store, budgetMs: 10_000 });
     expect(summary).toMatchObject({ ran: 0, succeeded: 0, failed: 0, ended: "idle", sweep: null });
-    expect(Object.fromEntries(calls)).toEqual({ listQueues: 1, claimDue: 1, findExpiredLeases: 1 });
+    expect(Object.fromEntries(calls)).toEqual({ probeWork: 1, claimDue: 1 });
+  });
+
+  it("with schedules whose next slot is not due, nothing due still costs the same two statements", async () => {
+    // The first call finds the schedule never synced and sweeps (the cleaner writes its row); the next one has nothing to do.
+    const first = await runDueTasks({ tasks: yearly, store: bed.store, budgetMs: 10_000 });
+    expect(first.sweep).toMatchObject({ fired: 0 });
+    const { store, calls } = countingStore(bed.store);
+    const summary = await runDueTasks({ tasks: yearly, store, budgetMs: 10_000 });
+    expect(summary).toMatchObject({ ran: 0, ended: "idle", sweep: null });
+    expect(Object.fromEntries(calls)).toEqual({ probeWork: 1, claimDue: 1 });
   });
 
   it("runs the due tasks, counts a failure (which retries later), leaves a delayed one, and recovers a dead worker's task", async () => {

@@ -1,6 +1,7 @@
 // startTaskRunner(), the embedded worker and cleaner of a self-hosted Next.js server: one per process however often
 // register() or a module calls it, none while `next build` runs, refused on the edge runtime, and on SIGTERM the
-// running task finishes (the worker's drain) before the process exits 0.
+// running task finishes (the worker's drain) before the process exits 0; with stopOnSignals false it leaves the
+// signals to the app.
 
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -42,6 +43,21 @@ describe("startTaskRunner", () => {
     writeFileSync(gate, "");
     expect(await child.exited).toBe(0);
     expect(await bed.row(id)).toMatchObject({ status: "succeeded", result: { drained: true }, attempts: 1 });
+  });
+
+  it("with stopOnSignals false, adds no signal handler and stops only when told; a start after stop starts anew", async () => {
+    const handlers = () => [process.listenerCount("SIGTERM"), process.listenerCount("SIGINT")];
+    const before = handlers();
+    const runner = await startTaskRunner({ tasks: runnerTasks, databaseUrl: bed.url, stopOnSignals: false, cleaner: false });
+    expect(runner).toBeDefined();
+    expect(handlers()).toEqual(before);
+    expect(await startTaskRunner({ tasks: runnerTasks, databaseUrl: bed.url, stopOnSignals: false, cleaner: false })).toBe(runner);
+    await runner!.stop();
+    const next = await startTaskRunner({ tasks: runnerTasks, databaseUrl: bed.url, stopOnSignals: false, cleaner: false });
+    expect(next).toBeDefined();
+    expect(next).not.toBe(runner);
+    await next!.stop();
+    expect(handlers()).toEqual(before);
   });
 
   it("starts nothing while next build runs, and refuses the edge runtime", async () => {

@@ -35,6 +35,7 @@ import { cleanerLockKey, namedLockHolder } from "./sql/leader.js";
 import { cancelTask, retryDeadTasks, retryTask, runTaskNow } from "./sql/operator-actions.js";
 import { pruneTasks } from "./sql/prune-tasks.js";
 import { countTasks, now, pendingAges } from "./sql/queue-stats.js";
+import { probeWork } from "./sql/probe-work.js";
 import { abandonExpired, findExpiredLeases, holdExpiredLease, requeueExpired } from "./sql/recover-leases.js";
 import { releaseTasks } from "./sql/release-tasks.js";
 import { advanceSchedule, claimScheduleSlot, listSchedules, pruneScheduleSlots, syncSchedules } from "./sql/schedules.js";
@@ -55,6 +56,7 @@ const UNITS: StoreUnits<CountingDb, MysqlTable> = {
   extendLeases,
   release: releaseTasks,
   findExpiredLeases,
+  probeWork,
   holdExpiredLease,
   requeueExpired,
   abandonExpired,

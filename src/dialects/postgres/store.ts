@@ -40,6 +40,7 @@ import { advanceSchedule, claimScheduleSlot, listSchedules, pruneScheduleSlots, 
 import { checkTable } from "./sql/check-table.js";
 import { listQueues, pauseQueue, resumeQueue, syncQueues } from "./sql/queue-controls.js";
 import { pgGate } from "./sql/queue-gate.js";
+import { probeWork } from "./sql/probe-work.js";
 import type { PgTable } from "./table.js";
 import { LeaderLockStoreError, PooledLeaderLockError } from "../../leader-errors.js";
 
@@ -55,6 +56,7 @@ const UNITS: StoreUnits<Db, PgTable> = {
   extendLeases,
   release: releaseTasks,
   findExpiredLeases,
+  probeWork,
   holdExpiredLease,
   requeueExpired,
   abandonExpired,

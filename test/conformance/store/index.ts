@@ -9,6 +9,7 @@ import { insertArea } from "./insert.js";
 import { leaderArea } from "./leader.js";
 import { operatorArea } from "./operator.js";
 import { outcomesArea } from "./outcomes.js";
+import { probeArea } from "./probe.js";
 import { pruneArea } from "./prune.js";
 import { recoveryArea } from "./recovery.js";
 import { schedulesArea } from "./schedules.js";
@@ -21,6 +22,7 @@ export const AREAS: readonly StoreArea[] = [
   claimArea,
   outcomesArea,
   recoveryArea,
+  probeArea,
   wakeupsArea,
   pruneArea,
   schedulesArea,

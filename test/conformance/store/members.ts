@@ -15,6 +15,7 @@ export const STORE_MEMBERS: Record<keyof Store, true> = {
   extendLeases: true,
   release: true,
   findExpiredLeases: true,
+  probeWork: true,
   holdExpiredLease: true,
   requeueExpired: true,
   abandonExpired: true,

@@ -35,7 +35,7 @@ async function listed(store: Store, schedule: string): Promise<ScheduleState | u
 }
 
 /** A schedule table renamed away for the length of `fn`, on the test's own connection. */
-async function withoutScheduleTable(bed: StoreBed, fn: () => Promise<void>): Promise<void> {
+export async function withoutScheduleTable(bed: StoreBed, fn: () => Promise<void>): Promise<void> {
   await bed.raw.exec("ALTER TABLE tasks_schedules RENAME TO tasks_schedules_away");
   try {
     await fn();

@@ -22,7 +22,10 @@ export const HELD_BACK = (alias: string, table: MysqlTable, counted: boolean | u
     ? PAUSED(alias, table)
     : `EXISTS (SELECT 1 FROM ${table.queues} q WHERE q.queue = ${alias}.queue AND (q.paused_at IS NOT NULL OR q.concurrency IS NOT NULL OR q.rate_starts IS NOT NULL))`;
 
-interface QueueRow {
+/** A queue row's columns, times as text (read by toQueueState). */
+export const QUEUE_COLUMNS = `queue, ${timeText("paused_at")} AS paused_at, concurrency, rate_starts, rate_per_ms, ${timeText("updated_at")} AS updated_at`;
+
+export interface QueueRow {
   queue: string;
   paused_at: string | null;
   concurrency: unknown;
@@ -57,18 +60,19 @@ export function resumeQueue(db: CountingDb, table: MysqlTable, queue: string, wa
 
 /** Every queue row, ordered by queue. */
 export async function listQueues(db: CountingDb, table: MysqlTable): Promise<QueueState[]> {
-  const rows = await db.query<QueueRow>(
-    `SELECT queue, ${timeText("paused_at")} AS paused_at, concurrency, rate_starts, rate_per_ms, ${timeText("updated_at")} AS updated_at
-     FROM ${table.queues} ORDER BY queue`,
-    [],
-  );
-  return rows.map((row) => ({
+  const rows = await db.query<QueueRow>(`SELECT ${QUEUE_COLUMNS} FROM ${table.queues} ORDER BY queue`, []);
+  return rows.map(toQueueState);
+}
+
+/** A queue row as read by QUEUE_COLUMNS. */
+export function toQueueState(row: QueueRow): QueueState {
+  return {
     queue: row.queue,
     pausedAt: fromNullableTimeText(row.paused_at),
     concurrency: row.concurrency === null ? null : num(row.concurrency),
     rateLimit: row.rate_starts === null || row.rate_per_ms === null ? null : { starts: num(row.rate_starts), perMs: num(row.rate_per_ms) },
     updatedAt: fromTimeText(row.updated_at),
-  }));
+  };
 }
 
 /** Writes each queue's declared limits (creating its row), leaving paused_at alone. */

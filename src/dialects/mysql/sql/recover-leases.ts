@@ -13,7 +13,7 @@ import { taskColumns, toTaskRecord, type TaskRow } from "./task-row.js";
 import { NOW, nowPlusMs, num, placeholders } from "./values.js";
 
 /** Running and its lease ran out, by the database clock; `alias` qualifies the columns. */
-function expired(alias?: string): string {
+export function expired(alias?: string): string {
   const a = alias ? `${alias}.` : "";
   return `${a}status = 'running' AND ${a}lease_expires_at < ${NOW}`;
 }

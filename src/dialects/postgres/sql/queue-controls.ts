@@ -6,7 +6,11 @@ import type { QueueDeclaration, QueueState } from "../../../store/queue-controls
 import type { WakeupTarget } from "../../../store/task-writes.js";
 import type { PgTable } from "../table.js";
 
-interface QueueRow {
+/** A queue row's columns, times as epoch milliseconds (read by toQueueState). */
+export const QUEUE_COLUMNS = `queue, (extract(epoch FROM paused_at) * 1000)::float8 AS "pausedAtMs", concurrency, rate_starts AS "rateStarts",
+  rate_per_ms AS "ratePerMs", (extract(epoch FROM updated_at) * 1000)::float8 AS "updatedAtMs"`;
+
+export interface QueueRow {
   queue: string;
   pausedAtMs: number | null;
   concurrency: number | null;
@@ -53,19 +57,19 @@ export async function resumeQueue(db: Db, table: PgTable, queue: string, wakeLim
 
 /** Every queue row, ordered by queue. */
 export async function listQueues(db: Db, table: PgTable): Promise<QueueState[]> {
-  const rows = await db.query<QueueRow>(
-    `SELECT queue, (extract(epoch FROM paused_at) * 1000)::float8 AS "pausedAtMs", concurrency, rate_starts AS "rateStarts",
-            rate_per_ms AS "ratePerMs", (extract(epoch FROM updated_at) * 1000)::float8 AS "updatedAtMs"
-     FROM ${table.queues} ORDER BY queue COLLATE "C"`,
-    [],
-  );
-  return rows.map((row) => ({
+  const rows = await db.query<QueueRow>(`SELECT ${QUEUE_COLUMNS} FROM ${table.queues} ORDER BY queue COLLATE "C"`, []);
+  return rows.map(toQueueState);
+}
+
+/** A queue row as read by QUEUE_COLUMNS. */
+export function toQueueState(row: QueueRow): QueueState {
+  return {
     queue: row.queue,
     pausedAt: row.pausedAtMs === null ? null : new Date(Math.round(Number(row.pausedAtMs))),
     concurrency: row.concurrency,
     rateLimit: row.rateStarts === null || row.ratePerMs === null ? null : { starts: row.rateStarts, perMs: row.ratePerMs },
     updatedAt: new Date(Math.round(Number(row.updatedAtMs))),
-  }));
+  };
 }
 
 /** Writes each queue's declared limits (creating its row), leaving paused_at alone; rows already equal are not written. */

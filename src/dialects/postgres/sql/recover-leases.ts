@@ -9,7 +9,8 @@ import type { HeldLease, RecoveredTask } from "../../../store/task-writes.js";
 import { taskColumns, toTaskRecord, type TaskRow } from "./task-row.js";
 import { appendError } from "./error-history.js";
 
-const EXPIRED = `status = 'running' AND lease_expires_at < now()`;
+/** Running and its lease ran out, by the database clock. */
+export const EXPIRED = `status = 'running' AND lease_expires_at < now()`;
 
 /** Running tasks whose lease expired, longest expired first, at most `limit`. Reads only; nothing is locked. */
 export async function findExpiredLeases(db: Db, table: PgTable, limit: number): Promise<TaskRecord[]> {

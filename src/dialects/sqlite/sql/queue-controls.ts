@@ -9,7 +9,10 @@ import { NOW, toDate, toNullableDate } from "../clock.js";
 import { runSteps, type Steps } from "../statement-steps.js";
 import type { SqliteTable } from "../table.js";
 
-interface QueueRow {
+/** A queue row's columns (read by toQueueState). */
+export const QUEUE_COLUMNS = "queue, paused_at, concurrency, rate_starts, rate_per_ms, updated_at";
+
+export interface QueueRow {
   queue: string;
   paused_at: unknown;
   concurrency: number | null;
@@ -53,14 +56,19 @@ function* resumeSteps(table: SqliteTable, queue: string, wakeLimit: number): Ste
 
 /** Every queue row, ordered by queue. */
 export async function listQueues(db: Db, table: SqliteTable): Promise<QueueState[]> {
-  const rows = await db.query<QueueRow>(`SELECT queue, paused_at, concurrency, rate_starts, rate_per_ms, updated_at FROM ${table.queues} ORDER BY queue`, []);
-  return rows.map((row) => ({
+  const rows = await db.query<QueueRow>(`SELECT ${QUEUE_COLUMNS} FROM ${table.queues} ORDER BY queue`, []);
+  return rows.map(toQueueState);
+}
+
+/** A queue row as read by QUEUE_COLUMNS. */
+export function toQueueState(row: QueueRow): QueueState {
+  return {
     queue: row.queue,
     pausedAt: toNullableDate(row.paused_at),
     concurrency: row.concurrency === null ? null : Number(row.concurrency),
     rateLimit: row.rate_starts === null || row.rate_per_ms === null ? null : { starts: Number(row.rate_starts), perMs: Number(row.rate_per_ms) },
     updatedAt: toDate(row.updated_at),
-  }));
+  };
 }
 
 /** Writes each queue's declared limits (creating its row), leaving paused_at alone. (`WHERE true`: see schedules.ts.) */

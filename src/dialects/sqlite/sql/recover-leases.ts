@@ -11,7 +11,8 @@ import type { SqliteTable } from "../table.js";
 import { jsonList, taskColumns, toTaskRecord, type SqliteTaskRow } from "./task-row.js";
 import { appendError } from "./error-history.js";
 
-const EXPIRED = `status = 'running' AND lease_expires_at < ${NOW}`;
+/** Running and its lease ran out, by the database clock. */
+export const EXPIRED = `status = 'running' AND lease_expires_at < ${NOW}`;
 
 /** Running tasks whose lease expired, longest expired first, at most `limit`. */
 export async function findExpiredLeases(db: Db, table: SqliteTable, limit: number): Promise<TaskRecord[]> {
