@@ -36,7 +36,7 @@ export interface BenchConfig {
   only: ScenarioName[];
   /** Peers to run. */
   peers: PeerName[];
-  /** Start worker child processes with --cpu-prof, writing to bench/results/profiles. */
+  /** Profile the worker children's CPU over each run's window, into bench/results/profiles, and print where it goes. */
   profile: boolean;
   /** A smoke run: small sizes, numbers not meaningful. */
   quick: boolean;

@@ -22,6 +22,7 @@ import { oursNotify } from "./peers/ours-notify.js";
 import { oursSqlite } from "./peers/ours-sqlite.js";
 import type { Peer, RunTarget } from "./peers/peer.js";
 import { pgBoss } from "./peers/pg-boss.js";
+import { clearProfiles, drainProfileTables } from "./profile-tables.js";
 import { jsonReport, markdownTable } from "./report.js";
 import type { Results } from "./results.js";
 import { runs } from "./runs.js";
@@ -43,6 +44,7 @@ async function main(): Promise<void> {
   const startedAt = new Date();
   const config = readConfig();
   await buildChildren();
+  if (config.profile) clearProfiles();
   const services = await resolveServices();
   const peers = config.peers.map((name) => ALL_PEERS[name]);
   const onMysql = peers.some((peer) => peer.database === "mysql");
@@ -105,6 +107,13 @@ async function main(): Promise<void> {
   const report = jsonReport({ machine: machineAtEnd, config: { ...config }, settings, results, verdicts, failures, startedAt, durationS });
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
   log(`wrote ${file} after ${durationS.toFixed(0)} s`);
+  const profiles = config.profile ? drainProfileTables(config.peers) : "";
+  if (profiles) {
+    const tables = fileURLToPath(new URL("./results/profile-tables.md", import.meta.url));
+    writeFileSync(tables, `${profiles}\n`);
+    process.stdout.write(`\n${profiles}\n`);
+    log(`wrote ${tables}`);
+  }
   if (failures.length > 0) throw new Error(`${failures.length} measurement(s) failed: ${failures.map((f) => `${f.run} · ${f.peer}`).join(", ")}`);
 }
 

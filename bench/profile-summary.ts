@@ -1,7 +1,7 @@
-// Summarises V8 .cpuprofile files (from `--profile`, which runs the worker children under --cpu-prof): where the
+// Summarises V8 .cpuprofile files (from `--profile`, whose worker children profile their run's window): where the
 // process spent its time, by function (self time) and by package/file, so tuning starts from evidence.
 // Usage: tsx bench/profile-summary.ts bench/results/profiles/ours-drain-1x10-0 [more files or dirs] [--top=25] [--under=name]
-// A directory stands for the largest profile in it (the main thread; tsx's loader thread writes a small one).
+// A directory stands for the largest profile in it (a file written by `node --cpu-prof`, or a child's own).
 // --under=name counts only the samples taken inside a function of that name (its callees included), to compare two
 // code paths of one process (bench/telemetry-floor.ts: --under=ours against --under=floor).
 

@@ -11,6 +11,11 @@ export interface ChildSpec {
   concurrency: number;
   /** Record the start time of every handler (the latency scenario). */
   record: boolean;
+  /**
+   * Profile the CPU from the start message to the stop message (the window `cpuMs` covers), through node:inspector,
+   * and write `<pid>.cpuprofile` and `<pid>.json` (the report's `handled` and `cpuMs`) into this directory.
+   */
+  profileDir?: string;
 }
 
 export type ToChild = { type: "start" } | { type: "stop" };

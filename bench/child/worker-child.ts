@@ -1,6 +1,9 @@
 // A benchmark worker process (run compiled, on bare Node): loads one peer's worker module, starts it when the harness says so, samples its own
 // RSS, records handler start times when asked, and reports on stop. Spec in env BENCH_CHILD (JSON, see messages.ts).
 
+import { mkdirSync, writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
+import { join } from "node:path";
 import { wallMs } from "../clock.js";
 import type { WorkerHandle, WorkerStart } from "../peers/peer.js";
 import type { ChildReport, ChildSpec, FromChild, ToChild } from "./messages.js";
@@ -45,8 +48,30 @@ process.on("message", (message: ToChild) => {
 });
 send({ type: "ready" });
 
+/** The CPU profiler of the drain's window, when asked for (spec.profileDir). */
+let profiler: Session | undefined;
+
+async function startProfiler(): Promise<void> {
+  if (!spec!.profileDir) return;
+  profiler = new Session();
+  profiler.connect();
+  await profiler.post("Profiler.enable");
+  await profiler.post("Profiler.setSamplingInterval", { interval: 250 }); // µs: a few thousand samples per drain
+  await profiler.post("Profiler.start");
+}
+
+async function writeProfile(report: ChildReport): Promise<void> {
+  if (!profiler) return;
+  const { profile } = await profiler.post("Profiler.stop");
+  profiler.disconnect();
+  mkdirSync(spec!.profileDir!, { recursive: true });
+  writeFileSync(join(spec!.profileDir!, `${process.pid}.cpuprofile`), JSON.stringify(profile));
+  writeFileSync(join(spec!.profileDir!, `${process.pid}.json`), JSON.stringify({ handled: report.handled, cpuMs: report.cpuMs }));
+}
+
 async function start(): Promise<void> {
   try {
+    await startProfiler();
     cpuAtStart = process.cpuUsage();
     sample();
     sampler = setInterval(sample, 20);
@@ -76,6 +101,7 @@ async function stop(): Promise<void> {
       maxRssBytes: process.resourceUsage().maxRSS * 1024,
       starts,
     };
+    await writeProfile(report);
     send({ type: "stopped", report }, () => process.exit(0));
   } catch (error) {
     send({ type: "failed", error: (error as Error).stack ?? String(error) }, () => process.exit(1));

@@ -1,5 +1,5 @@
 // The harness's side of the worker children: forks them on bare Node from the JavaScript that build-children.ts made
-// (optionally under --cpu-prof), waits until each has loaded its peer, starts them together, and stops them,
+// (optionally profiling their CPU), waits until each has loaded its peer, starts them together, and stops them,
 // collecting their reports. A child that fails fails the run.
 
 import { fork, type ChildProcess } from "node:child_process";
@@ -16,8 +16,8 @@ export const PROFILE_DIR = fileURLToPath(new URL("../results/profiles", import.m
 export interface SpawnOptions {
   processes: number;
   /**
-   * When set, each child runs under --cpu-prof and writes into bench/results/profiles/`${profileName}-${i}`/ (one file
-   * per thread: tsx's loader thread writes a small one, the main thread the large one).
+   * When set, each child profiles its CPU between the start and stop messages and writes the profile (with its task
+   * count and CPU time) into bench/results/profiles/`${profileName}-${i}`/.
    */
   profileName?: string;
   timeoutMs: number;
@@ -76,12 +76,11 @@ export class WorkerProcesses {
   /** Forks the children and waits until each has loaded its peer's worker code. */
   static async spawn(spec: ChildSpec, options: SpawnOptions): Promise<WorkerProcesses> {
     const children = Array.from({ length: options.processes }, (_, i) => {
-      const profile = options.profileName ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}/${options.profileName}-${i}`] : [];
+      const profileDir = options.profileName ? `${PROFILE_DIR}/${options.profileName}-${i}` : undefined;
       return new Child(
         fork(childFile, [], {
           cwd: root,
-          execArgv: profile,
-          env: { ...process.env, BENCH_CHILD: JSON.stringify(spec) },
+          env: { ...process.env, BENCH_CHILD: JSON.stringify(profileDir ? { ...spec, profileDir } : spec) },
           stdio: ["ignore", "inherit", "inherit", "ipc"],
         }),
       );
