@@ -14,8 +14,8 @@ import { UnitStore, type StoreUnits } from "./unit-store.js";
 import { LimitedClaims, splitQueues, withoutLimits, type GateUnits } from "./limited-claim.js";
 import type { QueueDeclaration, QueueState } from "./queue-controls.js";
 import type { TaskRecord } from "./task-record.js";
-import type { ClaimByIdResult, ClaimFilter, Completion, WakeupTarget } from "./task-writes.js";
-import type { ActivityWindows, QueueActivity } from "./tallies.js";
+import type { ClaimByIdResult, ClaimFilter, WakeupTarget } from "./task-writes.js";
+import type { ActivityWindows, QueueActivity, SuccessTally } from "./tallies.js";
 import type { WorkProbe } from "./work-probe.js";
 import { NotAPrismaClientError, TaskStoreNoTransactionError } from "../errors.js";
 
@@ -165,11 +165,11 @@ export class DialectStore<D extends Db, T extends TaskTable, O extends OwnDb> ex
   }
 
   // The writes that tally and the read of the tallies: a missing tally table says which table and which migration.
-  override complete(owner: string, completions: readonly Completion[]): Promise<string[]> {
-    return this.onTallyTable(super.complete(owner, completions));
+  override deleteSucceeded(owner: string, ids: readonly string[], attempts?: readonly number[]): Promise<string[]> {
+    return this.onTallyTable(super.deleteSucceeded(owner, ids, attempts));
   }
-  override deleteSucceeded(owner: string, ids: readonly string[], runMs?: readonly number[], attempts?: readonly number[]): Promise<string[]> {
-    return this.onTallyTable(super.deleteSucceeded(owner, ids, runMs, attempts));
+  override addSuccessTallies(writer: string, tallies: readonly SuccessTally[]): Promise<void> {
+    return this.onTallyTable(super.addSuccessTallies(writer, tallies));
   }
   override prune(options: { retentionMs: number; limit: number }): Promise<string[]> {
     return this.onTallyTable(super.prune(options));

@@ -9,7 +9,7 @@ import type { WakeupNotifications } from "./notifications.js";
 import type { QueueDeclaration, QueueState } from "./queue-controls.js";
 import type { ScheduleDeclaration, ScheduleState } from "./schedules.js";
 import type { StoreProblem } from "./store-problem.js";
-import type { ActivityWindows, QueueActivity } from "./tallies.js";
+import type { ActivityWindows, QueueActivity, SuccessTally } from "./tallies.js";
 import type { WorkProbe } from "./work-probe.js";
 import type { TaskRecord } from "./task-record.js";
 import type { ClaimByIdResult, ClaimFilter, Completion, FailedTask, Failure, HeldLease, LeaseState, RecoveredTask, WakeupTarget } from "./task-writes.js";
@@ -41,18 +41,23 @@ export interface WorkerStore {
    */
   claimDue(limit: number, filter: ClaimFilter): Promise<TaskRecord[]>;
   /**
-   * Marks the tasks succeeded where `owner` still holds the lease; returns the ids it marked. The same write adds them
-   * (with each completion's runMs) to the writer's tally row of the database's current slot, for the scaling signal.
+   * Marks the tasks succeeded where `owner` still holds the lease; returns the ids it marked. It tallies nothing: the
+   * worker counts its successes and writes them with addSuccessTallies.
    */
   complete(owner: string, completions: readonly Completion[]): Promise<string[]>;
   /**
    * Deletes the tasks among `ids` where `owner` still holds the lease, instead of marking them succeeded (delete on
    * success, for a success with no result to keep); returns the ids it deleted. Once deleted, a task's dedupe key is
-   * free for a new task. The same write tallies them as succeeded (with `runMs`, the handler's run time of each id in
-   * order, when given) and as arrived in the slot of their created_at, so the scaling signal counts them once gone.
+   * free for a new task. The same write tallies them as arrived in the slot of their created_at, so the scaling signal
+   * still counts them as enqueued once gone (their success, as complete's, is the worker's to count).
    * `attempts`, each id's run in order (as Completion.attempt): a row that is another run of the task is left alone.
    */
-  deleteSucceeded(owner: string, ids: readonly string[], runMs?: readonly number[], attempts?: readonly number[]): Promise<string[]>;
+  deleteSucceeded(owner: string, ids: readonly string[], attempts?: readonly number[]): Promise<string[]>;
+  /**
+   * Adds successes a worker counted (per queue: how many, how many timed, their run time) to `writer`'s tally rows of
+   * the database's current slot, for the scaling signal. A worker writes what it counted every second and when it stops.
+   */
+  addSuccessTallies(writer: string, tallies: readonly SuccessTally[]): Promise<void>;
   /** Records failed runs where `owner` still holds the lease: pending again after each delay, or dead. */
   fail(owner: string, failures: readonly Failure[]): Promise<FailedTask[]>;
   /**

@@ -7,6 +7,32 @@ export const TALLY_SLOT_SECONDS = 5;
 /** Tally rows older than this are pruned; the signal's windows may not be longer. */
 export const TALLY_KEEP_SECONDS = 900;
 
+/** How often a worker writes the successes it counted (addSuccessTallies), in ms. */
+export const TALLY_WRITE_MS = 1_000;
+
+/** Successes of one queue a worker counted since its last write. */
+export interface SuccessTally {
+  queue: string;
+  succeeded: number;
+  /** Those whose handler's run time is known. */
+  timed: number;
+  /** Their run times, summed, in ms. */
+  runMs: number;
+}
+
+/** `tallies` with one entry per queue (summed), empty ones left out. */
+export function mergeTallies(tallies: readonly SuccessTally[]): SuccessTally[] {
+  const byQueue = new Map<string, SuccessTally>();
+  for (const tally of tallies) {
+    const sum = byQueue.get(tally.queue) ?? { queue: tally.queue, succeeded: 0, timed: 0, runMs: 0 };
+    sum.succeeded += tally.succeeded;
+    sum.timed += tally.timed;
+    sum.runMs += tally.runMs;
+    byQueue.set(tally.queue, sum);
+  }
+  return [...byQueue.values()].filter((sum) => sum.succeeded > 0);
+}
+
 /** What queueActivity reads: the windows, in seconds back from the database's now. */
 export interface ActivityWindows {
   /** The window of the arrival and completion counts. */

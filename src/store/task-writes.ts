@@ -55,8 +55,6 @@ export interface Completion {
    */
   attempt?: number;
   resultJson: string;
-  /** How long the handler ran, in ms, for the scaling signal's mean processing time; absent: counted, not timed. */
-  runMs?: number;
 }
 
 /** One failed run to record. */

@@ -11,6 +11,7 @@ export const UNIT_OPERATIONS = [
   "claimDue",
   "complete",
   "deleteSucceeded",
+  "addSuccessTallies",
   "fail",
   "extendLeases",
   "release",
@@ -88,6 +89,10 @@ export abstract class UnitStore<D, T> implements Pick<Store, UnitOperation> {
   deleteSucceeded(...args: Parameters<Store["deleteSucceeded"]>) {
     return this.units.deleteSucceeded(this.db, this.table, ...args);
   }
+  addSuccessTallies(...args: Parameters<Store["addSuccessTallies"]>) {
+    return this.units.addSuccessTallies(this.db, this.table, ...args);
+  }
+
   fail(...args: Parameters<Store["fail"]>) {
     return this.units.fail(this.db, this.table, ...args);
   }

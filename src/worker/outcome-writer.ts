@@ -10,6 +10,7 @@ import type { Completion, FailedTask, Failure } from "../store/task-writes.js";
 import { errorMessage, errorText } from "../error-text.js";
 import { resultJson } from "./result-json.js";
 import { StatementBatcher } from "./statement-batcher.js";
+import { SuccessTallies } from "./success-tallies.js";
 import { runFields } from "./task-logger.js";
 import { runScopeOf } from "../telemetry/telemetry.js";
 
@@ -37,12 +38,15 @@ const UNCERTAIN = "task outcome not written again: the connection dropped during
 export class OutcomeWriter {
   private readonly successes: StatementBatcher<Completion, boolean>;
   private readonly failures: StatementBatcher<Failure, FailedTask | undefined>;
-  private readonly deletions: StatementBatcher<{ id: string; attempt: number; runMs: number }, boolean>;
+  private readonly deletions: StatementBatcher<{ id: string; attempt: number }, boolean>;
   private readonly notifications = new Set<Promise<void>>();
+  /** The successes counted for the scaling signal, written every second or so rather than with each completion. */
+  private readonly tallies: SuccessTallies;
 
   constructor(private readonly options: OutcomeWriterOptions) {
     const { store, owner } = options;
     const completions = options.completions ?? store;
+    this.tallies = new SuccessTallies(store, owner, options.logger);
     this.successes = new StatementBatcher(async (items) => {
       const marked = new Set(await completions.complete(owner, items));
       return items.map((item) => marked.has(item.id));
@@ -52,7 +56,6 @@ export class OutcomeWriter {
         await completions.deleteSucceeded(
           owner,
           items.map((item) => item.id),
-          items.map((item) => item.runMs),
           items.map((item) => item.attempt),
         ),
       );
@@ -72,13 +75,11 @@ export class OutcomeWriter {
     const { json, problem } = resultJson(value);
     if (problem) this.options.logger.warn("task result not storable, stored null", { ...runFields(task), problem });
     const deletes = deleteIfNoResult && json === "null";
-    // The handler's run time, tallied for the scaling signal's mean processing time.
-    const runMs = Date.now() - startedAt;
     // Every write names the run (its attempt): retried after an unclear error, it cannot land on a later run of the task.
     const attempt = task.attempts;
     const write = deletes
-      ? () => this.deletions.add({ id: task.id, attempt, runMs })
-      : () => this.successes.add({ id: task.id, attempt, resultJson: json, runMs } satisfies Completion);
+      ? () => this.deletions.add({ id: task.id, attempt })
+      : () => this.successes.add({ id: task.id, attempt, resultJson: json } satisfies Completion);
     // The first write on the happy path is a plain promise chain: one success per task, thousands a second.
     return write().then(
       (marked) => this.succeeded(task, marked, false, startedAt, deletes),
@@ -92,6 +93,7 @@ export class OutcomeWriter {
   private succeeded(task: TaskRecord, marked: boolean, retried: boolean, startedAt: number, deleted: boolean): boolean {
     const log = this.options.logger;
     if (marked) {
+      this.tallies.count(task.queue, Date.now() - startedAt);
       runScopeOf(task)?.end("succeeded");
       const fields = { ...runFields(task), durationMs: Date.now() - startedAt };
       log.info("task succeeded", deleted ? { ...fields, deleted: true } : fields);
@@ -132,10 +134,19 @@ export class OutcomeWriter {
     return row;
   }
 
-  /** Resolves when every outcome handed over so far is written and every dead-letter notification settled. */
+  /** Counts a success written by the run itself (a transactional task's, in its own transaction) for the scaling signal. */
+  countSuccess(task: TaskRecord, startedAt: number): void {
+    this.tallies.count(task.queue, Date.now() - startedAt);
+  }
+
+  /**
+   * Resolves when every outcome handed over so far is written, every dead-letter notification settled, and the
+   * successes counted so far written to the tallies (or kept, when that write failed).
+   */
   async flush(): Promise<void> {
     await Promise.all([this.successes.flush(), this.deletions.flush(), this.failures.flush()]);
     while (this.notifications.size > 0) await Promise.all([...this.notifications]);
+    await this.tallies.write();
   }
 
   private announce(row: FailedTask): void {

@@ -243,11 +243,10 @@ export class TaskRun {
           if (problem) this.logger.warn("task result not storable, stored null", { problem });
           // Delete on success deletes in this same transaction, so the handler's writes and the row's end commit together.
           const through = this.store.through(tx);
-          const runMs = Date.now() - this.startedAt;
           const marked =
             json === "null" && deletesOnSuccess(options, definition)
-              ? await through.deleteSucceeded(options.workerId, [task.id], [runMs], [task.attempts])
-              : await through.complete(options.workerId, [{ id: task.id, attempt: task.attempts, resultJson: json, runMs }]);
+              ? await through.deleteSucceeded(options.workerId, [task.id], [task.attempts])
+              : await through.complete(options.workerId, [{ id: task.id, attempt: task.attempts, resultJson: json }]);
           if (marked.length === 0) throw new TaskLeaseLostError(task.name, task.id);
         },
         { timeout: timeoutMs + 5000, maxWait: 10_000 },
@@ -272,6 +271,7 @@ export class TaskRun {
       return;
     }
     this.logger.info("task succeeded", { durationMs: Date.now() - this.startedAt, transactional: true });
+    this.outcomes.countSuccess(task, this.startedAt);
     this.observed?.end("succeeded");
     this.hooks.committed?.(this);
     this.done();

@@ -33,9 +33,10 @@ describe.each(DIALECTS)("status: the scaling signal ($name)", (dialect) => {
       filter,
     );
     await store.complete("worker-1", [
-      { id: rows[0]!.id, resultJson: "null", runMs: 200 },
-      { id: rows[1]!.id, resultJson: "null", runMs: 400 },
+      { id: rows[0]!.id, resultJson: "null" },
+      { id: rows[1]!.id, resultJson: "null" },
     ]);
+    await store.addSuccessTallies("worker-1", [{ queue: "default", succeeded: 2, timed: 2, runMs: 600 }]);
     // The tallies began with the database's migration, just now: the signal is known once they cover a whole slot.
     await waitUntil(async () => ((await store.queueActivity({ rateSeconds: 60, processingSeconds: 300 }))[0]?.rateSeconds ?? 0) >= 5, "the tallies to cover a slot");
   });

@@ -149,7 +149,7 @@ export function brokenStore(store: Store, kind: BrokenKind): Store {
         owner,
         completions.map(({ attempt: _, ...rest }) => rest),
       );
-  if (kind === "delete-any-run") overrides.deleteSucceeded = (owner, ids, runMs) => store.deleteSucceeded(owner, ids, runMs);
+  if (kind === "delete-any-run") overrides.deleteSucceeded = (owner, ids) => store.deleteSucceeded(owner, ids);
   if (kind === "fail-any-run")
     overrides.fail = (owner, failures) =>
       store.fail(

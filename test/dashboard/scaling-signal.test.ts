@@ -26,9 +26,10 @@ describe.each(STORE_DIALECTS)("overview: the scaling signal ($name)", (dialect) 
     const ids = rows.slice(0, 2).map((row) => row.id);
     await store.claimByIds(ids, { owner: "worker-1", leaseMs: 60_000, names: ["mail"], queues: ["mail"] });
     await store.complete("worker-1", [
-      { id: ids[0]!, resultJson: "null", runMs: 100 },
-      { id: ids[1]!, resultJson: "null", runMs: 300 },
+      { id: ids[0]!, resultJson: "null" },
+      { id: ids[1]!, resultJson: "null" },
     ]);
+    await store.addSuccessTallies("worker-1", [{ queue: "mail", succeeded: 2, timed: 2, runMs: 400 }]);
     await waitUntil(async () => (await queueSignals(store, SIGNAL))[0]?.arrivalRate != null, "the tallies to cover a slot");
     server = await startDashboardServer({ databaseUrl: database.url, port: 0, logger: silentLogger, scalingSignal: SIGNAL });
   });

@@ -70,18 +70,6 @@ const filter = (queues: string[], limits?: ClaimLimits) => ({ owner: "w1", lease
 
 /** Each operation that writes with several statements in one transaction, run `ROUNDS` times. */
 const OPERATIONS: Record<string, (store: Store) => Promise<unknown>> = {
-  "complete (the success and its tally)": async (store) => {
-    const rows = [task(), task(), task()];
-    await insert(store, rows);
-    await store.claimByIds(
-      rows.map((row) => row.id),
-      filter(["default"]),
-    );
-    return store.complete(
-      "w1",
-      rows.map((row) => ({ id: row.id, resultJson: "null", runMs: 3 })),
-    );
-  },
   "delete on success (the deletion and its tally)": async (store) => {
     const rows = [task(), task()];
     await insert(store, rows);
@@ -92,7 +80,6 @@ const OPERATIONS: Record<string, (store: Store) => Promise<unknown>> = {
     return store.deleteSucceeded(
       "w1",
       rows.map((row) => row.id),
-      [1, 2],
     );
   },
   "prune (the deletion, its tally, the tallies' own prune)": (store) => store.prune({ retentionMs: 0, limit: 100 }),

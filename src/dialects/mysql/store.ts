@@ -35,6 +35,7 @@ import { cleanerLockKey, namedLockHolder } from "./sql/leader.js";
 import { cancelTask, retryDeadTasks, retryTask, runTaskNow } from "./sql/operator-actions.js";
 import { pruneTasks } from "./sql/prune-tasks.js";
 import { countTasks, now, pendingAges } from "./sql/queue-stats.js";
+import { addSuccessTallies } from "./sql/tallies.js";
 import { probeWork } from "./sql/probe-work.js";
 import { abandonExpired, findExpiredLeases, holdExpiredLease, requeueExpired } from "./sql/recover-leases.js";
 import { releaseTasks } from "./sql/release-tasks.js";
@@ -52,6 +53,7 @@ const UNITS: StoreUnits<CountingDb, MysqlTable> = {
   claimDue: claimDueTasks,
   complete: completeTasks,
   deleteSucceeded: deleteSucceededTasks,
+  addSuccessTallies,
   fail: failTasks,
   extendLeases,
   release: releaseTasks,

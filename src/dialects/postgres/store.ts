@@ -41,6 +41,7 @@ import { checkTable } from "./sql/check-table.js";
 import { listQueues, pauseQueue, resumeQueue, syncQueues } from "./sql/queue-controls.js";
 import { pgGate } from "./sql/queue-gate.js";
 import { probeWork } from "./sql/probe-work.js";
+import { addSuccessTallies } from "./sql/tallies.js";
 import type { PgTable } from "./table.js";
 import { LeaderLockStoreError, PooledLeaderLockError } from "../../leader-errors.js";
 
@@ -52,6 +53,7 @@ const UNITS: StoreUnits<Db, PgTable> = {
   claimDue: claimDueTasks,
   complete: completeTasks,
   deleteSucceeded: deleteSucceededTasks,
+  addSuccessTallies,
   fail: failTasks,
   extendLeases,
   release: releaseTasks,

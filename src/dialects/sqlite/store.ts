@@ -24,6 +24,7 @@ import { leaseHolder } from "./sql/leader.js";
 import { cancelTask, pruneTasks, retryDeadTasks, retryTask, runTaskNow } from "./sql/operator-actions.js";
 import { completeTasks, extendLeases, failTasks, releaseTasks } from "./sql/outcomes.js";
 import { deleteSucceededTasks } from "./sql/delete-succeeded-tasks.js";
+import { addSuccessTallies } from "./sql/tallies.js";
 import { probeWork } from "./sql/probe-work.js";
 import { abandonExpired, findExpiredLeases, holdExpiredLease, requeueExpired } from "./sql/recover-leases.js";
 import { advanceSchedule, claimScheduleSlot, listSchedules, pruneScheduleSlots, syncSchedules } from "./sql/schedules.js";
@@ -40,6 +41,7 @@ const UNITS: StoreUnits<Db, SqliteTable> = {
   claimDue: claimDueTasks,
   complete: completeTasks,
   deleteSucceeded: deleteSucceededTasks,
+  addSuccessTallies,
   fail: failTasks,
   extendLeases,
   release: releaseTasks,

@@ -1,5 +1,6 @@
-// The scaling signal's reads: tasks enqueued and succeeded per queue within the rate window, the run time of the timed
-// successes, right when rows are deleted on success or pruned, bounded by when tallying began; a missing tally table.
+// The scaling signal's tallies and reads: the successes a worker counted (addSuccessTallies) and the tasks enqueued per
+// queue within the rate window, the run time of the timed successes, right when rows are deleted on success (their
+// arrivals tallied by the deletion itself) or pruned, bounded by when tallying began; a missing tally table.
 
 import { expect } from "vitest";
 import { StoreProblemError } from "../../../src/store/store-problem.js";
@@ -32,13 +33,19 @@ export const activityArea = area("activity", {
       await bed.claim([a!, b!, c!, d!]);
       expect(
         await bed.store.complete("worker-a", [
-          { id: a!, resultJson: "null", runMs: 100 },
-          { id: b!, resultJson: '{"ok":1}', runMs: 300 },
+          { id: a!, resultJson: "null" },
+          { id: b!, resultJson: '{"ok":1}' },
         ]),
       ).toHaveLength(2);
       expect(await bed.store.complete("worker-a", [{ id: c!, resultJson: "null" }])).toEqual([c]);
       await bed.store.fail("worker-a", [{ id: d!, error: "Error: no", delayMs: 0, finalReason: "unrecoverable" }]);
       expect(other).toBeDefined();
+      // The completions tally nothing themselves: the worker writes what it counted.
+      expect((await counts(bed)).default).toMatchObject({ arrived: 4, succeeded: 0 });
+      await bed.store.addSuccessTallies("worker-a", [
+        { queue: "default", succeeded: 2, timed: 2, runMs: 400 },
+        { queue: "default", succeeded: 1, timed: 0, runMs: 0 },
+      ]);
       expect(await counts(bed)).toEqual({
         default: { arrived: 4, succeeded: 3, timed: 2, runMs: 400 },
         other: { arrived: 1, succeeded: 0, timed: 0, runMs: 0 },
@@ -48,32 +55,34 @@ export const activityArea = area("activity", {
     "a task deleted on success or pruned still counts as enqueued, and once as succeeded": async (bed) => {
       const [deleted, pruned, kept] = await bed.insert([{}, {}, {}]);
       await bed.claim([deleted!], "worker-a");
-      expect(await bed.store.deleteSucceeded("worker-a", [deleted!], [250])).toEqual([deleted]);
+      expect(await bed.store.deleteSucceeded("worker-a", [deleted!])).toEqual([deleted]);
       await bed.succeed([pruned!]);
+      // What the two workers counted: one timed success, one not.
+      await bed.store.addSuccessTallies("worker-a", [{ queue: "default", succeeded: 1, timed: 1, runMs: 250 }]);
+      await bed.store.addSuccessTallies("finisher", [{ queue: "default", succeeded: 1, timed: 0, runMs: 0 }]);
       await bed.untilPast(new Date((await bed.task(pruned!)).finishedAt!.getTime() + 2));
       expect(await bed.store.prune({ retentionMs: 0, limit: 10 })).toEqual([pruned]);
       expect(kept).toBeDefined();
       expect(await counts(bed)).toEqual({ default: { arrived: 3, succeeded: 2, timed: 1, runMs: 250 } });
     },
 
-    "two workers' successes add up, each in rows of its own": async (bed) => {
+    "two workers' tallies add up, each in rows of its own, also when written at once": async (bed) => {
       const ids = await bed.insert([{}, {}, {}, {}]);
-      await bed.claim(ids.slice(0, 2), "worker-a");
-      await bed.claim(ids.slice(2), "worker-b");
       await Promise.all([
-        bed.store.complete("worker-a", [{ id: ids[0]!, resultJson: "null", runMs: 10 }]),
-        bed.other().complete("worker-b", [{ id: ids[2]!, resultJson: "null", runMs: 20 }]),
+        bed.store.addSuccessTallies("worker-a", [{ queue: "default", succeeded: 1, timed: 1, runMs: 10 }]),
+        bed.other().addSuccessTallies("worker-b", [{ queue: "default", succeeded: 1, timed: 1, runMs: 20 }]),
       ]);
-      await bed.store.complete("worker-a", [{ id: ids[1]!, resultJson: "null", runMs: 30 }]);
-      await bed.store.deleteSucceeded("worker-b", [ids[3]!], [40]);
+      await bed.store.addSuccessTallies("worker-a", [{ queue: "default", succeeded: 1, timed: 1, runMs: 30 }]);
+      await bed.store.addSuccessTallies("worker-b", [{ queue: "default", succeeded: 1, timed: 1, runMs: 40 }]);
+      await bed.store.addSuccessTallies("worker-b", []);
+      expect(ids).toHaveLength(4);
       expect(await counts(bed)).toEqual({ default: { arrived: 4, succeeded: 4, timed: 4, runMs: 100 } });
     },
 
-    "a lost lease tallies nothing": async (bed) => {
+    "a deletion of a lost lease tallies nothing": async (bed) => {
       const [id] = await bed.insert([{}]);
       await bed.claim([id!], "worker-b");
-      expect(await bed.store.complete("worker-a", [{ id: id!, resultJson: "null", runMs: 10 }])).toEqual([]);
-      expect(await bed.store.deleteSucceeded("worker-a", [id!], [10])).toEqual([]);
+      expect(await bed.store.deleteSucceeded("worker-a", [id!])).toEqual([]);
       expect(await counts(bed)).toEqual({ default: { arrived: 1, succeeded: 0, timed: 0, runMs: 0 } });
     },
 
@@ -97,7 +106,8 @@ export const activityArea = area("activity", {
       // A success within the slot tallying began in counts: every tally row was written after it.
       const [id] = await bed.insert([{}]);
       await bed.claim([id!], "worker-a");
-      await bed.store.complete("worker-a", [{ id: id!, resultJson: "null", runMs: 5 }]);
+      await bed.store.complete("worker-a", [{ id: id!, resultJson: "null" }]);
+      await bed.store.addSuccessTallies("worker-a", [{ queue: "default", succeeded: 1, timed: 1, runMs: 5 }]);
       await bed.raw.exec(`UPDATE tasks_tallies SET slot = ${Math.floor(began / TALLY_SLOT_SECONDS) * TALLY_SLOT_SECONDS} WHERE writer = 'worker-a'`);
       expect(await bed.store.queueActivity(WINDOWS)).toMatchObject([{ queue: "default", arrived: 2, succeeded: 1, timed: 1, runMs: 5 }]);
     },
@@ -106,11 +116,15 @@ export const activityArea = area("activity", {
       expect(await bed.store.queueActivity(WINDOWS)).toEqual([]);
     },
 
-    "without the tally table, the read and the completion name the migration": async (bed) => {
+    "without the tally table, the read, the tallies' write and a deletion on success name the migration": async (bed) => {
       const [id] = await bed.insert([{}]);
       await bed.claim([id!], "worker-a");
       await withoutTallyTable(bed, async () => {
-        for (const attempt of [() => bed.store.queueActivity(WINDOWS), () => bed.store.complete("worker-a", [{ id: id!, resultJson: "null" }])]) {
+        for (const attempt of [
+          () => bed.store.queueActivity(WINDOWS),
+          () => bed.store.addSuccessTallies("worker-a", [{ queue: "default", succeeded: 1, timed: 0, runMs: 0 }]),
+          () => bed.store.deleteSucceeded("worker-a", [id!]),
+        ]) {
           const error = await attempt().then(
             () => undefined,
             (thrown: unknown) => thrown,

@@ -11,6 +11,7 @@ export const STORE_MEMBERS: Record<keyof Store, true> = {
   claimDue: true,
   complete: true,
   deleteSucceeded: true,
+  addSuccessTallies: true,
   fail: true,
   extendLeases: true,
   release: true,

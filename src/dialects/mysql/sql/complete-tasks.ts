@@ -1,15 +1,13 @@
 // SQL unit: mark tasks succeeded with their results, a batch per transaction. Guarded by the lease: a task whose lease
 // this worker lost is left alone (and not reported back). The times are UTC_TIMESTAMP(6) of each statement, so inside a
 // transactional handler's transaction they are the completion's time, not the transaction's start.
-// finished_by keeps the worker's id; last_error is cleared (the failed attempts stay in `errors`, as history). The same
-// transaction adds them to the worker's tally row of the current slot (./tallies.ts).
+// finished_by keeps the worker's id; last_error is cleared (the failed attempts stay in `errors`, as history).
 
 import type { Completion } from "../../../store/task-writes.js";
 import { atomically, type CountingDb } from "../../../store/db.js";
 import type { MysqlTable } from "../table.js";
 import { caseById } from "./case-by-id.js";
 import { NOW, placeholders } from "./values.js";
-import { addTallies } from "./tallies.js";
 import { runAttempts, sameRun } from "./run-fence.js";
 
 /**
@@ -22,7 +20,6 @@ export async function completeTasks(db: CountingDb, table: MysqlTable, owner: st
   const results = new Map(completions.map((c) => [c.id.toLowerCase(), c.resultJson]));
   if (results.size === 0) return [];
   const ids = [...results.keys()];
-  const runMs = new Map(completions.map((c) => [c.id.toLowerCase(), c.runMs]));
   const runs = runAttempts(
     completions.map((c) => c.id),
     completions.map((c) => c.attempt),
@@ -51,7 +48,6 @@ export async function completeTasks(db: CountingDb, table: MysqlTable, owner: st
        WHERE id IN (${placeholders(held.length)}) AND lease_owner = ?`,
       [...params, owner, ...held.map((row) => row.id), owner],
     );
-    await addTallies(tx, table, owner, { succeeded: held.map((row) => ({ queue: row.queue, runMs: runMs.get(row.id.toLowerCase()) })) });
     return held.map((row) => row.id);
   });
 }

@@ -4,7 +4,7 @@
 
 import { atomically, type CountingDb } from "../../../store/db.js";
 import type { MysqlTable } from "../table.js";
-import { addTallies, CREATED_SLOT_COLUMNS, pruneTallies } from "./tallies.js";
+import { addDeletedTallies, CREATED_SLOT_COLUMNS, pruneTallies } from "./tallies.js";
 import { nowMinusMs, placeholders } from "./values.js";
 
 /**
@@ -25,7 +25,7 @@ export async function pruneTasks(db: CountingDb, table: MysqlTable, options: { r
     if (rows.length === 0) return [];
     const ids = rows.map((row) => row.id);
     await tx.write(`DELETE FROM ${table.sql} WHERE id IN (${placeholders(ids.length)})`, ids);
-    await addTallies(tx, table, "prune", { deleted: rows });
+    await addDeletedTallies(tx, table, "prune", rows);
     return ids;
   });
 }

@@ -1,9 +1,9 @@
-// SQL unit: the scaling signal's tallies, written in the transaction of the write they count (a success, a deletion on
-// success, a prune). Rows are keyed by writer first: a worker's upsert locks only its own rows and the gaps among them,
+// SQL units: the scaling signal's tallies: a deletion's arrivals (a deletion on success, a prune) in the deletion's
+// transaction, and the successes a worker counted in a statement of their own. Rows are keyed by writer first: a worker's upsert locks only its own rows and the gaps among them,
 // so workers never wait for one another here.
 
 import type { CountingDb } from "../../../store/db.js";
-import { TALLY_KEEP_SECONDS, TALLY_SLOT_SECONDS } from "../../../store/tallies.js";
+import { mergeTallies, TALLY_KEEP_SECONDS, TALLY_SLOT_SECONDS, type SuccessTally } from "../../../store/tallies.js";
 import type { MysqlTable } from "../table.js";
 import { num } from "./values.js";
 
@@ -23,51 +23,39 @@ export const NOW_SLOT = slotOf("UNIX_TIMESTAMP()");
 /** Columns a locking read adds for addTallies' `deleted`: the slot of created_at, and whether it is within the tallies' span. */
 export const CREATED_SLOT_COLUMNS = `${slotOf(unixSeconds("created_at"))} AS created_slot, created_at >= UTC_TIMESTAMP() - INTERVAL ${TALLY_KEEP_SECONDS} SECOND AS recent`;
 
-/** What one write tallies. */
-export interface TallyRows {
-  /** Tasks that succeeded now, with the handler's run time when known. */
-  succeeded?: ReadonlyArray<{ queue: string; runMs?: number | undefined }>;
-  /** Tasks whose rows are gone, read with CREATED_SLOT_COLUMNS. */
-  deleted?: ReadonlyArray<{ queue: string; created_slot: unknown; recent: unknown }>;
-}
-
-/** Adds `rows` to `writer`'s tally rows, in the caller's transaction. */
-export async function addTallies(tx: CountingDb, table: MysqlTable, writer: string, rows: TallyRows): Promise<void> {
-  const tuples: string[] = [];
-  const values: unknown[] = [];
-  const byQueue = new Map<string, { succeeded: number; timed: number; runMs: number }>();
-  for (const row of rows.succeeded ?? []) {
-    const sum = byQueue.get(row.queue) ?? { succeeded: 0, timed: 0, runMs: 0 };
-    sum.succeeded += 1;
-    if (row.runMs !== undefined && Number.isFinite(row.runMs)) {
-      sum.timed += 1;
-      sum.runMs += Math.max(0, Math.round(row.runMs));
-    }
-    byQueue.set(row.queue, sum);
-  }
-  for (const [queue, sum] of byQueue) {
-    tuples.push(`(?, ${NOW_SLOT}, ?, ?, ?, ?, 0)`);
-    values.push(writer, queue, sum.succeeded, sum.timed, sum.runMs);
-  }
-  const deleted = new Map<string, { slot: number; queue: string; count: number }>();
-  for (const row of rows.deleted ?? []) {
+/** Rows gone (read with CREATED_SLOT_COLUMNS), added to `writer`'s tally rows in the caller's transaction, each in the slot of its created_at when within the tallies' span. */
+export async function addDeletedTallies(
+  tx: CountingDb,
+  table: MysqlTable,
+  writer: string,
+  deleted: ReadonlyArray<{ queue: string; created_slot: unknown; recent: unknown }>,
+): Promise<void> {
+  const counts = new Map<string, { slot: number; queue: string; count: number }>();
+  for (const row of deleted) {
     if (!num(row.recent)) continue;
     const slot = num(row.created_slot);
     const key = `${slot}\u0000${row.queue}`;
-    const entry = deleted.get(key) ?? { slot, queue: row.queue, count: 0 };
+    const entry = counts.get(key) ?? { slot, queue: row.queue, count: 0 };
     entry.count += 1;
-    deleted.set(key, entry);
+    counts.set(key, entry);
   }
-  for (const entry of deleted.values()) {
-    tuples.push(`(?, ?, ?, 0, 0, 0, ?)`);
-    values.push(writer, entry.slot, entry.queue, entry.count);
-  }
-  if (tuples.length === 0) return;
+  if (counts.size === 0) return;
+  const entries = [...counts.values()];
   await tx.write(
-    `INSERT INTO ${table.tallies} (writer, slot, queue, succeeded, timed, run_ms, deleted) VALUES ${tuples.join(", ")}
-     ON DUPLICATE KEY UPDATE succeeded = succeeded + VALUES(succeeded), timed = timed + VALUES(timed), run_ms = run_ms + VALUES(run_ms),
-       deleted = deleted + VALUES(deleted)`,
-    values,
+    `INSERT INTO ${table.tallies} (writer, slot, queue, succeeded, timed, run_ms, deleted) VALUES ${entries.map(() => "(?, ?, ?, 0, 0, 0, ?)").join(", ")}
+     ON DUPLICATE KEY UPDATE deleted = deleted + VALUES(deleted)`,
+    entries.flatMap((entry) => [writer, entry.slot, entry.queue, entry.count]),
+  );
+}
+
+/** Adds the successes a worker counted, per queue, to its tally rows of the current slot. */
+export async function addSuccessTallies(db: CountingDb, table: MysqlTable, writer: string, tallies: readonly SuccessTally[]): Promise<void> {
+  const merged = mergeTallies(tallies);
+  if (merged.length === 0) return;
+  await db.write(
+    `INSERT INTO ${table.tallies} (writer, slot, queue, succeeded, timed, run_ms, deleted) VALUES ${merged.map(() => `(?, ${NOW_SLOT}, ?, ?, ?, ?, 0)`).join(", ")}
+     ON DUPLICATE KEY UPDATE succeeded = succeeded + VALUES(succeeded), timed = timed + VALUES(timed), run_ms = run_ms + VALUES(run_ms)`,
+    merged.flatMap((m) => [writer, m.queue, m.succeeded, m.timed, m.runMs]),
   );
 }
 

@@ -1,13 +1,11 @@
 // SQL unit: mark tasks succeeded with their results, many in one statement.
 // Guarded by the lease: a task whose lease this worker lost is left alone (and not reported back). The times are the
 // database's clock_timestamp(), not now(): inside a transactional handler's transaction now() is when it began.
-// finished_by keeps the worker's id; last_error is cleared (the failed attempts stay in `errors`, as history). The same
-// statement adds them to the worker's tally row of the current slot (./tallies.ts).
+// finished_by keeps the worker's id; last_error is cleared (the failed attempts stay in `errors`, as history).
 
 import type { Db } from "../../../store/db.js";
 import type { PgTable } from "../table.js";
 import type { Completion } from "../../../store/task-writes.js";
-import { tallyCtes, timedRuns } from "./tallies.js";
 
 /**
  * Marks the tasks succeeded where `owner` still holds the lease; returns the ids it marked.
@@ -25,24 +23,20 @@ export async function completeTasks(db: Db, table: PgTable, owner: string, compl
   const one = completions.length === 1;
   const ids = one ? completions[0]!.id : completions.map((c) => c.id);
   const attempts = one ? (completions[0]!.attempt ?? null) : completions.map((c) => c.attempt ?? null);
-  const [timedIds, timedMs] = timedRuns(completions);
   const target = withResults
-    ? `FROM jsonb_to_recordset($5::jsonb) AS r(id uuid, attempt int, result jsonb)
+    ? `FROM jsonb_to_recordset($3::jsonb) AS r(id uuid, attempt int, result jsonb)
        WHERE ${one ? "t.id = $1::uuid" : "t.id = ANY($1::uuid[])"} AND t.id = r.id AND t.attempts = COALESCE(r.attempt, t.attempts)`
     : one
-      ? "WHERE t.id = $1::uuid AND t.attempts = COALESCE($5::int, t.attempts)"
-      : "FROM unnest($1::uuid[], $5::int[]) AS r(id, attempt) WHERE t.id = r.id AND t.attempts = COALESCE(r.attempt, t.attempts)";
+      ? "WHERE t.id = $1::uuid AND t.attempts = COALESCE($3::int, t.attempts)"
+      : "FROM unnest($1::uuid[], $3::int[]) AS r(id, attempt) WHERE t.id = r.id AND t.attempts = COALESCE(r.attempt, t.attempts)";
   const results = () => `[${completions.map((c) => `{"id":"${c.id}","attempt":${c.attempt ?? "null"},"result":${c.resultJson}}`).join(",")}]`;
   const rows = await db.query<{ id: string }>(
-    `WITH done AS (
-       UPDATE ${table.sql} t
-       SET status = 'succeeded', result = ${withResults ? "r.result" : "NULL"}, finished_at = clock_timestamp(),
-           lease_owner = NULL, lease_expires_at = NULL, finished_by = $2, last_error = NULL, updated_at = clock_timestamp()
-       ${target} AND t.lease_owner = $2
-       RETURNING t.id, t.queue),
-     ${tallyCtes(table, { writer: "$2", succeeded: { ids: "$3::uuid[]", runMs: "$4::int[]" } })}
-     SELECT id::text AS id FROM done`,
-    [ids, owner, timedIds, timedMs, withResults ? results() : attempts],
+    `UPDATE ${table.sql} t
+     SET status = 'succeeded', result = ${withResults ? "r.result" : "NULL"}, finished_at = clock_timestamp(),
+         lease_owner = NULL, lease_expires_at = NULL, finished_by = $2, last_error = NULL, updated_at = clock_timestamp()
+     ${target} AND t.lease_owner = $2
+     RETURNING t.id::text AS id`,
+    [ids, owner, withResults ? results() : attempts],
     `ptq_complete_run${withResults ? "_results" : ""}${one ? "_one" : ""}`,
   );
   return rows.map((row) => row.id);

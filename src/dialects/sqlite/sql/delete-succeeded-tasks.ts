@@ -6,32 +6,25 @@ import { bind } from "../bind.js";
 import type { SqliteTable } from "../table.js";
 import { runSteps, type Steps } from "../statement-steps.js";
 import { runsById, SAME_RUN } from "./outcomes.js";
-import { addTallies } from "./tallies.js";
+import { addDeletedTallies } from "./tallies.js";
 
-/** Deletes the tasks among `ids` whose lease `owner` still holds; returns the ids it deleted. Tallies them in the same transaction. */
-export async function deleteSucceededTasks(
-  db: Db,
-  table: SqliteTable,
-  owner: string,
-  ids: readonly string[],
-  runMs?: readonly number[],
-  attempts?: readonly number[],
-): Promise<string[]> {
+/** Deletes the tasks among `ids` whose lease `owner` still holds; returns the ids it deleted. Tallies their arrivals in the same transaction. */
+export async function deleteSucceededTasks(db: Db, table: SqliteTable, owner: string, ids: readonly string[], attempts?: readonly number[]): Promise<string[]> {
   if (ids.length === 0) return [];
-  const times = new Map(ids.map((id, i) => [id, runMs?.[i]]));
-  return runSteps(db, deleteSteps(table, owner, ids, times, runsById(ids, attempts)));
+  return runSteps(db, deleteSteps(table, owner, ids, runsById(ids, attempts)));
 }
 
-function* deleteSteps(table: SqliteTable, owner: string, ids: readonly string[], times: ReadonlyMap<string, number | undefined>, runs: string): Steps<string[]> {
+function* deleteSteps(table: SqliteTable, owner: string, ids: readonly string[], runs: string): Steps<string[]> {
   const rows = (yield bind(
     `DELETE FROM ${table.sql}
      WHERE id IN (SELECT value FROM json_each({ids})) AND lease_owner = {owner} AND status = 'running' AND ${SAME_RUN}
      RETURNING id, queue, created_at`,
     { ids: JSON.stringify(ids), owner, runs },
   )) as Array<{ id: string; queue: string; created_at: string }>;
-  yield* addTallies(table, owner, {
-    succeeded: rows.map((row) => ({ queue: row.queue, runMs: times.get(row.id) })),
-    deleted: rows.map((row) => ({ queue: row.queue, createdAt: row.created_at })),
-  });
+  yield* addDeletedTallies(
+    table,
+    owner,
+    rows.map((row) => ({ queue: row.queue, createdAt: row.created_at })),
+  );
   return rows.map((row) => row.id);
 }

@@ -2,7 +2,7 @@
 // Each action returns the tasks it changed with their queue, so the caller can publish their wake-ups.
 
 import { runSteps, type Steps } from "../statement-steps.js";
-import { addTallies, pruneTallies } from "./tallies.js";
+import { addDeletedTallies, pruneTallies } from "./tallies.js";
 import type { WakeupTarget } from "../../../store/task-writes.js";
 import { NOW, nowPlus } from "../clock.js";
 import type { Db } from "../../../store/db.js";
@@ -56,7 +56,11 @@ function* pruneSteps(table: SqliteTable, options: { retentionMs: number; limit: 
      RETURNING id, queue, created_at`,
     options,
   )) as Array<{ id: string; queue: string; created_at: string }>;
-  yield* addTallies(table, "prune", { deleted: rows.map((row) => ({ queue: row.queue, createdAt: row.created_at })) });
+  yield* addDeletedTallies(
+    table,
+    "prune",
+    rows.map((row) => ({ queue: row.queue, createdAt: row.created_at })),
+  );
   yield pruneTallies(table);
   return rows.map((row) => row.id);
 }

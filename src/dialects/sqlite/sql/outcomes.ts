@@ -1,7 +1,6 @@
 // SQL units: record how runs ended, many in one statement each, guarded by the lease (`lease_owner = ?`): a
 // success, a failure (pending again after its backoff, or dead), a heartbeat, a release at shutdown. Outcomes keep the
-// worker's id in finished_by; a failure joins the bounded `errors` history, a success clears last_error and is tallied
-// (./tallies.ts) in the same transaction.
+// worker's id in finished_by; a failure joins the bounded `errors` history, a success clears last_error.
 
 import type { Completion, FailedTask, Failure, LeaseState, WakeupTarget } from "../../../store/task-writes.js";
 import { NOW, nowPlus } from "../clock.js";
@@ -10,27 +9,21 @@ import { bind } from "../bind.js";
 import type { SqliteTable } from "../table.js";
 import { appendError } from "./error-history.js";
 import { jsonList } from "./task-row.js";
-import { runSteps, type Steps } from "../statement-steps.js";
-import { addTallies } from "./tallies.js";
 
 /** Marks the tasks succeeded where `owner` still holds the lease; returns the ids it marked. */
 export async function completeTasks(db: Db, table: SqliteTable, owner: string, completions: readonly Completion[]): Promise<string[]> {
   const param = `[${completions.map((c) => `{"id":"${c.id}","attempt":${c.attempt ?? "null"},"result":${c.resultJson}}`).join(",")}]`;
-  const runMs = new Map(completions.map((c) => [c.id, c.runMs]));
-  return runSteps(db, completeSteps(table, owner, param, runMs));
-}
-
-function* completeSteps(table: SqliteTable, owner: string, param: string, runMs: ReadonlyMap<string, number | undefined>): Steps<string[]> {
-  const rows = (yield bind(
-    `UPDATE ${table.sql} AS t
+  const rows = await db.query<{ id: string }>(
+    ...bind(
+      `UPDATE ${table.sql} AS t
      SET status = 'succeeded', result = r.result, finished_at = ${NOW}, lease_owner = NULL, lease_expires_at = NULL, updated_at = ${NOW},
          finished_by = {owner}, last_error = NULL
      FROM (SELECT value ->> '$.id' AS id, value ->> '$.attempt' AS attempt, value -> '$.result' AS result FROM json_each({completions})) AS r
      WHERE t.id = r.id AND t.lease_owner = {owner} AND t.status = 'running' AND (r.attempt IS NULL OR t.attempts = r.attempt)
-     RETURNING id, queue`,
-    { completions: param, owner },
-  )) as Array<{ id: string; queue: string }>;
-  yield* addTallies(table, owner, { succeeded: rows.map((row) => ({ queue: row.queue, runMs: runMs.get(row.id) })) });
+     RETURNING id`,
+      { completions: param, owner },
+    ),
+  );
   return rows.map((row) => row.id);
 }
 

@@ -1,7 +1,9 @@
-// SQL unit: the scaling signal's tallies, statements of the transaction of the write they count (a success, a deletion
-// on success, a prune). Each writer has rows of its own; on SQLite every writer takes the file's one write lock anyway.
+// SQL units: the scaling signal's tallies. A deletion's arrivals (a deletion on success, a prune) are a statement of the
+// deletion's transaction; the successes a worker counted are written by a statement of their own. Each writer has rows
+// of its own; on SQLite every writer takes the file's one write lock anyway.
 
-import { TALLY_KEEP_SECONDS, TALLY_SLOT_SECONDS } from "../../../store/tallies.js";
+import type { Db } from "../../../store/db.js";
+import { mergeTallies, TALLY_KEEP_SECONDS, TALLY_SLOT_SECONDS, type SuccessTally } from "../../../store/tallies.js";
 import { bind } from "../bind.js";
 import type { Statement } from "../statement-steps.js";
 import type { SqliteTable } from "../table.js";
@@ -11,39 +13,35 @@ export function slotOf(time: string): string {
   return `(CAST(strftime('%s', ${time}) AS INTEGER) / ${TALLY_SLOT_SECONDS} * ${TALLY_SLOT_SECONDS})`;
 }
 
-/** What one write tallies. */
-export interface TallyRows {
-  /** Tasks that succeeded now, with the handler's run time when known. */
-  succeeded?: ReadonlyArray<{ queue: string; runMs?: number | undefined }>;
-  /** Tasks whose rows are gone, each counted in the slot of its created_at (stored text) when within the tallies' span. */
-  deleted?: ReadonlyArray<{ queue: string; createdAt: string }>;
-}
-
-/** The statement that adds `rows` to `writer`'s tally rows; none when there is nothing to add. */
-export function addTallies(table: SqliteTable, writer: string, rows: TallyRows): Statement[] {
-  const succeeded = (rows.succeeded ?? []).map((row) => ({
-    q: row.queue,
-    ms: row.runMs === undefined || !Number.isFinite(row.runMs) ? null : Math.max(0, Math.round(row.runMs)),
-  }));
-  const deleted = (rows.deleted ?? []).map((row) => ({ q: row.queue, c: row.createdAt }));
-  if (succeeded.length === 0 && deleted.length === 0) return [];
+/** The statement that adds `deleted` (rows gone, each with its created_at as stored text) to `writer`'s tally rows, each in the slot of its created_at when within the tallies' span; none when there is nothing to add. */
+export function addDeletedTallies(table: SqliteTable, writer: string, deleted: ReadonlyArray<{ queue: string; createdAt: string }>): Statement[] {
+  if (deleted.length === 0) return [];
   return [
     bind(
       `INSERT INTO ${table.tallies} AS t (slot, queue, writer, succeeded, timed, run_ms, deleted)
-       SELECT slot, queue, {writer}, sum(succeeded), sum(timed), sum(run_ms), sum(deleted) FROM (
-         SELECT ${slotOf("'now'")} AS slot, value ->> '$.q' AS queue, 1 AS succeeded, (value ->> '$.ms') IS NOT NULL AS timed,
-                coalesce(value ->> '$.ms', 0) AS run_ms, 0 AS deleted
-         FROM json_each({succeeded})
-         UNION ALL
-         SELECT ${slotOf("value ->> '$.c'")}, value ->> '$.q', 0, 0, 0, 1
-         FROM json_each({deleted}) WHERE ${slotOf("value ->> '$.c'")} >= ${slotOf("'now'")} - ${TALLY_KEEP_SECONDS}
-       ) WHERE true GROUP BY slot, queue
-       ON CONFLICT (writer, slot, queue) DO UPDATE
-       SET succeeded = t.succeeded + excluded.succeeded, timed = t.timed + excluded.timed, run_ms = t.run_ms + excluded.run_ms,
-           deleted = t.deleted + excluded.deleted`,
-      { writer, succeeded: JSON.stringify(succeeded), deleted: JSON.stringify(deleted) },
+       SELECT ${slotOf("value ->> '$.c'")} AS slot, value ->> '$.q' AS queue, {writer}, 0, 0, 0, count(*)
+       FROM json_each({deleted}) WHERE ${slotOf("value ->> '$.c'")} >= ${slotOf("'now'")} - ${TALLY_KEEP_SECONDS}
+       GROUP BY 1, 2
+       ON CONFLICT (writer, slot, queue) DO UPDATE SET deleted = t.deleted + excluded.deleted`,
+      { writer, deleted: JSON.stringify(deleted.map((row) => ({ q: row.queue, c: row.createdAt }))) },
     ),
   ];
+}
+
+/** Adds the successes a worker counted, per queue, to its tally rows of the current slot. */
+export async function addSuccessTallies(db: Db, table: SqliteTable, writer: string, tallies: readonly SuccessTally[]): Promise<void> {
+  const merged = mergeTallies(tallies);
+  if (merged.length === 0) return;
+  await db.query(
+    ...bind(
+      `INSERT INTO ${table.tallies} AS t (slot, queue, writer, succeeded, timed, run_ms, deleted)
+       SELECT ${slotOf("'now'")}, value ->> '$.q', {writer}, value ->> '$.s', value ->> '$.t', value ->> '$.ms', 0
+       FROM json_each({tallies}) WHERE true
+       ON CONFLICT (writer, slot, queue) DO UPDATE
+       SET succeeded = t.succeeded + excluded.succeeded, timed = t.timed + excluded.timed, run_ms = t.run_ms + excluded.run_ms`,
+      { writer, tallies: JSON.stringify(merged.map((m) => ({ q: m.queue, s: m.succeeded, t: m.timed, ms: m.runMs }))) },
+    ),
+  );
 }
 
 /** The statement that deletes the tally rows past the tallies' span (the mark of when tallying began with them). */
