@@ -18,3 +18,15 @@ export interface WorkProbe {
   /** Every schedule row's last slot (in no particular order). */
   schedules: ScheduleMark[];
 }
+
+/** What a row of a dialect's probe statement stands for. */
+export type ProbeRowKind = "queue" | "schedule" | "expired";
+
+/** The probe from a dialect's rows, each tagged with its kind; `queue` and `schedule` read the dialect's columns. */
+export function probeFromRows<R extends { kind: ProbeRowKind }>(rows: readonly R[], queue: (row: R) => QueueState, schedule: (row: R) => ScheduleMark): WorkProbe {
+  return {
+    queues: rows.filter((row) => row.kind === "queue").map(queue),
+    expiredLease: rows.some((row) => row.kind === "expired"),
+    schedules: rows.filter((row) => row.kind === "schedule").map(schedule),
+  };
+}

@@ -6,7 +6,7 @@
 
 import { errorMessage } from "../error-text.js";
 import type { Logger } from "../logger.js";
-import { TALLY_WRITE_MS, type SuccessTally } from "../store/tallies.js";
+import { mergeTallies, TALLY_WRITE_MS, type SuccessTally } from "../store/tallies.js";
 import type { WorkerStore } from "../store/store.js";
 
 export class SuccessTallies {
@@ -52,21 +52,12 @@ export class SuccessTallies {
       await this.store.addSuccessTallies(this.writer, tallies);
       this.lastProblem = undefined;
     } catch (error) {
-      for (const tally of tallies) this.keep(tally);
+      // Kept for the next write, with what was counted meanwhile.
+      this.counts = new Map(mergeTallies([...tallies, ...this.counts.values()]).map((tally) => [tally.queue, tally]));
       const problem = errorMessage(error);
       // Said once until a write succeeds again: a missing tally table would otherwise repeat it every second.
       if (problem !== this.lastProblem) this.logger.warn("scaling tallies not written; kept for the next write", { error: problem });
       this.lastProblem = problem;
-    }
-  }
-
-  private keep(tally: SuccessTally): void {
-    const current = this.counts.get(tally.queue);
-    if (!current) this.counts.set(tally.queue, { ...tally });
-    else {
-      current.succeeded += tally.succeeded;
-      current.timed += tally.timed;
-      current.runMs += tally.runMs;
     }
   }
 }

@@ -2,14 +2,14 @@
 // schedules' last slots, in one statement: one UNION ALL whose rows say by `kind` what they are.
 
 import type { Db } from "../../../store/db.js";
-import type { WorkProbe } from "../../../store/work-probe.js";
+import { probeFromRows, type ProbeRowKind, type WorkProbe } from "../../../store/work-probe.js";
 import type { PgTable } from "../table.js";
 import { QUEUE_COLUMNS, toQueueState, type QueueRow } from "./queue-controls.js";
 import { EXPIRED } from "./recover-leases.js";
 
 /** A queue row; a schedule's row carries its id in `queue` and its last slot in `updatedAtMs`; the expired lease's row nothing. */
 interface ProbeRow extends QueueRow {
-  kind: "queue" | "schedule" | "expired";
+  kind: ProbeRowKind;
 }
 
 export async function probeWork(db: Db, table: PgTable): Promise<WorkProbe> {
@@ -21,9 +21,5 @@ export async function probeWork(db: Db, table: PgTable): Promise<WorkProbe> {
      SELECT 'expired', NULL, NULL, NULL, NULL, NULL, NULL WHERE EXISTS (SELECT 1 FROM ${table.sql} WHERE ${EXPIRED})`,
     [],
   );
-  return {
-    queues: rows.filter((row) => row.kind === "queue").map(toQueueState),
-    expiredLease: rows.some((row) => row.kind === "expired"),
-    schedules: rows.filter((row) => row.kind === "schedule").map((row) => ({ schedule: row.queue, lastSlot: new Date(Math.round(Number(row.updatedAtMs))) })),
-  };
+  return probeFromRows(rows, toQueueState, (row) => ({ schedule: row.queue, lastSlot: new Date(Math.round(Number(row.updatedAtMs))) }));
 }
