@@ -73,6 +73,8 @@ describe.each(WORKER_DIALECTS)("delete on success ($name)", (dialect) => {
     const second = await fixture.prisma.task.enqueue("null-result", { n: "b" });
     await waitUntil(async () => (await gone(first.id)) && (await gone(second.id)), "both rows to be deleted");
     expect([ran.has("a"), ran.has("b")]).toEqual([true, true]);
+    // The log line follows the commit the deletion above already shows; wait for it, then count it.
+    await waitUntil(() => fixture.logger.find("task succeeded", { taskId: first.id, deleted: true }).length > 0, "the deletion's log line");
     expect(fixture.logger.find("task succeeded", { taskId: first.id, deleted: true })).toHaveLength(1);
   });
 

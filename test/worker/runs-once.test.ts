@@ -49,6 +49,8 @@ describe.each(WORKER_DIALECTS)("a committed task runs once ($name)", (dialect) =
     expect(row.finished_at).toBeInstanceOf(Date);
     expect(calls.get(task.id)).toBe(1);
     expect(fixture.logger.find("task claimed", { taskId: task.id, via: "wakeup" })).toHaveLength(1);
+    // The log line follows the commit the status above already shows; wait for it, then count it.
+    await waitUntil(() => fixture.logger.find("task succeeded", { taskId: task.id }).length > 0, "the success's log line");
     expect(fixture.logger.find("task succeeded", { taskId: task.id })).toHaveLength(1);
 
     // Duplicate wake-ups (redelivery, a cleaner re-publish) never run it again.
