@@ -202,7 +202,11 @@ function renameModel(source: string, model: string, table: string): string {
     .replace(/^model TaskQueueStart \{/m, `model ${model}QueueStart {`)
     .replace('@@map("tasks_queue_starts")', `@@map("${table}_queue_starts")`)
     .replace(/^model TaskTally \{/m, `model ${model}Tally {`)
-    .replace('@@map("tasks_tallies")', `@@map("${table}_tallies")`);
+    .replace('@@map("tasks_tallies")', `@@map("${table}_tallies")`)
+    .replace(/^model TaskStep \{/m, `model ${model}Step {`)
+    .replace('@@map("tasks_steps")', `@@map("${table}_steps")`)
+    .replace(/^model TaskEvent \{/m, `model ${model}Event {`)
+    .replace('@@map("tasks_events")', `@@map("${table}_events")`);
 }
 
 /** Renames the table and its indexes in either quoting style ("tasks" or `tasks`). */

@@ -7,7 +7,16 @@ import { LeaderElector, type LeaderCalls } from "./leader-elector.js";
 import type { ElectionTiming, LeaderLock } from "./leader-lock.js";
 import type { WakeupNotifications } from "./notifications.js";
 import type { ScheduleDeclaration, ScheduleState } from "./schedules.js";
-import { missingNewestColumn, missingQueueTable, missingScheduleTable, missingTallyTable, StoreProblemError, type StoreProblem } from "./store-problem.js";
+import {
+  missingNewestColumn,
+  missingQueueTable,
+  missingScheduleTable,
+  missingTallyTable,
+  missingWorkflowSchema,
+  StoreProblemError,
+  type StoreProblem,
+} from "./store-problem.js";
+import type { EventReceipt, NewStep, RecordedStep, SentEvent, StepRecord, Suspension, SuspendedTask } from "./steps.js";
 import type { PrepareReport, Store } from "./store.js";
 import type { TaskTable } from "./task-table.js";
 import { UnitStore, type StoreUnits } from "./unit-store.js";
@@ -172,7 +181,7 @@ export class DialectStore<D extends Db, T extends TaskTable, O extends OwnDb> ex
     return this.onTallyTable(super.addSuccessTallies(writer, tallies));
   }
   override prune(options: { retentionMs: number; limit: number }): Promise<string[]> {
-    return this.onTallyTable(super.prune(options));
+    return this.onTallyTable(this.onWorkflowSchema(super.prune(options)));
   }
   override queueActivity(windows: ActivityWindows): Promise<QueueActivity[]> {
     return this.onTallyTable(super.queueActivity(windows));
@@ -184,6 +193,33 @@ export class DialectStore<D extends Db, T extends TaskTable, O extends OwnDb> ex
       const problem = this.parts.classify(error);
       if (problem.kind !== "missing-table" || !problem.message.includes(`${this.table.name}_tallies`)) throw error;
       throw new StoreProblemError(missingTallyTable(this.table, problem.message), { cause: error });
+    });
+  }
+
+  // The workflow operations: a missing workflow table (or the task table's waiting_for column) says which, and the migration.
+  override sendEvent(taskId: string, name: string, payloadJson: string, notifyChannel?: string): Promise<SentEvent> {
+    return this.onWorkflowSchema(super.sendEvent(taskId, name, payloadJson, notifyChannel));
+  }
+  override loadSteps(taskId: string): Promise<StepRecord[]> {
+    return this.onWorkflowSchema(super.loadSteps(taskId));
+  }
+  override recordStep(owner: string, step: NewStep): Promise<RecordedStep> {
+    return this.onWorkflowSchema(super.recordStep(owner, step));
+  }
+  override receiveEvent(owner: string, taskId: string, attempt: number, seq: number, name: string): Promise<EventReceipt> {
+    return this.onWorkflowSchema(super.receiveEvent(owner, taskId, attempt, seq, name));
+  }
+  override suspend(owner: string, suspension: Suspension): Promise<SuspendedTask | undefined> {
+    return this.onWorkflowSchema(super.suspend(owner, suspension));
+  }
+
+  private onWorkflowSchema<R>(running: Promise<R>): Promise<R> {
+    return running.catch((error: unknown) => {
+      if (error instanceof StoreProblemError) throw error;
+      const problem = this.parts.classify(error);
+      const missing = missingWorkflowSchema(this.table, problem);
+      if (!missing) throw error;
+      throw new StoreProblemError(missing, { cause: error });
     });
   }
 

@@ -48,6 +48,30 @@ export function missingTallyTable(table: { name: string; schema?: string }, mess
   return missingCompanion(table, message, "tallies", "of the scaling signal's tallies does not exist there", "20261224000000_queue_tallies");
 }
 
+/**
+ * The problem of a workflow operation on a database without the workflow migration (its tables, or the task table's
+ * waiting_for column): which, and the migration. Undefined when `message` is about something else.
+ */
+export function missingWorkflowSchema(table: { name: string; schema?: string }, problem: StoreProblem): StoreProblem | undefined {
+  const { message } = problem;
+  for (const suffix of ["steps", "events"]) {
+    if (problem.kind === "missing-table" && new RegExp(`\\b${table.name}_${suffix}\\b`).test(message)) {
+      return missingCompanion(table, message, suffix, "of durable workflows does not exist there", WORKFLOW_MIGRATION);
+    }
+  }
+  if (!/column "waiting_for" does not exist|Unknown column '(?:[^']*\.)?waiting_for'|no such column: (?:\w+\.)?waiting_for\b/i.test(message)) return undefined;
+  const shown = JSON.stringify(`${table.schema ? `${table.schema}.` : ""}${table.name}`);
+  return {
+    kind: "incompatible",
+    lasting: true,
+    message,
+    detail: `the task table ${shown} lacks the waiting_for column of durable workflows: apply the migration ${WORKFLOW_MIGRATION} (copy it from the package into your migrations folder, then npx task-runner migrate)`,
+  };
+}
+
+/** The migration that adds workflows' steps and events. */
+export const WORKFLOW_MIGRATION = "20261231000000_workflow_steps";
+
 /** The problem of a claim or a queue control on a database without the queue tables: which table, and the migration. */
 export function missingQueueTable(table: { name: string; schema?: string }, message: string): StoreProblem {
   return missingCompanion(

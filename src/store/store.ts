@@ -11,6 +11,7 @@ import type { ScheduleDeclaration, ScheduleState } from "./schedules.js";
 import type { StoreProblem } from "./store-problem.js";
 import type { ActivityWindows, QueueActivity, SuccessTally } from "./tallies.js";
 import type { WorkProbe } from "./work-probe.js";
+import type { EventReceipt, NewStep, RecordedStep, SentEvent, StepRecord, Suspension, SuspendedTask } from "./steps.js";
 import type { TaskRecord } from "./task-record.js";
 import type { ClaimByIdResult, ClaimFilter, Completion, FailedTask, Failure, HeldLease, LeaseState, RecoveredTask, WakeupTarget } from "./task-writes.js";
 import type { GroupCount, PageRequest, PendingAge, RecentWorker, StatusCount, StuckGroup, TaskDetail, TaskFilter, TaskGroup, TaskListPage, Throughput } from "./views.js";
@@ -25,6 +26,14 @@ interface EnqueueStore {
   insertTasks(rows: readonly PreparedTask[], publishes: boolean, notifyChannel?: string): InsertRequest;
   /** Tasks by dedupe key, for keys whose insert collided with a task committed after the insert's snapshot. */
   tasksByKeys(keys: readonly string[]): Promise<InsertedTask[]>;
+  /**
+   * Sends event `name` with `payloadJson` to task `taskId`, in the transaction of the client the store is bound to: kept
+   * until one of the task's waits consumes it, when the task is pending or running (else not accepted, nothing
+   * written). A task suspended in a wait for `name` becomes due now and is returned as woken (with `notifyChannel`,
+   * where notifications exist, its wake-up leaves with the commit). Locks the task's row first, so a workflow that
+   * suspends at the same time either sees the event or is woken by it.
+   */
+  sendEvent(taskId: string, name: string, payloadJson: string, notifyChannel?: string): Promise<SentEvent>;
 }
 
 /** The worker's writes. Every write that ends a run is guarded by `owner` still holding the lease. */
@@ -72,6 +81,34 @@ export interface WorkerStore {
   release(owner: string, ids: readonly string[], attempts?: readonly number[]): Promise<WakeupTarget[]>;
 }
 
+/**
+ * Durable workflows: the steps a run records and replays, and how a sleeping or waiting workflow goes back to the queue.
+ * Every write is guarded by the run: `owner` must hold the task's lease as the run of the step's attempt. A missing
+ * workflow table rejects with a StoreProblemError (kind "missing-table") naming it and the migration to apply.
+ */
+export interface WorkflowStore {
+  /** The task's recorded steps, by seq. Reads only. */
+  loadSteps(taskId: string): Promise<StepRecord[]>;
+  /**
+   * Records one step while `owner` holds the task as the run of `step.attempt`; never a second row for a seq (a
+   * concurrent insert of the same seq waits for the first and then writes nothing). Bound to a transaction (a
+   * transactional step's), it commits or rolls back with the step's own writes.
+   */
+  recordStep(owner: string, step: NewStep): Promise<RecordedStep>;
+  /**
+   * Ends wait `seq` of the run: consumes the task's oldest unconsumed event `name` and records its payload as the
+   * wait's result; with none, records a timeout when the wait's deadline has passed (database clock); else leaves it
+   * waiting. One transaction, guarded by the run.
+   */
+  receiveEvent(owner: string, taskId: string, attempt: number, seq: number, name: string): Promise<EventReceipt>;
+  /**
+   * Hands a sleeping or waiting run's task back to the queue: pending, due at `until` (or at once for a wait whose event
+   * is there), its attempt given back (a suspension is not a failed run), lease cleared. Undefined when the run no
+   * longer holds the task.
+   */
+  suspend(owner: string, suspension: Suspension): Promise<SuspendedTask | undefined>;
+}
+
 /** The cleaner's writes and scans, each bounded by `limit`. */
 interface CleanerStore {
   /** Running tasks whose lease expired, longest expired first. Reads only. */
@@ -102,8 +139,9 @@ interface CleanerStore {
   /** Records that wake-ups for these pending tasks were not published, for the cleaner to send; returns how many. */
   markUnpublished(ids: readonly string[]): Promise<number>;
   /**
-   * Deletes at most `limit` finished tasks older than retentionMs, oldest first; returns their ids. Tallies the deleted
-   * tasks enqueued within the tallies' span as arrived, and deletes tally rows older than that span.
+   * Deletes at most `limit` finished tasks older than retentionMs, oldest first, with their steps and events; returns
+   * their ids. Tallies the deleted tasks enqueued within the tallies' span as arrived, and deletes tally rows older
+   * than that span.
    */
   prune(options: { retentionMs: number; limit: number }): Promise<string[]>;
 }
@@ -232,7 +270,7 @@ export interface PrepareReport {
 }
 
 /** The whole store of one dialect, bound to one task table and one connection (a pool, or a Prisma client). */
-export interface Store extends EnqueueStore, WorkerStore, CleanerStore, ScheduleStore, QueueControlStore, OperatorStore, ViewStore, LeaderStore {
+export interface Store extends EnqueueStore, WorkerStore, WorkflowStore, CleanerStore, ScheduleStore, QueueControlStore, OperatorStore, ViewStore, LeaderStore {
   /** The dialect's name: "postgresql". */
   readonly dialect: string;
   /** The database's name for people: "PostgreSQL". */

@@ -38,6 +38,10 @@ export interface CompanionTables {
   readonly queueStarts: string;
   /** The scaling signal's tallies, a row per queue, writer and slot: `tasks_tallies`. */
   readonly tallies: string;
+  /** The steps workflows recorded, a row per task and step: `tasks_steps`. */
+  readonly steps: string;
+  /** Events sent to tasks, kept until a wait consumes them: `tasks_events`. */
+  readonly events: string;
 }
 
 /** The companion tables of `table`, each name passed through the dialect's `quote`. */
@@ -48,5 +52,7 @@ export function companionTables(table: TaskTable, quote: (name: string) => strin
     queues: quote(`${table.name}_queues`),
     queueStarts: quote(`${table.name}_queue_starts`),
     tallies: quote(`${table.name}_tallies`),
+    steps: quote(`${table.name}_steps`),
+    events: quote(`${table.name}_events`),
   };
 }

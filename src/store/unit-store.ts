@@ -7,6 +7,11 @@ import type { Store } from "./store.js";
 export const UNIT_OPERATIONS = [
   "insertTasks",
   "tasksByKeys",
+  "sendEvent",
+  "loadSteps",
+  "recordStep",
+  "receiveEvent",
+  "suspend",
   "claimByIds",
   "claimDue",
   "complete",
@@ -76,6 +81,21 @@ export abstract class UnitStore<D, T> implements Pick<Store, UnitOperation> {
   }
   tasksByKeys(...args: Parameters<Store["tasksByKeys"]>) {
     return this.units.tasksByKeys(this.db, this.table, ...args);
+  }
+  sendEvent(...args: Parameters<Store["sendEvent"]>) {
+    return this.units.sendEvent(this.db, this.table, ...args);
+  }
+  loadSteps(...args: Parameters<Store["loadSteps"]>) {
+    return this.units.loadSteps(this.db, this.table, ...args);
+  }
+  recordStep(...args: Parameters<Store["recordStep"]>) {
+    return this.units.recordStep(this.db, this.table, ...args);
+  }
+  receiveEvent(...args: Parameters<Store["receiveEvent"]>) {
+    return this.units.receiveEvent(this.db, this.table, ...args);
+  }
+  suspend(...args: Parameters<Store["suspend"]>) {
+    return this.units.suspend(this.db, this.table, ...args);
   }
   claimByIds(...args: Parameters<Store["claimByIds"]>) {
     return this.units.claimByIds(this.db, this.table, ...args);

@@ -52,7 +52,7 @@ describe("task-runner init", () => {
     const result = await run(cwd);
     expect(result.code).toBe(0);
     expect(result.out).toMatch(
-      /Did add models Task \(table "tasks"\), TaskSchedule \(table "tasks_schedules"\), TaskScheduleSlot \(table "tasks_schedule_slots"\), TaskQueue \(table "tasks_queues"\), TaskQueueStart \(table "tasks_queue_starts"\) and TaskTally \(table "tasks_tallies"\) to prisma\/schema.prisma/,
+      /Did add models Task \(table "tasks"\), TaskSchedule \(table "tasks_schedules"\), TaskScheduleSlot \(table "tasks_schedule_slots"\), TaskQueue \(table "tasks_queues"\), TaskQueueStart \(table "tasks_queue_starts"\), TaskTally \(table "tasks_tallies"\), TaskStep \(table "tasks_steps"\) and TaskEvent \(table "tasks_events"\) to prisma\/schema.prisma/,
     );
     expect(result.out).toMatch(/Did write the migration prisma\/migrations\/\d{14}_tasks_task_queue\/migration.sql/);
     const schema = readFileSync(join(cwd, "prisma/schema.prisma"), "utf8");
@@ -142,7 +142,7 @@ describe("task-runner init", () => {
     expect(again.code).toBe(0);
     expect(again.out).toBe(
       "prisma/schema.prisma already has the prisma-task-queue model QueueTask, from an earlier version: it lacks model QueueTaskSchedule, " +
-        "model QueueTaskScheduleSlot, model QueueTaskQueue, model QueueTaskQueueStart, model QueueTaskTally. Add them from the package's model and copy its newer migrations into your migrations folder " +
+        "model QueueTaskScheduleSlot, model QueueTaskQueue, model QueueTaskQueueStart, model QueueTaskTally, model QueueTaskStep, model QueueTaskEvent. Add them from the package's model and copy its newer migrations into your migrations folder " +
         "(see docs/prisma-migrate.md in prisma-task-queue); init writes nothing over an existing model.\n",
     );
     expect(readFileSync(join(cwd, "prisma/schema.prisma"), "utf8")).toBe(older);
@@ -225,6 +225,7 @@ const DATASOURCES = [
     createTable: 'CREATE TABLE "queue_tasks"',
     // Its index list takes the companion tables' indexes too (queue_tasks_leaders, queue_tasks_schedule*).
     indexes: [
+      "queue_tasks_events_task_id_name_id_idx",
       "queue_tasks_finished_idx",
       "queue_tasks_key_key",
       "queue_tasks_lease_idx",
@@ -239,6 +240,7 @@ const DATASOURCES = [
       "sqlite_autoindex_queue_tasks_queues_1",
       "sqlite_autoindex_queue_tasks_schedule_slots_1",
       "sqlite_autoindex_queue_tasks_schedules_1",
+      "sqlite_autoindex_queue_tasks_steps_1",
       "sqlite_autoindex_queue_tasks_tallies_1",
     ],
     // The cleaners' leader lease lives in a table beside the tasks.

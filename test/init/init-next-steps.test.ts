@@ -39,7 +39,7 @@ describe("task-runner init's next steps", () => {
     const result = await init(project("postgresql"));
     expect(result.code).toBe(0);
     expect(result.out).toMatch(
-      /^Did add models Task \(table "tasks"\), TaskSchedule \(table "tasks_schedules"\), TaskScheduleSlot \(table "tasks_schedule_slots"\), TaskQueue \(table "tasks_queues"\), TaskQueueStart \(table "tasks_queue_starts"\) and TaskTally \(table "tasks_tallies"\) to prisma\/schema\.prisma\n/,
+      /^Did add models Task \(table "tasks"\), TaskSchedule \(table "tasks_schedules"\), TaskScheduleSlot \(table "tasks_schedule_slots"\), TaskQueue \(table "tasks_queues"\), TaskQueueStart \(table "tasks_queue_starts"\), TaskTally \(table "tasks_tallies"\), TaskStep \(table "tasks_steps"\) and TaskEvent \(table "tasks_events"\) to prisma\/schema\.prisma\n/,
     );
     expect(result.out).toContain(extension(""));
     expect(result.out).toContain(config(""));
@@ -52,7 +52,7 @@ describe("task-runner init's next steps", () => {
     const result = await init(project("sqlite"));
     expect(result.code).toBe(0);
     expect(result.out).toMatch(
-      /^Did add models Task \(table "tasks"\), TaskLeader \(table "tasks_leaders"\), TaskSchedule \(table "tasks_schedules"\), TaskScheduleSlot \(table "tasks_schedule_slots"\), TaskQueue \(table "tasks_queues"\), TaskQueueStart \(table "tasks_queue_starts"\) and TaskTally \(table "tasks_tallies"\) to prisma\/schema\.prisma\n/,
+      /^Did add models Task \(table "tasks"\), TaskLeader \(table "tasks_leaders"\), TaskSchedule \(table "tasks_schedules"\), TaskScheduleSlot \(table "tasks_schedule_slots"\), TaskQueue \(table "tasks_queues"\), TaskQueueStart \(table "tasks_queue_starts"\), TaskTally \(table "tasks_tallies"\), TaskStep \(table "tasks_steps"\) and TaskEvent \(table "tasks_events"\) to prisma\/schema\.prisma\n/,
     );
     expect(result.out).toContain(extension(""));
     expect(result.out).toContain(config(""));
@@ -65,7 +65,7 @@ describe("task-runner init's next steps", () => {
   it("SQLite with --model: the leader and schedule models are renamed with it", async () => {
     const result = await init(project("sqlite"), {}, "--model", "QueueTask", "--dry-run");
     expect(result.out).toMatch(
-      /^Would add models QueueTask \(table "queue_tasks"\), QueueTaskLeader \(table "queue_tasks_leaders"\), QueueTaskSchedule \(table "queue_tasks_schedules"\), QueueTaskScheduleSlot \(table "queue_tasks_schedule_slots"\), QueueTaskQueue \(table "queue_tasks_queues"\), QueueTaskQueueStart \(table "queue_tasks_queue_starts"\) and QueueTaskTally \(table "queue_tasks_tallies"\) to /,
+      /^Would add models QueueTask \(table "queue_tasks"\), QueueTaskLeader \(table "queue_tasks_leaders"\), QueueTaskSchedule \(table "queue_tasks_schedules"\), QueueTaskScheduleSlot \(table "queue_tasks_schedule_slots"\), QueueTaskQueue \(table "queue_tasks_queues"\), QueueTaskQueueStart \(table "queue_tasks_queue_starts"\), QueueTaskTally \(table "queue_tasks_tallies"\), QueueTaskStep \(table "queue_tasks_steps"\) and QueueTaskEvent \(table "queue_tasks_events"\) to /,
     );
     expect(result.out).toContain(extension(', model: "QueueTask", table: "queue_tasks"'));
   });
@@ -74,7 +74,7 @@ describe("task-runner init's next steps", () => {
     const result = await init(project("mysql"));
     expect(result.code).toBe(0);
     expect(result.out).toMatch(
-      /^Did add models Task \(table "tasks"\), TaskSchedule \(table "tasks_schedules"\), TaskScheduleSlot \(table "tasks_schedule_slots"\), TaskQueue \(table "tasks_queues"\), TaskQueueStart \(table "tasks_queue_starts"\) and TaskTally \(table "tasks_tallies"\) to /,
+      /^Did add models Task \(table "tasks"\), TaskSchedule \(table "tasks_schedules"\), TaskScheduleSlot \(table "tasks_schedule_slots"\), TaskQueue \(table "tasks_queues"\), TaskQueueStart \(table "tasks_queue_starts"\), TaskTally \(table "tasks_tallies"\), TaskStep \(table "tasks_steps"\) and TaskEvent \(table "tasks_events"\) to /,
     );
     expect(result.out).toContain(config(""));
     expect(result.out).not.toContain("amqpUrl:");

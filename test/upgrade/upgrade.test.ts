@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Store } from "../../src/index.js";
 import { uuidv7 } from "../../src/uuid.js";
+import { prepared } from "../conformance/store/bed.js";
 import { upgradeWithTasksInFlight, type Migration, type UpgradeResult } from "./upgrade-harness.js";
 import { mysqlUpgrade, postgresUpgrade, sqliteUpgrade } from "./upgrade-databases.js";
 
@@ -107,6 +108,27 @@ async function traceContextServes(store: Store): Promise<void> {
   expect(Object.fromEntries(claimed.map((task) => [task.id, task.traceContext]))).toEqual({ [rows[0]!.id]: traceContext, [rows[1]!.id]: null });
 }
 
+/**
+ * Workflows serve through today's store beside the tasks already there: a running task records a step and a wait,
+ * suspends, an event wakes it, and its next run receives the event.
+ */
+async function workflowsServe(store: Store): Promise<void> {
+  const row = { ...prepared({ name: "run", queue: "flows" }) };
+  const insert = store.insertTasks([row], false);
+  await insert.read(await insert.request);
+  const filter = { owner: "upgraded-worker", leaseMs: 30_000, names: ["run"], queues: ["flows"] };
+  const [task] = await store.claimDue(10, filter);
+  expect(task?.id).toBe(row.id);
+  const step = { taskId: row.id, attempt: task!.attempts, name: "charge", kind: "run" as const, resultJson: '"c-1"' };
+  expect(await store.recordStep("upgraded-worker", { ...step, seq: 1 })).toEqual({ written: true });
+  expect((await store.recordStep("upgraded-worker", { ...step, seq: 2, name: "shipped", kind: "wait", resultJson: null })).written).toBe(true);
+  expect(await store.suspend("upgraded-worker", { id: row.id, attempt: task!.attempts, seq: 2, event: "shipped" })).toMatchObject({ dueInMs: null });
+  expect(await store.sendEvent(row.id, "shipped", '{"tracking":"t"}')).toEqual({ accepted: true, woken: { id: row.id, queue: "flows" } });
+  const [again] = await store.claimDue(10, filter);
+  expect(again?.id).toBe(row.id);
+  expect(await store.receiveEvent("upgraded-worker", row.id, again!.attempts, 2, "shipped")).toEqual({ kind: "received", payloadJson: '{"tracking":"t"}' });
+}
+
 /** Each schema change since the first migration, with what it checks of its own. */
 const CHANGES: Array<{ suffix: string; what: string; check(result: UpgradeResult): void; afterUpgrade?: (store: Store) => Promise<void> }> = [
   {
@@ -157,6 +179,14 @@ const CHANGES: Array<{ suffix: string; what: string; check(result: UpgradeResult
       expect(result.activity[0]!.runMs).toBeGreaterThanOrEqual(0);
       expect(result.activity[0]!.rateSeconds).toBeLessThan(900);
     },
+  },
+  {
+    suffix: "_workflow_steps",
+    what: "the tasks written before it finish with no steps, and a workflow written after it records, waits and is woken by its event",
+    check(result) {
+      expect(result.final.dead).toMatchObject({ lastError: "Error: before the upgrade" });
+    },
+    afterUpgrade: workflowsServe,
   },
 ];
 

@@ -36,6 +36,7 @@ import { cancelTask, retryDeadTasks, retryTask, runTaskNow } from "./sql/operato
 import { pruneTasks } from "./sql/prune-tasks.js";
 import { countTasks, now, pendingAges } from "./sql/queue-stats.js";
 import { addSuccessTallies } from "./sql/tallies.js";
+import { loadSteps, receiveEvent, recordStep, sendEvent, suspend } from "./sql/workflow-steps.js";
 import { probeWork } from "./sql/probe-work.js";
 import { abandonExpired, findExpiredLeases, holdExpiredLease, requeueExpired } from "./sql/recover-leases.js";
 import { releaseTasks } from "./sql/release-tasks.js";
@@ -49,6 +50,11 @@ import { LeaderLockStoreError } from "../../leader-errors.js";
 const UNITS: StoreUnits<CountingDb, MysqlTable> = {
   insertTasks: insertRequest,
   tasksByKeys: selectTasksByKeys,
+  sendEvent,
+  loadSteps,
+  recordStep,
+  receiveEvent,
+  suspend,
   claimByIds: claimTasksByIds,
   claimDue: claimDueTasks,
   complete: completeTasks,

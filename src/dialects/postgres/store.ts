@@ -42,6 +42,8 @@ import { listQueues, pauseQueue, resumeQueue, syncQueues } from "./sql/queue-con
 import { pgGate } from "./sql/queue-gate.js";
 import { probeWork } from "./sql/probe-work.js";
 import { addSuccessTallies } from "./sql/tallies.js";
+import { sendEvent } from "./sql/send-event.js";
+import { loadSteps, receiveEvent, recordStep, suspend } from "./sql/workflow-steps.js";
 import type { PgTable } from "./table.js";
 import { LeaderLockStoreError, PooledLeaderLockError } from "../../leader-errors.js";
 
@@ -49,6 +51,11 @@ import { LeaderLockStoreError, PooledLeaderLockError } from "../../leader-errors
 const UNITS: StoreUnits<Db, PgTable> = {
   insertTasks: insertRequest,
   tasksByKeys: selectTasksByKeys,
+  sendEvent,
+  loadSteps,
+  recordStep,
+  receiveEvent,
+  suspend,
   claimByIds: claimTasksByIds,
   claimDue: claimDueTasks,
   complete: completeTasks,

@@ -25,6 +25,7 @@ import { cancelTask, pruneTasks, retryDeadTasks, retryTask, runTaskNow } from ".
 import { completeTasks, extendLeases, failTasks, releaseTasks } from "./sql/outcomes.js";
 import { deleteSucceededTasks } from "./sql/delete-succeeded-tasks.js";
 import { addSuccessTallies } from "./sql/tallies.js";
+import { loadSteps, receiveEvent, recordStep, sendEvent, suspend } from "./sql/workflow-steps.js";
 import { probeWork } from "./sql/probe-work.js";
 import { abandonExpired, findExpiredLeases, holdExpiredLease, requeueExpired } from "./sql/recover-leases.js";
 import { advanceSchedule, claimScheduleSlot, listSchedules, pruneScheduleSlots, syncSchedules } from "./sql/schedules.js";
@@ -37,6 +38,11 @@ import { sqliteGate } from "./sql/queue-gate.js";
 const UNITS: StoreUnits<Db, SqliteTable> = {
   insertTasks: insertRequest,
   tasksByKeys: selectTasksByKeys,
+  sendEvent,
+  loadSteps,
+  recordStep,
+  receiveEvent,
+  suspend,
   claimByIds: claimTasksByIds,
   claimDue: claimDueTasks,
   complete: completeTasks,

@@ -80,7 +80,7 @@ export const postgresStoreDialect: StoreDialect = {
       exec,
       empty: () =>
         exec(
-          "DELETE FROM tasks; DELETE FROM tasks_schedules; DELETE FROM tasks_schedule_slots; DELETE FROM tasks_queues; DELETE FROM tasks_queue_starts; DELETE FROM tasks_tallies",
+          "DELETE FROM tasks; DELETE FROM tasks_schedules; DELETE FROM tasks_schedule_slots; DELETE FROM tasks_queues; DELETE FROM tasks_queue_starts; DELETE FROM tasks_tallies; DELETE FROM tasks_steps; DELETE FROM tasks_events",
         ),
       dropBrowseIndex: () => exec('DROP INDEX IF EXISTS "tasks_browse_idx"'),
       async indexNames(table) {
@@ -126,7 +126,7 @@ export const sqliteStoreDialect: StoreDialect = {
       exec,
       empty: () =>
         exec(
-          "DELETE FROM tasks; DELETE FROM tasks_schedules; DELETE FROM tasks_schedule_slots; DELETE FROM tasks_queues; DELETE FROM tasks_queue_starts; DELETE FROM tasks_tallies",
+          "DELETE FROM tasks; DELETE FROM tasks_schedules; DELETE FROM tasks_schedule_slots; DELETE FROM tasks_queues; DELETE FROM tasks_queue_starts; DELETE FROM tasks_tallies; DELETE FROM tasks_steps; DELETE FROM tasks_events",
         ),
       dropBrowseIndex: () => exec('DROP INDEX IF EXISTS "tasks_browse_idx"'),
       async indexNames(table) {
@@ -164,7 +164,7 @@ export const mysqlStoreDialect: StoreDialect = {
     return {
       exec,
       async empty() {
-        for (const table of ["tasks", "tasks_schedules", "tasks_schedule_slots", "tasks_queues", "tasks_queue_starts", "tasks_tallies"])
+        for (const table of ["tasks", "tasks_schedules", "tasks_schedule_slots", "tasks_queues", "tasks_queue_starts", "tasks_tallies", "tasks_steps", "tasks_events"])
           await pool.query(`DELETE FROM ${table}`);
       },
       async indexNames(table) {

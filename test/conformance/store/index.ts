@@ -16,6 +16,7 @@ import { schedulesArea } from "./schedules.js";
 import { sessionArea } from "./session.js";
 import { viewsArea } from "./views.js";
 import { wakeupsArea } from "./wakeups.js";
+import { workflowsArea } from "./workflows.js";
 
 export const AREAS: readonly StoreArea[] = [
   insertArea,
@@ -30,6 +31,7 @@ export const AREAS: readonly StoreArea[] = [
   operatorArea,
   viewsArea,
   activityArea,
+  workflowsArea,
   leaderArea,
   sessionArea,
 ];

@@ -7,6 +7,11 @@ import type { Store } from "../../../src/store/store.js";
 export const STORE_MEMBERS: Record<keyof Store, true> = {
   insertTasks: true,
   tasksByKeys: true,
+  sendEvent: true,
+  loadSteps: true,
+  recordStep: true,
+  receiveEvent: true,
+  suspend: true,
   claimByIds: true,
   claimDue: true,
   complete: true,

@@ -1,11 +1,13 @@
 // SQL unit: delete one bounded batch of finished tasks (succeeded, dead, cancelled) older than the retention window.
 // One short transaction per batch, so pruning a huge table never holds a huge transaction. The same transaction tallies
-// the deleted tasks enqueued within the tallies' span as arrived, and deletes the tally rows past that span.
+// the deleted tasks enqueued within the tallies' span as arrived, deletes the tally rows past that span, and deletes the
+// deleted tasks' workflow steps and events.
 
 import { atomically, type CountingDb } from "../../../store/db.js";
 import type { MysqlTable } from "../table.js";
 import { addDeletedTallies, CREATED_SLOT_COLUMNS, pruneTallies } from "./tallies.js";
 import { nowMinusMs, placeholders } from "./values.js";
+import { deleteWorkflowRows } from "./workflow-steps.js";
 
 /**
  * Deletes at most `limit` tasks that finished more than `retentionMs` ago, oldest first; returns their ids. Reads the
@@ -26,6 +28,7 @@ export async function pruneTasks(db: CountingDb, table: MysqlTable, options: { r
     const ids = rows.map((row) => row.id);
     await tx.write(`DELETE FROM ${table.sql} WHERE id IN (${placeholders(ids.length)})`, ids);
     await addDeletedTallies(tx, table, "prune", rows);
+    await deleteWorkflowRows(tx, table, ids);
     return ids;
   });
 }

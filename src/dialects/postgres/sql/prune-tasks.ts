@@ -1,6 +1,7 @@
 // SQL unit: delete one bounded batch of finished tasks (succeeded, dead, cancelled) older than the retention window.
 // One short statement per batch, so pruning a huge table never holds a huge transaction. The same statement tallies the
-// deleted tasks enqueued within the tallies' span as arrived, and deletes the tally rows past that span.
+// deleted tasks enqueued within the tallies' span as arrived, and deletes the tally rows past that span, and the deleted
+// tasks' workflow steps and events.
 
 import type { Db } from "../../../store/db.js";
 import type { PgTable } from "../table.js";
@@ -18,6 +19,8 @@ export async function pruneTasks(db: Db, table: PgTable, options: { retentionMs:
          LIMIT $2
          FOR UPDATE SKIP LOCKED)
        RETURNING id, queue, created_at, finished_at),
+     gone_steps AS (DELETE FROM ${table.steps} WHERE task_id IN (SELECT id FROM done)),
+     gone_events AS (DELETE FROM ${table.events} WHERE task_id IN (SELECT id FROM done)),
      ${tallyCtes(table, { writer: "'prune'", deleted: true })},
      old_tallies AS (
        DELETE FROM ${table.tallies} WHERE slot < ${slotOf("now()")} - ${TALLY_KEEP_SECONDS})

@@ -2,6 +2,7 @@
 // Each action returns the tasks it changed with their queue, so the caller can publish their wake-ups.
 
 import { runSteps, type Steps } from "../statement-steps.js";
+import { deleteWorkflowRows } from "./workflow-steps.js";
 import { addDeletedTallies, pruneTallies } from "./tallies.js";
 import type { WakeupTarget } from "../../../store/task-writes.js";
 import { NOW, nowPlus } from "../clock.js";
@@ -42,7 +43,7 @@ export function runTaskNow(db: Db, table: SqliteTable, id: string): Promise<Wake
   );
 }
 
-/** Deletes at most `limit` tasks that finished more than retentionMs ago, oldest first; returns their ids. */
+/** Deletes at most `limit` tasks that finished more than retentionMs ago, oldest first, with their steps and events; returns their ids. */
 export async function pruneTasks(db: Db, table: SqliteTable, options: { retentionMs: number; limit: number }): Promise<string[]> {
   return runSteps(db, pruneSteps(table, options));
 }
@@ -62,5 +63,10 @@ function* pruneSteps(table: SqliteTable, options: { retentionMs: number; limit: 
     rows.map((row) => ({ queue: row.queue, createdAt: row.created_at })),
   );
   yield pruneTallies(table);
+  if (rows.length > 0)
+    yield* deleteWorkflowRows(
+      table,
+      rows.map((row) => row.id),
+    );
   return rows.map((row) => row.id);
 }
