@@ -10,6 +10,7 @@ import type { TaskRecord } from "./store/task-record.js";
 import type { ClientWith, TaskContext, TransactionClientOf, UntypedClient } from "./task-context.js";
 // Types only, erased at run time: the handlers' ctx carries the enqueue methods of the registry they belong to.
 import type { TaskModelMethods } from "./extension/enqueue-methods.js";
+import type { SignalMethod } from "./extension/signal-method.js";
 import { valueText } from "./value-text.js";
 import type { TaskSchedule } from "./schedules/task-schedule.js";
 import { taskSchedules } from "./schedules/task-schedule.js";
@@ -90,9 +91,9 @@ export interface TaskPolicy<Schema extends ZodType = ZodType, Prisma = UntypedCl
 }
 
 /** A task whose handler runs outside any transaction (the default): its ctx.tx is undefined. */
-export interface PlainTaskDefinition<Schema extends ZodType = ZodType, Prisma = UntypedClient> extends TaskPolicy<Schema, Prisma> {
+export interface PlainTaskDefinition<Schema extends ZodType = ZodType, Prisma = UntypedClient, Tx = TransactionClientOf<Prisma>> extends TaskPolicy<Schema, Prisma> {
   /** Runs the task. Optional so that an app that only enqueues can share the registry without the handlers. */
-  handler?(payload: ZodOutput<Schema>, ctx: TaskContext<Prisma, undefined>): unknown;
+  handler?(payload: ZodOutput<Schema>, ctx: TaskContext<Prisma, undefined, Tx>): unknown;
   /** Run the handler inside the transaction that completes the task (exactly-once database effects). Default false. */
   transactional?: false;
 }
@@ -103,7 +104,7 @@ export interface TransactionalTaskDefinition<Schema extends ZodType = ZodType, P
   Prisma
 > {
   /** Runs the task; its writes through ctx.tx commit only if the task completes. Optional, as for a plain task. */
-  handler?(payload: ZodOutput<Schema>, ctx: TaskContext<Prisma, Tx>): unknown;
+  handler?(payload: ZodOutput<Schema>, ctx: TaskContext<Prisma, Tx, Tx>): unknown;
   /**
    * Run the handler inside the transaction that completes the task (exactly-once database effects). Written as the
    * literal `true`: a `boolean` variable matches neither kind of definition, and the handler's ctx is then untyped.
@@ -116,7 +117,7 @@ export interface TransactionalTaskDefinition<Schema extends ZodType = ZodType, P
  * ctx.tx (defineTasks fills them in); `transactional: true` decides whether ctx.tx is a transaction or undefined.
  */
 export type TaskDefinition<Schema extends ZodType = ZodType, Prisma = UntypedClient, Tx = TransactionClientOf<Prisma>> =
-  PlainTaskDefinition<Schema, Prisma> | TransactionalTaskDefinition<Schema, Prisma, Tx>;
+  PlainTaskDefinition<Schema, Prisma, Tx> | TransactionalTaskDefinition<Schema, Prisma, Tx>;
 
 /** A registry as returned by defineTasks, whatever client its handlers are typed with (hence `any`, in this constraint only). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- handlers take the client as a parameter, so no narrower type accepts them all
@@ -130,7 +131,7 @@ export type TaskName<Tasks extends TaskRegistry> = keyof Tasks & string;
 
 /** The registry's enqueue methods on the model `Model` (as taskQueue({ model }) adds them), for the handlers' ctx. */
 type EnqueueOn<Schemas extends Record<string, ZodType>, Client, Model extends string> = {
-  [Key in Uncapitalize<Model>]: TaskModelMethods<TaskDefinitions<Schemas, Client, Model>>;
+  [Key in Uncapitalize<Model>]: TaskModelMethods<TaskDefinitions<Schemas, Client, Model>> & SignalMethod;
 };
 
 /** The definitions of a registry, their handlers' ctx typed by the base client `Client`. */

@@ -36,6 +36,9 @@ export type TaskQueueErrorCode =
   | "TASK_STOPPED"
   | "TASK_KEY_VANISHED"
   | "TASK_STORE_NO_TRANSACTION"
+  | "TASK_STEP_INVALID"
+  | "TASK_WORKFLOW_NONDETERMINISM"
+  | "TASK_EVENT_INVALID"
   | "TASK_INTERNAL";
 
 /** Base class: every error this package throws on purpose is a TaskQueueError with a stable `code`. */

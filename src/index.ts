@@ -20,6 +20,10 @@ export type { ClientWith, TaskContext, TransactionClientOf, UntypedClient, Untyp
 export { taskQueue } from "./task-queue.js";
 export type { EnqueueItem, TaskModelMethods, TaskQueueExtension, TaskQueueHandle, TaskQueueOptions } from "./task-queue.js";
 export type { EnqueueOptions } from "./enqueue/prepare.js";
+export type { SentSignal, SignalMethod } from "./task-queue.js";
+export type { EventResult, StepInfo, WaitOptions, WorkflowSteps } from "./workflow/steps-api.js";
+export { StepError, TaskEventError, WorkflowNondeterminismError } from "./workflow/workflow-errors.js";
+export type { StepKind, StepRecord } from "./store/steps.js";
 export type { TaskSchedule } from "./schedules/task-schedule.js";
 export type { MissedSlotsPolicy } from "./schedules/missed-slots.js";
 export type { EnqueuedTask } from "./enqueue/enqueued-task.js";

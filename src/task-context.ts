@@ -3,6 +3,7 @@
 
 import type { Logger } from "./logger.js";
 import type { TaskRecord } from "./store/task-record.js";
+import type { WorkflowSteps } from "./workflow/steps-api.js";
 
 /**
  * The transaction client of a Prisma client: the type of `tx` in its `$transaction(async (tx) => …)`, which Prisma
@@ -50,7 +51,11 @@ export interface UntypedClient extends UntypedTransactionClient {
  * What every handler receives besides its payload. `Prisma` and `Tx` are the types of `prisma` and `tx`;
  * defineTasks fills them from the client type it is given (see TaskContextOf).
  */
-export interface TaskContext<Prisma = UntypedClient, Tx = TransactionClientOf<Prisma> | undefined> {
+export interface TaskContext<
+  Prisma = UntypedClient,
+  Tx = TransactionClientOf<Prisma> | undefined,
+  StepTx = [Tx] extends [undefined] ? TransactionClientOf<Prisma> : Exclude<Tx, undefined>,
+> {
   /** The task row as claimed (attempts already counts this run). */
   task: TaskRecord;
   /** 1 for the first run, 2 for the first retry, … */
@@ -72,4 +77,10 @@ export interface TaskContext<Prisma = UntypedClient, Tx = TransactionClientOf<Pr
    * task enqueued through it commits (or rolls back) with the task. Without `transactional: true` it is `undefined`.
    */
   tx: Tx;
+  /**
+   * The handler's durable steps (a workflow): each step runs once per task and later runs replay its recorded result;
+   * sleeps and waits for events hand the task back to the queue meanwhile. See WorkflowSteps and docs/workflows.md.
+   * Not in a handler with `transactional: true` (use ctx.step.transaction instead).
+   */
+  step: WorkflowSteps<StepTx>;
 }

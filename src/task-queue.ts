@@ -9,11 +9,13 @@ import { transactionGate } from "./enqueue/transaction-gate.js";
 import { TransactionScopes } from "./enqueue/transaction-scopes.js";
 import { enqueueMethods, type TaskModelMethods } from "./extension/enqueue-methods.js";
 import { checkModel, resolveTaskQueueOptions, type TaskQueueOptions } from "./extension/options.js";
+import { signalMethod, type SignalMethod } from "./extension/signal-method.js";
 import type { PrismaClientLike } from "./extension/prisma-client.js";
 import { ownTransaction, transactionOverride, type TransactionContext } from "./extension/transaction-override.js";
 import { wireTransport, type TaskQueueHandle } from "./extension/transport-wiring.js";
 
 export type { EnqueueItem, TaskModelMethods } from "./extension/enqueue-methods.js";
+export type { SentSignal, SignalMethod } from "./extension/signal-method.js";
 export type { TaskQueueOptions } from "./extension/options.js";
 export type { TaskQueueHandle } from "./extension/transport-wiring.js";
 
@@ -21,7 +23,7 @@ export type { TaskQueueHandle } from "./extension/transport-wiring.js";
 export type TaskQueueExtension<Tasks extends TaskRegistry, Model extends string> = ReturnType<
   // Prisma's defineExtension defaults its result, query and client parameters to {}; the same {} keeps this type the one $extends infers.
   // eslint-disable-next-line @typescript-eslint/no-empty-object-type
-  typeof Prisma.defineExtension<{}, { [Key in Uncapitalize<Model>]: TaskModelMethods<Tasks> }, {}, { $taskQueue: TaskQueueHandle }>
+  typeof Prisma.defineExtension<{}, { [Key in Uncapitalize<Model>]: TaskModelMethods<Tasks> & SignalMethod }, {}, { $taskQueue: TaskQueueHandle }>
 >;
 
 /** The Prisma client extension: `prisma.$extends(taskQueue({ tasks, amqpUrl }))`. */
@@ -55,7 +57,7 @@ export function taskQueue<const Tasks extends TaskRegistry, const Model extends 
     };
     const extended: unknown = client.$extends({
       name: "prisma-task-queue",
-      model: { [resolved.modelKey]: { ...enqueueMethods(core, resolved.tasks, resolved.maxPayloadBytes) } },
+      model: { [resolved.modelKey]: { ...enqueueMethods(core, resolved.tasks, resolved.maxPayloadBytes), ...signalMethod(core, resolved.maxPayloadBytes) } },
       client: { $transaction: transactionOverride(core, transaction), $taskQueue: wiring.handle },
     });
     return extended;

@@ -1,7 +1,10 @@
-// `task-runner show <id>`: one task as an operator reads it: status, attempts, who finished it, the current error and
-// the history of earlier errors (the last 10 failed attempts). `--json` prints the row for scripts.
+// `task-runner show <id>`: one task as an operator reads it: status, attempts, who finished it, the current error, the
+// history of earlier errors (the last 10 failed attempts) and, for a workflow, its recorded steps (its sleep or wait).
+// `--json` prints the row and its steps for scripts.
 
 import type { TaskDetail } from "../store/views.js";
+import type { StepRecord } from "../store/steps.js";
+import { StoreProblemError } from "../store/store-problem.js";
 import { COMMON_HELP, commandConfig, commandTable, parseCommand, type CliIo } from "./command-context.js";
 import { withStore } from "./database-session.js";
 import { CliError, EXIT_NOT_FOUND, EXIT_OK } from "./exit-codes.js";
@@ -10,8 +13,9 @@ import { uuidv7Time } from "../uuid.js";
 
 const showHelp = `Usage: task-runner show <id> [--json]
 
-Shows one task: status, attempts, the worker that finished it, its current error (none once it succeeded) and its
-error history (the last 10 failed attempts, oldest first). Exit code 3 says the task does not exist.
+Shows one task: status, attempts, the worker that finished it, its current error (none once it succeeded), its error
+history (the last 10 failed attempts, oldest first) and, for a workflow, its steps in order (name, kind, the run that
+recorded it, when, and its result, wake-up time or the event it waits for). Exit code 3 says the task does not exist.
 
 Options:
       --json               print the task as one JSON object
@@ -31,7 +35,12 @@ export async function showCommand(argv: string[], io: CliIo): Promise<number> {
     const task = await store.findTask(id);
     if (!task) throw new CliError(notFound(id, table.schema ? `${table.schema}.${table.name}` : table.name), EXIT_NOT_FOUND);
     const { now: _now, ...row } = task;
-    io.out(values.json ? `${JSON.stringify(row, null, 2)}\n` : renderTask(task));
+    const steps = await store.loadSteps(id).catch((error: unknown) => {
+      // A database without the workflow migration has no steps to show; the task is shown all the same.
+      if (error instanceof StoreProblemError) return undefined;
+      throw error;
+    });
+    io.out(values.json ? `${JSON.stringify({ ...row, ...(steps && { steps: steps.map(stepJson) }) }, null, 2)}\n` : renderTask(task, steps ?? []));
     return EXIT_OK;
   });
 }
@@ -47,7 +56,7 @@ function notFound(id: string, table: string): string {
   );
 }
 
-function renderTask(task: TaskDetail): string {
+function renderTask(task: TaskDetail, steps: readonly StepRecord[]): string {
   const lines = [
     `Task ${task.id} (${task.name}) on queue "${task.queue}": ${task.status}, attempt ${task.attempts} of ${task.maxAttempts}`,
     `Run at: ${task.runAt.toISOString()}`,
@@ -61,7 +70,31 @@ function renderTask(task: TaskDetail): string {
     lines.push(`Error history (${task.errors.length}, oldest first):`);
     for (const entry of task.errors) lines.push(`  attempt ${entry.attempt} · ${entry.at.toISOString()}`, indent(entry.error, "    "));
   }
+  if (steps.length > 0) {
+    lines.push(`Steps (${steps.length}, in order):`);
+    for (const step of steps)
+      lines.push(`  ${step.seq}. ${step.kind} ${JSON.stringify(step.name)} · run ${step.attempt} · ${step.createdAt.toISOString()} · ${stepState(step)}`);
+  }
   return `${lines.join("\n")}\n`;
+}
+
+/** What a step ended with, or what it waits for. */
+function stepState(step: StepRecord): string {
+  const until = step.until ? step.until.toISOString() : "no deadline";
+  if (step.kind === "sleep") return `sleeps until ${until}`;
+  if (step.kind === "wait" && step.state === "waiting") return `waiting for its event until ${until}`;
+  if (step.kind === "wait" && step.resultJson === null) return "timed out";
+  return `${step.kind === "wait" ? "received " : ""}${shorten(step.resultJson ?? "null")}`;
+}
+
+function shorten(text: string): string {
+  return text.length > 200 ? `${text.slice(0, 199)}…` : text;
+}
+
+/** A step as --json prints it: its result parsed. */
+function stepJson(step: StepRecord) {
+  const { resultJson, ...rest } = step;
+  return { ...rest, result: resultJson === null ? null : (JSON.parse(resultJson) as unknown) };
 }
 
 function indent(text: string, prefix: string): string {

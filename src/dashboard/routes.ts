@@ -1,6 +1,7 @@
 // The dashboard's routes on a Hono app: the access check and security headers on every request, the three pages,
 // the actions (POST + CSRF, refused when read-only), the static assets, and /metrics for Prometheus.
 
+import { StoreProblemError } from "../store/store-problem.js";
 import type { Context, Hono as HonoApp } from "hono";
 import type { IncomingMessage } from "node:http";
 import { queueNameProblem } from "../names.js";
@@ -137,7 +138,12 @@ export function dashboardRoutes(context: DashboardContext): HonoApp<Env> {
         notFound(`No task has the id "${id}". It may have been deleted when it succeeded (deleteOnSuccess) or pruned after its retention.`),
         404,
       );
-    return page(c, { ...frame(task.name), active: "tasks", now: new Date(task.now) }, taskDetailPage(task, { ...view(c), wakeups: context.wakeups.enabled }));
+    // A database without the workflow migration has no steps: the task is shown all the same.
+    const steps = await context.store.loadSteps(task.id).catch((error: unknown) => {
+      if (error instanceof StoreProblemError) return [];
+      throw error;
+    });
+    return page(c, { ...frame(task.name), active: "tasks", now: new Date(task.now) }, taskDetailPage(task, { ...view(c), wakeups: context.wakeups.enabled }, steps));
   });
 
   root.post("/tasks/:id/:action", async (c) => {

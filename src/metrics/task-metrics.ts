@@ -18,9 +18,10 @@ const ENDED_HELP: Record<RunOutcome, string> = {
   dead: "Runs that failed and left their task dead (attempts used up, unrecoverable, invalid payload).",
   lost: "Runs whose outcome was not recorded: the worker lost the task's lease (the cleaner recovers the task).",
   released: "Runs the worker gave back to pending at shutdown, without using an attempt.",
+  suspended: "Runs a workflow's sleep or wait ended, giving the task back to the queue without using an attempt.",
 };
 
-const ENDED_NAME: Record<RunOutcome, string> = { succeeded: "succeeded", retry: "failed", dead: "dead", lost: "lost", released: "released" };
+const ENDED_NAME: Record<RunOutcome, string> = { succeeded: "succeeded", retry: "failed", dead: "dead", lost: "lost", released: "released", suspended: "suspended" };
 
 export class TaskMetrics {
   private readonly started = new Counter<RunLabels>(`${METRIC_PREFIX}tasks_started_total`, "Runs started by this process's workers.", ["queue", "task"]);

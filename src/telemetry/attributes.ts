@@ -21,6 +21,10 @@ export const ATTR = {
   dialect: "prisma_task_queue.dialect",
   transport: "prisma_task_queue.transport",
   count: "prisma_task_queue.count",
+  stepName: "prisma_task_queue.step.name",
+  stepKind: "prisma_task_queue.step.kind",
+  stepSeq: "prisma_task_queue.step.seq",
+  stepOutcome: "prisma_task_queue.step.outcome",
 } as const;
 
 export const METRIC = {

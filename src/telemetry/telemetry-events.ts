@@ -29,7 +29,9 @@ export type RunOutcome =
   /** Nothing was recorded for this run: the worker lost the task's lease, or gave up writing the outcome. */
   | "lost"
   /** The worker shut down and gave the task back to pending without using an attempt. */
-  | "released";
+  | "released"
+  /** A workflow's sleep or wait gave the task back to the queue without using an attempt. */
+  | "suspended";
 
 /** What a listener hears. Every method is optional; none may throw (a throw is caught and dropped). */
 export interface TelemetryListener {

@@ -43,6 +43,27 @@ export class RunScope {
     return this.context && api ? api.context.with(this.context, fn) : fn();
   }
 
+  /**
+   * Opens the span of one workflow step (`step <name>`), a child of the run's span; the function it returns ends it with
+   * the step's outcome ("recorded", "replayed", "suspended" or "failed"). Undefined when the run is not traced.
+   */
+  step(name: string, kind: string, seq: number): ((outcome: string, error?: unknown) => void) | undefined {
+    const { api } = this.hub;
+    if (!this.span || !this.context || !api) return undefined;
+    const span = api.trace
+      .getTracer(SCOPE_NAME)
+      .startSpan(`step ${name}`, { attributes: { [ATTR.stepName]: name, [ATTR.stepKind]: kind, [ATTR.stepSeq]: seq } }, this.context);
+    return (outcome, error) => {
+      span.setAttribute(ATTR.stepOutcome, outcome);
+      if (outcome === "failed") {
+        span.setAttribute(ATTR.errorType, errorType(error));
+        if (error instanceof Error) span.recordException(error);
+        span.setStatus({ code: 2, message: errorMessage(error) });
+      }
+      span.end();
+    };
+  }
+
   /** Ends the run's span and tells the listeners how the run ended. Only the first call counts. */
   end(outcome: RunOutcome, error?: unknown): void {
     if (this.ended) return;

@@ -5,8 +5,9 @@ import { backoffDelayMs } from "../backoff.js";
 import type { TaskDefinition, TaskRecord } from "../define-tasks.js";
 import type { Logger } from "../logger.js";
 import { deadTaskNotification, type DeadTaskNotification } from "../wakeups/dead-task-notification.js";
-import type { WorkerStore } from "../store/store.js";
-import type { Completion, FailedTask, Failure } from "../store/task-writes.js";
+import type { WorkerStore, WorkflowStore } from "../store/store.js";
+import type { Completion, FailedTask, Failure, WakeupTarget } from "../store/task-writes.js";
+import type { Suspension } from "../store/steps.js";
 import { errorMessage, errorText } from "../error-text.js";
 import { resultJson } from "./result-json.js";
 import { StatementBatcher } from "./statement-batcher.js";
@@ -20,7 +21,7 @@ interface DeadLetterSink {
 }
 
 interface OutcomeWriterOptions {
-  store: WorkerStore;
+  store: WorkerStore & Pick<WorkflowStore, "suspend">;
   /** Where successes are written, when not `store` (one whose commits do not wait for the disk flush). */
   completions?: WorkerStore;
   owner: string;
@@ -28,8 +29,11 @@ interface OutcomeWriterOptions {
   logger: Logger;
   /** Absent without a broker: dead tasks are then only logged. */
   deadLetters: DeadLetterSink | undefined;
-  /** Told of a task put back to pending for a retry, and when it is due (performance.now() milliseconds). */
-  retryScheduled?(task: FailedTask, dueAt: number): void;
+  /**
+   * Told of a task put back to pending for a retry, or by a workflow's sleep or wait, and when it is due
+   * (performance.now() milliseconds).
+   */
+  retryScheduled?(task: WakeupTarget, dueAt: number): void;
 }
 
 const GAVE_UP = Symbol("gave up");
@@ -132,6 +136,26 @@ export class OutcomeWriter {
       this.announce(row);
     }
     return row;
+  }
+
+  /**
+   * Hands a sleeping or waiting workflow's task back to the queue (its attempt given back), and tells when it is due.
+   * False when the lease was lost (or the write gave up).
+   */
+  async suspend(task: TaskRecord, suspension: Suspension): Promise<boolean> {
+    const { value: row, retried } = await this.persist(task, "suspension", () => this.options.store.suspend(this.options.owner, suspension));
+    const writtenAt = performance.now();
+    if (row === GAVE_UP) return false;
+    const log = this.options.logger;
+    if (row === undefined) {
+      if (retried) log.info(UNCERTAIN, { ...runFields(task), outcome: "suspension" });
+      else log.warn("task suspension not recorded: this worker no longer holds its lease", runFields(task));
+      return false;
+    }
+    runScopeOf(task)?.end("suspended");
+    log.info("task suspended", { ...runFields(task), step: suspension.seq, dueInMs: row.dueInMs, ...(suspension.event !== undefined && { event: suspension.event }) });
+    if (row.dueInMs !== null) this.options.retryScheduled?.(row, writtenAt + row.dueInMs);
+    return true;
   }
 
   /** Counts a success written by the run itself (a transactional task's, in its own transaction) for the scaling signal. */

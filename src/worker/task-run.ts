@@ -9,6 +9,7 @@ import { parsePayload, type ParsedPayload } from "../payload-validation.js";
 import type { Logger } from "../logger.js";
 import { errorMessage } from "../error-text.js";
 import type { Store } from "../store/store.js";
+import type { Suspension } from "../store/steps.js";
 import type { OutcomeWriter } from "./outcome-writer.js";
 import { resultJson } from "./result-json.js";
 import { loggerWith, runFields } from "./task-logger.js";
@@ -16,6 +17,7 @@ import type { HandledDefinition, ResolvedWorkerOptions } from "./worker-options.
 import { TaskLeaseLostError, TaskTimeoutError, WorkerShutdownError } from "./worker-errors.js";
 import { telemetry, type RunScope } from "../telemetry/telemetry.js";
 import type { RunPlace } from "../telemetry/telemetry-events.js";
+import { StepRunner } from "../workflow/step-runner.js";
 
 /** Default handler time limit, as documented on TaskDefinition.timeoutMs. */
 export const DEFAULT_TIMEOUT_MS = 60_000;
@@ -54,6 +56,8 @@ export class TaskRun {
   private settledWaiters: Array<() => void> | undefined;
   /** The run's span and metrics, when something observes (see telemetry/telemetry.ts). */
   private observed: RunScope | undefined;
+  /** ctx.step, made when the handler first reads it. */
+  private stepRunner: StepRunner | undefined;
 
   constructor(
     readonly task: TaskRecord,
@@ -85,6 +89,24 @@ export class TaskRun {
     const { task } = this;
     this.ownLogger ??= loggerWith(this.options.logger, runFields(task));
     return this.ownLogger;
+  }
+
+  /** The handler's ctx.step: its workflow steps, replayed from earlier runs and recorded by this one. */
+  get steps(): StepRunner {
+    if (!this.stepRunner) {
+      const { task, options, store } = this;
+      this.stepRunner = new StepRunner({
+        task,
+        owner: options.workerId,
+        store,
+        prisma: options.prisma,
+        transactional: options.handled.get(task.name)?.transactional === true,
+        checkRunning: () => {
+          if (this.state !== "running") throw this.abortReason ?? new TaskLeaseLostError(task.name, task.id);
+        },
+      });
+    }
+    return this.stepRunner;
   }
 
   /** True while this worker holds the task's lease and should keep extending it. */
@@ -219,14 +241,31 @@ export class TaskRun {
   }
 
   private handlerReturned(value: unknown): void {
+    if (this.stepRunner?.suspension) {
+      this.logger.warn("the handler returned after a sleep or wait ended its run (it caught the suspension): the task waits all the same", {});
+      this.suspended(this.stepRunner.suspension);
+      return;
+    }
     if (!this.take("finishing")) return; // settled by timeout, lease loss or shutdown: the late outcome is ignored
-    const deletes = deletesOnSuccess(this.options, this.options.handled.get(this.task.name));
+    // A workflow keeps its row (and its steps) whatever deleteOnSuccess says: the prune deletes them together.
+    const deletes = !this.stepRunner?.steps && deletesOnSuccess(this.options, this.options.handled.get(this.task.name));
     this.outcomes.succeed(this.task, value, this.startedAt, deletes).then(this.doneNow, this.doneAfterError);
   }
 
   private handlerFailed(definition: HandledDefinition, error: unknown): void {
+    const suspension = this.stepRunner?.suspension;
+    if (suspension) {
+      this.suspended(suspension);
+      return;
+    }
     if (!this.take("finishing")) return;
     this.outcomes.fail(this.task, definition, error).then(this.doneNow, this.doneAfterError);
+  }
+
+  /** A sleep or a wait ended the run: the task goes back to the queue until it is due again. */
+  private suspended(suspension: Suspension): void {
+    if (!this.take("finishing")) return;
+    this.outcomes.suspend(this.task, suspension).then(this.doneNow, this.doneAfterError);
   }
 
   private async runInTransaction(definition: HandledDefinition, payload: unknown, ctx: RunContext, timeoutMs: number): Promise<void> {
@@ -311,6 +350,9 @@ function contextOf(run: TaskRun, prisma: unknown): RunContext {
     },
     get logger() {
       return run.logger;
+    },
+    get step() {
+      return run.steps;
     },
     prisma,
     tx: undefined,

@@ -267,6 +267,25 @@ describe("on PostgreSQL", () => {
       expect(JSON.parse(json.stdout)).toMatchObject({ id, status: "succeeded", lastError: null, finishedBy: "host:42:w1", errors: history });
     });
 
+    it("prints a workflow's steps in order: what each recorded, and the wait it is in", async () => {
+      const [id] = await bed.rows.insert([{ name: "finish-report", status: "pending" }]);
+      const [task] = await bed.store.claimByIds([id!], { owner: "w1", leaseMs: 30_000, names: ["finish-report"], queues: ["default"] });
+      const run = { taskId: id!, attempt: 1 };
+      await bed.store.recordStep("w1", { ...run, seq: 1, name: "charge", kind: "run", resultJson: '{"chargeId":"c-1"}' });
+      await bed.store.recordStep("w1", { ...run, seq: 2, name: "await shipment", kind: "wait", resultJson: null, until: { at: new Date("2031-01-02T03:04:05.000Z") } });
+      expect(task?.claimed?.attempts).toBe(1);
+      const result = await cli(["show", id!]);
+      expect(result).toMatchObject({ code: 0, stderr: "" });
+      expect(result.stdout).toMatch(
+        /^Steps \(2, in order\):\n {2}1\. run "charge" · run 1 · \S+ · \{"chargeId":"c-1"\}\n {2}2\. wait "await shipment" · run 1 · \S+ · waiting for its event until 2031-01-02T03:04:05\.000Z\n/m,
+      );
+      const json = await cli(["show", id!, "--json"]);
+      expect((JSON.parse(json.stdout) as { steps: unknown }).steps).toMatchObject([
+        { seq: 1, name: "charge", kind: "run", state: "done", result: { chargeId: "c-1" } },
+        { seq: 2, name: "await shipment", kind: "wait", state: "waiting", result: null, until: "2031-01-02T03:04:05.000Z" },
+      ]);
+    });
+
     it("exits 3 for a task that does not exist", async () => {
       expect(await cli(["show", missing])).toMatchObject({
         code: 3,

@@ -49,3 +49,18 @@ it("counts the worker that finished a task seconds ago and shows the task's erro
   expect(page).toContain("<strong>Attempt 1</strong>");
   expect(page).toContain("Error: &lt;b&gt;smtp&lt;/b&gt; &quot;down&quot;\n    at send (mail.ts:1)");
 });
+
+it("shows a workflow's steps in order, escaped: each one's result, and the wait it is in", async () => {
+  const id = "0193c0de-1111-7000-8000-000000000002";
+  await prisma.task.create({ data: { id, name: "send-report", payload: { reportId: "r2" } } });
+  await store.claimByIds([id], filter("host:7:worker-y"));
+  const run = { taskId: id, attempt: 1 };
+  await store.recordStep("host:7:worker-y", { ...run, seq: 1, name: "<charge>", kind: "run", resultJson: '{"note":"<i>paid</i>"}' });
+  await store.recordStep("host:7:worker-y", { ...run, seq: 2, name: "shipped", kind: "wait", resultJson: null });
+
+  const page = await (await dashboard.fetch(new Request(`http://dashboard.test/tasks/${id}`))).text();
+  expect(page).toContain('Steps <span class="heading-note">(2, in order)</span>');
+  expect(page).toContain('<td class="mono">&lt;charge&gt;</td>');
+  expect(page).toContain("&lt;i&gt;paid&lt;/i&gt;");
+  expect(page).toMatch(/<td class="mono">shipped<\/td>[\s\S]*waiting for its event until <span class="muted">no deadline<\/span>/);
+});

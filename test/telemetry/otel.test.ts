@@ -42,6 +42,15 @@ const tasks = defineTasks({
     // Runs until the worker shuts down and aborts it.
     handler: (_payload, ctx) => new Promise<void>((resolve) => ctx.signal.addEventListener("abort", () => resolve())),
   },
+  stepped: {
+    payload: z.object({}),
+    handler: async (_payload, ctx) => {
+      await ctx.step.run("first", () => 1);
+      // The first run sleeps (its run ends, suspended); the second replays "first" and "nap", then runs "second".
+      await ctx.step.sleep("nap", 50);
+      return ctx.step.run("second", () => 2);
+    },
+  },
   flaky: {
     payload: z.object({}),
     maxAttempts: 3,
@@ -122,6 +131,38 @@ for (const harness of [postgresHarness, sqliteHarness, mysqlHarness] as DialectH
       await worker.start();
       return worker;
     }
+
+    it("a workflow's steps each have a span under their run's span, saying whether the run recorded, replayed or suspended on them", async () => {
+      await startWorker();
+      const task = await prisma.task.enqueue("stepped", {});
+      await waitUntil(() => otel.named("step second").length > 0, "the last step's span");
+      await waitUntil(() => otel.named("process default").filter((span) => span.attributes["messaging.message.id"] === task.id).length === 2, "both runs' spans");
+      const [first, second] = otel
+        .named("process default")
+        .filter((span) => span.attributes["messaging.message.id"] === task.id)
+        .sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1]);
+      expect(first!.attributes["prisma_task_queue.task.outcome"]).toBe("suspended");
+      expect(second!.attributes["prisma_task_queue.task.outcome"]).toBe("succeeded");
+      const steps = (run: ReadableSpan) =>
+        otel.spans
+          .getFinishedSpans()
+          .filter((span) => span.parentSpanContext?.spanId === run.spanContext().spanId)
+          .map((span) => [
+            span.name,
+            span.attributes["prisma_task_queue.step.kind"],
+            span.attributes["prisma_task_queue.step.seq"],
+            span.attributes["prisma_task_queue.step.outcome"],
+          ]);
+      expect(steps(first!)).toEqual([
+        ["step first", "run", 1, "recorded"],
+        ["step nap", "sleep", 2, "suspended"],
+      ]);
+      expect(steps(second!)).toEqual([
+        ["step first", "run", 1, "replayed"],
+        ["step nap", "sleep", 2, "replayed"],
+        ["step second", "run", 3, "recorded"],
+      ]);
+    });
 
     it("an enqueue in the app's span makes a send span there and stores its context; the run's process span links to it, the handler's spans nest in it, its log lines carry the trace", async () => {
       await startWorker();

@@ -12,6 +12,10 @@ import {
   type EnqueuedTask,
   type Logger,
   type TaskModelMethods,
+  type SignalMethod,
+  type SentSignal,
+  type EventResult,
+  type StepInfo,
   type TaskRecord,
   type TransactionClientOf,
   type UntypedClient,
@@ -84,6 +88,31 @@ const tasks = defineTasks<PrismaClient>()({
       expectTypeOf<typeof ctx.prisma.report.count>().toEqualTypeOf<PrismaClient["report"]["count"]>();
       // @ts-expect-error misspelt model
       void ctx.prisma.reprot;
+      // Workflow steps: a step's result keeps its type; a transactional step gets the registry's transaction client.
+      const charged = await ctx.step.run("charge", (info) => {
+        expectTypeOf(info).toEqualTypeOf<StepInfo>();
+        return { chargeId: info.key };
+      });
+      expectTypeOf(charged).toEqualTypeOf<{ chargeId: string }>();
+      const count = await ctx.step.transaction("reserve", async (tx) => {
+        expectTypeOf<typeof tx.report.count>().toEqualTypeOf<Prisma.TransactionClient["report"]["count"]>();
+        expectTypeOf(tx.task.enqueue("notify", { reportId: "r" })).resolves.toEqualTypeOf<EnqueuedTask<"notify">>();
+        // @ts-expect-error not a task of this registry
+        void tx.task.enqueue("notfiy", { reportId: "r" });
+        return tx.report.count();
+      });
+      expectTypeOf(count).toEqualTypeOf<number>();
+      expectTypeOf(ctx.step.sleep("pause", 1000)).resolves.toEqualTypeOf<void>();
+      expectTypeOf(ctx.step.sleepUntil("until", new Date())).resolves.toEqualTypeOf<void>();
+      const shipped = await ctx.step.waitForEvent<{ trackingId: string }>("shipped", { event: "shipped", timeoutMs: 60_000 });
+      expectTypeOf(shipped).toEqualTypeOf<EventResult<{ trackingId: string }>>();
+      if (!shipped.timedOut) expectTypeOf(shipped.payload.trackingId).toEqualTypeOf<string>();
+      // @ts-expect-error a wait names its event
+      void ctx.step.waitForEvent("shipped", {});
+      // @ts-expect-error a sleep takes milliseconds
+      void ctx.step.sleep("pause", "1 day");
+      // An event sent from a handler, as from the app's transaction.
+      expectTypeOf(ctx.prisma.task.signal("0190a0b4-0000-7000-8000-000000000000", "shipped", { trackingId: "t" })).resolves.toEqualTypeOf<SentSignal>();
     },
   },
 });
@@ -100,8 +129,8 @@ describe("typed handler context", () => {
   it("puts the whole registry's enqueue on ctx.tx, not just the task being defined", () => {
     type Transactional = Extract<(typeof tasks)["write-report"], { transactional: true }>;
     type WriteCtx = Parameters<NonNullable<Transactional["handler"]>>[1];
-    expectTypeOf<WriteCtx["tx"]>().toEqualTypeOf<Prisma.TransactionClient & { task: TaskModelMethods<typeof tasks> }>();
-    expectTypeOf<WriteCtx["prisma"]>().toEqualTypeOf<ClientWith<PrismaClient, { task: TaskModelMethods<typeof tasks> }>>();
+    expectTypeOf<WriteCtx["tx"]>().toEqualTypeOf<Prisma.TransactionClient & { task: TaskModelMethods<typeof tasks> & SignalMethod }>();
+    expectTypeOf<WriteCtx["prisma"]>().toEqualTypeOf<ClientWith<PrismaClient, { task: TaskModelMethods<typeof tasks> & SignalMethod }>>();
   });
 
   it("keeps enqueue, createWorker and createCleaner typed for a registry with a client type", () => {

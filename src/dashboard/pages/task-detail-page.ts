@@ -1,7 +1,9 @@
 // One task: a diagnosis line (what is wrong and since when), its actions, every field and timestamp, the payload and
-// result as pretty JSON, the current error and the history of earlier errors. Every value is escaped: user data.
+// result as pretty JSON, the current error, the history of earlier errors and a workflow's steps. Every value is
+// escaped: user data.
 
 import type { TaskDetail } from "../../store/views.js";
+import type { StepRecord } from "../../store/steps.js";
 import { formatCount, formatDuration, formatUtc, prettyJson, relative, toDate } from "./format.js";
 import { html, type Html } from "./html.js";
 import { tasksHref } from "./links.js";
@@ -14,7 +16,7 @@ interface TaskDetailView {
   wakeups: boolean;
 }
 
-export function taskDetailPage(task: TaskDetail, view: TaskDetailView): Html {
+export function taskDetailPage(task: TaskDetail, view: TaskDetailView, steps: readonly StepRecord[] = []): Html {
   const base = view.basePath;
   const now = toDate(task.now) ?? new Date();
   return html` <div class="title-row">
@@ -64,7 +66,7 @@ export function taskDetailPage(task: TaskDetail, view: TaskDetailView): Html {
           </section>`
         : ""
     }
-    ${errorHistory(task, now)}
+    ${errorHistory(task, now)} ${workflowSteps(steps, now)}
     ${
       task.status === "succeeded" || task.result !== null
         ? html`<section class="panel">
@@ -92,6 +94,48 @@ function errorHistory(task: TaskDetail, now: Date): Html | string {
       ${entries}
     </ol>
   </section>`;
+}
+
+/** A workflow's steps in order: kind, name, the run that recorded it, when, and its result, wake-up or wait. */
+function workflowSteps(steps: readonly StepRecord[], now: Date): Html | string {
+  if (steps.length === 0) return "";
+  const rows = steps.map(
+    (step) =>
+      html`<tr>
+        <td>${step.seq}</td>
+        <td>${step.kind}</td>
+        <td class="mono">${step.name}</td>
+        <td>${step.attempt}</td>
+        <td>${formatUtc(step.createdAt)} <span class="muted">· ${relative(step.createdAt, now)}</span></td>
+        <td>${stepOutcome(step, now)}</td>
+      </tr>`,
+  );
+  return html`<section class="panel">
+    <h2>Steps <span class="heading-note">(${steps.length}, in order)</span></h2>
+    <table data-testid="steps">
+      <thead>
+        <tr>
+          <th>#</th>
+          <th>Kind</th>
+          <th>Name</th>
+          <th>Run</th>
+          <th>Recorded (UTC)</th>
+          <th>Result</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${rows}
+      </tbody>
+    </table>
+  </section>`;
+}
+
+function stepOutcome(step: StepRecord, now: Date): Html | string {
+  const until = step.until ? html`${formatUtc(step.until)} <span class="muted">· ${relative(step.until, now)}</span>` : html`<span class="muted">no deadline</span>`;
+  if (step.kind === "sleep") return html`sleeps until ${until}`;
+  if (step.kind === "wait" && step.state === "waiting") return html`waiting for its event until ${until}`;
+  if (step.kind === "wait" && step.resultJson === null) return "timed out";
+  return html`<pre>${prettyJson(JSON.parse(step.resultJson ?? "null") as unknown)}</pre>`;
 }
 
 function stamp(label: string, value: Date | string | null, now: Date): Html {
