@@ -13,9 +13,10 @@ import { uuidv7Time } from "../uuid.js";
 
 const showHelp = `Usage: task-runner show <id> [--json]
 
-Shows one task: status, attempts, the worker that finished it, its current error (none once it succeeded), its error
-history (the last 10 failed attempts, oldest first) and, for a workflow, its steps in order (name, kind, the run that
-recorded it, when, and its result, wake-up time or the event it waits for). Exit code 3 says the task does not exist.
+Shows one task: status, attempts, the worker that finished it, its current error (none once it succeeded), its
+error history (the last 10 failed attempts, oldest first) and, for a workflow, its steps in order (name, kind, the run
+that recorded it, when, and its result, wake-up time or the event it waits for). Exit code 3 says the task does not
+exist.
 
 Options:
       --json               print the task as one JSON object

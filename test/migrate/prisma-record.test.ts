@@ -152,8 +152,8 @@ for (const dialect of [postgresUpgrade, sqliteUpgrade, mysqlUpgrade]) {
         expect(isTaskQueueMigration(script)).toBe(true);
         shapes = scriptEffect(script, shapes).after;
       }
-      const beside = ["tasks_queue_starts", "tasks_queues", "tasks_schedule_slots", "tasks_schedules", "tasks_tallies"];
-      expect([...shapes.keys()].sort()).toEqual(dialect.name === "sqlite" ? ["tasks", "tasks_leaders", ...beside] : ["tasks", ...beside]);
+      const beside = ["tasks_queue_starts", "tasks_queues", "tasks_schedule_slots", "tasks_schedules", "tasks_steps", "tasks_tallies"];
+      expect([...shapes.keys()].sort()).toEqual(dialect.name === "sqlite" ? ["tasks", "tasks_events", "tasks_leaders", ...beside] : ["tasks", "tasks_events", ...beside]);
       for (const [table, columns] of shapes) expect(await tableColumns(dialect, database, table)).toEqual(columns);
     });
   });
