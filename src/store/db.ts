@@ -37,6 +37,7 @@ export interface OwnDb extends Db {
  * that must say which rows it changed locks them first (SELECT … FOR UPDATE), then updates exactly those, in one
  * transaction.
  */
-export function atomically<T>(db: CountingDb, fn: (tx: CountingDb) => Promise<T>): Promise<T> {
-  return db.transaction ? db.transaction(fn) : fn(db);
+export function atomically<D extends Db, T>(db: D, fn: (tx: D) => Promise<T>): Promise<T> {
+  // A Db's transaction hands `fn` a Db of its own kind (a CountingDb's, a CountingDb).
+  return db.transaction ? db.transaction((tx) => fn(tx as D)) : fn(db);
 }

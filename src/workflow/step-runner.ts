@@ -45,12 +45,15 @@ export class StepRunner implements WorkflowSteps<unknown> {
   private lastSeq = 0;
   /** Set when a sleep or a wait ended the run: what the run writes instead of an outcome. */
   suspension: Suspension | undefined;
-  /** Steps this run asked for, recorded or replayed. */
-  steps = 0;
   /** The seqs this run replayed from the record (for their spans' outcome). */
   private readonly replayed = new Set<number>();
 
   constructor(private readonly host: StepHost) {}
+
+  /** Steps this run asked for, recorded or replayed. */
+  get steps(): number {
+    return this.lastSeq;
+  }
 
   async run<Result>(name: string, fn: (info: StepInfo) => Result | Promise<Result>): Promise<Awaited<Result>> {
     const seq = this.begin(name, fn);
@@ -212,7 +215,6 @@ export class StepRunner implements WorkflowSteps<unknown> {
       );
     }
     if (this.suspension) throw new WorkflowSuspended(this.suspension);
-    this.steps++;
     return ++this.lastSeq;
   }
 

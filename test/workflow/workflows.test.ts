@@ -61,6 +61,18 @@ const tasks = defineTasks<PrismaClient>()({
     handler: async (_payload, ctx) => ctx.step.run("inside", () => 1),
   },
   quick: { payload: z.object({ n: z.number() }), handler: async ({ n }) => n },
+  "swallows-sleep": {
+    payload: z.object({}),
+    deleteOnSuccess: true,
+    handler: async (_payload, ctx) => {
+      await ctx.step.run("first", () => 1);
+      try {
+        await ctx.step.sleep("nap", 200);
+      } catch {
+        // A handler that catches the sleep's suspension and returns: the task waits all the same.
+      }
+    },
+  },
 });
 
 type Client = ReturnType<typeof testPrisma>;
@@ -195,6 +207,16 @@ describe.each(SETUPS)("workflows on $dialect.name with $transport wake-ups", ({ 
     expect(row!.lastError).toContain('asked for step 1 as run "b", but an earlier run recorded step 1 as run "a"');
     expect(row!.lastError).toContain("a workflow must ask for its steps in the order they were recorded");
     expect((await store.loadSteps(task.id)).map((step) => step.name)).toEqual(["a"]);
+  });
+
+  it("suspends a run whose handler caught its sleep, saying so, and keeps a workflow's row under deleteOnSuccess", async () => {
+    const task = await prisma.task.enqueue("swallows-sleep", {});
+    await waitUntil(async () => (await status(task.id)) === "succeeded", "the workflow to sleep, wake and finish");
+    expect(
+      logger.find("the handler returned after a sleep or wait ended its run (it caught the suspension): the task waits all the same", { taskId: task.id }),
+    ).toHaveLength(1);
+    expect(logger.find("task suspended", { taskId: task.id })).toHaveLength(1);
+    expect((await store.loadSteps(task.id)).map((step) => step.name)).toEqual(["first", "nap"]);
   });
 
   it("refuses steps in a handler that runs in a transaction, naming the fix", async () => {

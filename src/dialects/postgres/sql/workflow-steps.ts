@@ -2,7 +2,7 @@
 // a wait's receipt of an event, and the suspension of a sleeping or waiting run. Times are the database's clock
 // (clock_timestamp(): a transactional step's record is timed when written, not when its transaction began).
 
-import type { Db } from "../../../store/db.js";
+import { atomically, type Db } from "../../../store/db.js";
 import type { EventReceipt, NewStep, RecordedStep, StepRecord, StepRow, Suspension, SuspendedTask } from "../../../store/steps.js";
 import { FOREVER, toStepRecord } from "../../../store/steps.js";
 import type { PgTable } from "../table.js";
@@ -14,11 +14,6 @@ const date = (value: unknown) => (value === null || value === undefined ? null :
 
 /** The run holds the task: `$1` its id, `$2` the owner, `$3` its attempt. */
 const HELD = `t.id = $1::uuid AND t.lease_owner = $2 AND t.attempts = $3 AND t.status = 'running'`;
-
-/** Runs `fn` in a transaction of its own, or in the one `db` is. */
-function atomically<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> {
-  return db.transaction ? db.transaction(fn) : fn(db);
-}
 
 export async function loadSteps(db: Db, table: PgTable, taskId: string): Promise<StepRecord[]> {
   const rows = await db.query<StepRow>(`SELECT ${STEP_COLUMNS} FROM ${table.steps} WHERE task_id = $1::uuid ORDER BY seq`, [taskId], "load_steps");
