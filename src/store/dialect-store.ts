@@ -21,7 +21,7 @@ import type { PrepareReport, Store } from "./store.js";
 import type { TaskTable } from "./task-table.js";
 import { UnitStore, type StoreUnits } from "./unit-store.js";
 import { LimitedClaims, splitQueues, withoutLimits, type GateUnits } from "./limited-claim.js";
-import type { QueueDeclaration, QueueState } from "./queue-controls.js";
+import type { QueueDeclaration, QueueState, QueueUsage } from "./queue-controls.js";
 import type { TaskRecord } from "./task-record.js";
 import type { ClaimByIdResult, ClaimFilter, WakeupTarget } from "./task-writes.js";
 import type { ActivityWindows, QueueActivity, SuccessTally } from "./tallies.js";
@@ -149,6 +149,9 @@ export class DialectStore<D extends Db, T extends TaskTable, O extends OwnDb> ex
   }
   override syncQueues(declared: readonly QueueDeclaration[]): Promise<void> {
     return this.onQueueTables(() => super.syncQueues(declared));
+  }
+  queueUsage(queue: string, perMs?: number): Promise<QueueUsage> {
+    return this.onQueueTables(() => this.parts.gate.usage(this.db, this.table, queue, perMs));
   }
   /** Reads the queue and schedule tables: a missing one is named, with its migration. */
   override async probeWork(): Promise<WorkProbe> {

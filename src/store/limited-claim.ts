@@ -3,7 +3,7 @@
 // The running rows are the slots: a run that ends in any way (done, failed, released, recovered) frees its slot once.
 
 import type { Db } from "./db.js";
-import type { LimitedCandidate, LimitedIdRow, QueueLimits } from "./queue-controls.js";
+import type { LimitedCandidate, LimitedIdRow, QueueLimits, QueueUsage } from "./queue-controls.js";
 import type { TaskRecord } from "./task-record.js";
 import type { ClaimByIdResult, ClaimFilter } from "./task-writes.js";
 
@@ -44,13 +44,6 @@ export interface GateUnits<D extends Db, T> {
   dueCandidates(db: D, table: T, queue: string, names: readonly string[], groupLimits: Readonly<Record<string, number>>, limit: number): Promise<LimitedCandidate[]>;
   /** The rows among `ids`, whatever their queue; a pending one of a name in `groupNames` with its group's running count (else 0). */
   idRows(db: D, table: T, ids: readonly string[], groupNames: readonly string[]): Promise<LimitedIdRow[]>;
-}
-
-/** The usage of a limited queue: its running tasks, the starts within the rate window, when the oldest of them leaves it. */
-export interface QueueUsage {
-  running: number;
-  starts: number;
-  freesInMs: number;
 }
 
 /** Rounds of candidates a due claim reads at most when tasks of one group fill its batches. */

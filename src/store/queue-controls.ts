@@ -46,6 +46,13 @@ export interface QueueState extends QueueDeclaration {
   updatedAt: Date;
 }
 
+/** The usage of a limited queue: its running tasks, the starts within the rate window, when the oldest of them leaves it. */
+export interface QueueUsage {
+  running: number;
+  starts: number;
+  freesInMs: number;
+}
+
 /** A due pending task a limited claim may take, with the running tasks of its group (name and concurrency key). */
 export interface LimitedCandidate {
   id: string;

@@ -6,7 +6,7 @@ import type { InsertRequest, InsertedTask, PreparedTask } from "./enqueue-rows.j
 import type { ElectionTiming, LeaderInfo, LeaderLock } from "./leader-lock.js";
 import type { Logger } from "../logger.js";
 import type { WakeupNotifications } from "./notifications.js";
-import type { QueueDeclaration, QueueState } from "./queue-controls.js";
+import type { QueueDeclaration, QueueState, QueueUsage } from "./queue-controls.js";
 import type { ScheduleDeclaration, ScheduleState } from "./schedules.js";
 import type { StoreProblem } from "./store-problem.js";
 import type { ActivityWindows, QueueActivity, SuccessTally } from "./tallies.js";
@@ -241,6 +241,11 @@ export interface QueueControlStore {
   listQueues(): Promise<QueueState[]>;
   /** Writes the declared limits of each queue into its row (creating it), leaving its pause alone. Idempotent. */
   syncQueues(declared: readonly QueueDeclaration[]): Promise<void>;
+  /**
+   * What runs now in `queue` and, with a rate window of `perMs`, the starts recorded within it: read without the queue's
+   * lock (the claims count under it), for the cleaner to wake no more of a backlog than its limits let start.
+   */
+  queueUsage(queue: string, perMs?: number): Promise<QueueUsage>;
 }
 
 /** Leadership among cleaners. */

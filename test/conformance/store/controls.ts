@@ -177,6 +177,25 @@ export const controlsArea = area("controls", {
     },
   },
 
+  queueUsage: {
+    "counts a queue's running tasks and the starts within its rate window; nothing for a queue never claimed": async (bed) => {
+      expect(await bed.store.queueUsage("default", 60_000)).toMatchObject({ running: 0, starts: 0 });
+      await bed.insert([{}, {}, {}, { queue: "other" }]);
+      const limits = { default: { rateLimit: { starts: 10, perMs: 60_000 } }, other: { concurrency: 5 } };
+      const claimed = await bed.store.claimDue(2, limited("w1", limits));
+      expect(claimed).toHaveLength(2);
+      await bed.store.claimDue(10, limited("w1", limits));
+      expect(await bed.store.queueUsage("default", 60_000)).toMatchObject({ running: 3, starts: 3 });
+      expect(await bed.store.queueUsage("default")).toMatchObject({ running: 3, starts: 0 });
+      await bed.store.complete("w1", [{ id: claimed[0]!.id, resultJson: "null" }]);
+      expect(await bed.store.queueUsage("default", 60_000), "a finished run frees its slot, its start stays in the window").toMatchObject({
+        running: 2,
+        starts: 3,
+      });
+      expect(await bed.store.queueUsage("other")).toMatchObject({ running: 1, starts: 0 });
+    },
+  },
+
   claimDue: {
     "a queue's concurrency: never more running than the limit, whatever is asked; a completion frees one slot": async (bed) => {
       const ids = await bed.insert(Array.from({ length: 6 }, (_, i) => ({ priority: 6 - i })));

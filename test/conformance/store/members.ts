@@ -39,6 +39,7 @@ export const STORE_MEMBERS: Record<keyof Store, true> = {
   pauseQueue: true,
   resumeQueue: true,
   listQueues: true,
+  queueUsage: true,
   syncQueues: true,
   retryTask: true,
   retryDeadTasks: true,

@@ -3,7 +3,8 @@
 // and the candidates.
 
 import type { CountingDb } from "../../../store/db.js";
-import type { GateUnits, QueueUsage } from "../../../store/limited-claim.js";
+import type { GateUnits } from "../../../store/limited-claim.js";
+import type { QueueUsage } from "../../../store/queue-controls.js";
 import type { LimitedCandidate, LimitedIdRow } from "../../../store/queue-controls.js";
 import type { MysqlTable } from "../table.js";
 import { flag, NOW, num, placeholders } from "./values.js";
