@@ -16,7 +16,7 @@ import {
   StoreProblemError,
   type StoreProblem,
 } from "./store-problem.js";
-import type { EventReceipt, NewStep, RecordedStep, SentEvent, StepRecord, Suspension, SuspendedTask } from "./steps.js";
+import type { ChildState, ChildrenSuspension, EventReceipt, NewStep, RecordedStep, SentEvent, StepRecord, Suspension, SuspendedTask } from "./steps.js";
 import type { PrepareReport, Store } from "./store.js";
 import type { TaskTable } from "./task-table.js";
 import { UnitStore, type StoreUnits } from "./unit-store.js";
@@ -214,6 +214,24 @@ export class DialectStore<D extends Db, T extends TaskTable, O extends OwnDb> ex
   }
   override suspend(owner: string, suspension: Suspension): Promise<SuspendedTask | undefined> {
     return this.onWorkflowSchema(super.suspend(owner, suspension));
+  }
+
+  override linkChildren(parentId: string, childIds: readonly string[]): Promise<number> {
+    return this.onWorkflowSchema(super.linkChildren(parentId, childIds));
+  }
+  override childStates(parentId: string): Promise<ChildState[]> {
+    return this.onWorkflowSchema(super.childStates(parentId));
+  }
+  override suspendForChildren(owner: string, suspension: ChildrenSuspension): Promise<SuspendedTask | "changed" | undefined> {
+    return this.onWorkflowSchema(super.suspendForChildren(owner, suspension));
+  }
+  override wakeParent(parentId: string): Promise<WakeupTarget | undefined> {
+    return this.onWorkflowSchema(super.wakeParent(parentId));
+  }
+
+  /** A cancel takes a workflow's pending children with it (a database without their column says which migration). */
+  override cancelTask(id: string): Promise<WakeupTarget[]> {
+    return this.onWorkflowSchema(super.cancelTask(id));
   }
 
   private onWorkflowSchema<R>(running: Promise<R>): Promise<R> {

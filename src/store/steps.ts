@@ -2,9 +2,13 @@
 // suspension that hands a sleeping or waiting workflow back to the queue, and the events an app sends to a task.
 
 import type { WakeupTarget } from "./task-writes.js";
+import type { TaskStatus } from "./task-status.js";
 
-/** What a step is: a function run at least once, one whose writes commit with its record, a sleep, a wait for an event. */
-export type StepKind = "run" | "transaction" | "sleep" | "wait";
+/**
+ * What a step is: a function run at least once, one whose writes commit with its record, a sleep, a wait for an event,
+ * a start of children (a transaction that enqueues them), a wait for children.
+ */
+export type StepKind = "run" | "transaction" | "sleep" | "wait" | "children" | "wait-children";
 
 /** One step a task recorded, as a later run replays it. */
 export interface StepRecord {
@@ -85,6 +89,8 @@ export interface Suspension {
   seq: number;
   /** The event a wait waits for: its sending makes the task due at once; if one is already there, it is due now. */
   event?: string;
+  /** Already written by the step (a wait for children hands its task back itself): nothing more to write. */
+  written?: SuspendedTask;
 }
 
 /** A suspended task, with how long until it is due again (null: only an event makes it due). */
@@ -116,3 +122,54 @@ export const MAX_STEP_NAME_LENGTH = 200;
 
 /** The run_at of a task that waits for an event without a deadline: only the event makes it due. */
 export const FOREVER = new Date("9999-01-01T00:00:00.000Z");
+
+/** The prefix of the names the package keeps for itself in `waiting_for`: no event sent or waited for may start with it. */
+export const RESERVED_EVENT_PREFIX = "ptq:";
+
+/** What a workflow's suspended task waits for while it waits for its children. */
+export const CHILDREN_WAIT = `${RESERVED_EVENT_PREFIX}children`;
+
+/** A workflow's child task as its parent reads it. */
+export interface ChildState {
+  id: string;
+  name: string;
+  status: TaskStatus;
+  /** Its result as JSON text once it succeeded; null before and otherwise. */
+  resultJson: string | null;
+  /** Its last error (a dead child's reason for being dead); null when none. */
+  lastError: string | null;
+}
+
+/** A child's row as a dialect's SQL reads it: the result selected as JSON text. */
+export interface ChildRow {
+  id: string;
+  name: string;
+  status: string;
+  result: string | null;
+  lastError: string | null;
+}
+
+export function toChildState(row: ChildRow): ChildState {
+  return {
+    id: row.id,
+    name: row.name,
+    status: row.status as TaskStatus,
+    resultJson: row.status === "succeeded" ? (row.result ?? "null") : null,
+    lastError: row.lastError,
+  };
+}
+
+/** The statuses a child ends in: its parent counts it as finished. */
+export const FINISHED_STATUSES = ["succeeded", "dead", "cancelled"] as const;
+
+/** A workflow handed back to the queue while its children run. Guarded by the run, as a Suspension is. */
+export interface ChildrenSuspension {
+  id: string;
+  attempt: number;
+  /** The wait's step. */
+  seq: number;
+  /** How many of the task's children the run saw finished: the suspension holds only if none has finished since. */
+  finished: number;
+  /** When to look again should no child's end wake it (a child that died in the cleaner's hands, or was cancelled). */
+  recheckMs: number;
+}

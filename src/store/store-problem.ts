@@ -49,8 +49,8 @@ export function missingTallyTable(table: { name: string; schema?: string }, mess
 }
 
 /**
- * The problem of a workflow operation on a database without the workflow migration (its tables, or the task table's
- * waiting_for column): which, and the migration. Undefined when `message` is about something else.
+ * The problem of a workflow operation on a database without the workflow migrations (their tables, or the task table's
+ * waiting_for or parent_id column): which, and the migration. Undefined when `message` is about something else.
  */
 export function missingWorkflowSchema(table: { name: string; schema?: string }, problem: StoreProblem): StoreProblem | undefined {
   const { message } = problem;
@@ -59,18 +59,25 @@ export function missingWorkflowSchema(table: { name: string; schema?: string }, 
       return missingCompanion(table, message, suffix, "of durable workflows does not exist there", WORKFLOW_MIGRATION);
     }
   }
-  if (!/column "waiting_for" does not exist|Unknown column '(?:[^']*\.)?waiting_for'|no such column: (?:\w+\.)?waiting_for\b/i.test(message)) return undefined;
+  const column = [
+    { column: "waiting_for", what: "durable workflows", migration: WORKFLOW_MIGRATION },
+    { column: "parent_id", what: "a workflow's children", migration: CHILDREN_MIGRATION },
+  ].find(({ column }) => missingColumn(column).test(message));
+  if (!column) return undefined;
   const shown = JSON.stringify(`${table.schema ? `${table.schema}.` : ""}${table.name}`);
   return {
     kind: "incompatible",
     lasting: true,
     message,
-    detail: `the task table ${shown} lacks the waiting_for column of durable workflows: apply the migration ${WORKFLOW_MIGRATION} (copy it from the package into your migrations folder, then npx task-runner migrate)`,
+    detail: `the task table ${shown} lacks the ${column.column} column of ${column.what}: apply the migration ${column.migration} (copy it from the package into your migrations folder, then npx task-runner migrate)`,
   };
 }
 
 /** The migration that adds workflows' steps and events. */
 export const WORKFLOW_MIGRATION = "20261231000000_workflow_steps";
+
+/** The migration that adds a workflow's children (the task table's parent_id). */
+export const CHILDREN_MIGRATION = "20270107000000_workflow_children";
 
 /** The problem of a claim or a queue control on a database without the queue tables: which table, and the migration. */
 export function missingQueueTable(table: { name: string; schema?: string }, message: string): StoreProblem {
@@ -83,22 +90,34 @@ export function missingQueueTable(table: { name: string; schema?: string }, mess
   );
 }
 
+/** The columns a claim reads that migrations added, newest last, each with its migration and what it is for. */
+const CLAIMED_COLUMNS = [
+  { column: "trace_context", migration: "20261217000000_trace_context" },
+  { column: "parent_id", migration: CHILDREN_MIGRATION },
+];
+
 /**
- * The problem of a task table without the newest column a claim reads (trace_context): each dialect's check() selects
- * it, so a worker started before the migration ran fails at once, naming the migration, instead of failing every claim.
- * Undefined when `error` is about something else.
+ * The problem of a task table without a column a claim reads that a migration added (trace_context, parent_id): each
+ * dialect's check() selects them, so a worker started before the migration ran fails at once, naming the migration,
+ * instead of failing every claim. Undefined when `error` is about something else.
  */
 export function missingNewestColumn(table: { name: string; schema?: string }, error: unknown): StoreProblem | undefined {
   const message = error instanceof Error ? error.message : String(error);
   // PostgreSQL, MySQL/MariaDB, SQLite: only the error about the column itself (a driver may quote the whole statement).
-  if (!/column "trace_context" does not exist|Unknown column '(?:[^']*\.)?trace_context'|no such column: (?:\w+\.)?trace_context\b/i.test(message)) return undefined;
+  const missing = CLAIMED_COLUMNS.find(({ column }) => missingColumn(column).test(message));
+  if (!missing) return undefined;
   const shown = JSON.stringify(`${table.schema ? `${table.schema}.` : ""}${table.name}`);
   return {
     kind: "incompatible",
     lasting: true,
     message,
     detail:
-      `the task table ${shown} lacks the trace_context column that this version reads with every claim: apply the migration ` +
-      `20261217000000_trace_context (copy it from the package into your migrations folder, then npx task-runner migrate)`,
+      `the task table ${shown} lacks the ${missing.column} column that this version reads with every claim: apply the migration ` +
+      `${missing.migration} (copy it from the package into your migrations folder, then npx task-runner migrate)`,
   };
+}
+
+/** The error each dialect gives for a missing column `column`. */
+function missingColumn(column: string): RegExp {
+  return new RegExp(`column "${column}" does not exist|Unknown column '(?:[^']*\\.)?${column}'|no such column: (?:\\w+\\.)?${column}\\b`, "i");
 }

@@ -11,7 +11,7 @@ import type { ScheduleDeclaration, ScheduleState } from "./schedules.js";
 import type { StoreProblem } from "./store-problem.js";
 import type { ActivityWindows, QueueActivity, SuccessTally } from "./tallies.js";
 import type { WorkProbe } from "./work-probe.js";
-import type { EventReceipt, NewStep, RecordedStep, SentEvent, StepRecord, Suspension, SuspendedTask } from "./steps.js";
+import type { ChildState, ChildrenSuspension, EventReceipt, NewStep, RecordedStep, SentEvent, StepRecord, Suspension, SuspendedTask } from "./steps.js";
 import type { TaskRecord } from "./task-record.js";
 import type { ClaimByIdResult, ClaimFilter, Completion, FailedTask, Failure, HeldLease, LeaseState, RecoveredTask, WakeupTarget } from "./task-writes.js";
 import type { GroupCount, PageRequest, PendingAge, RecentWorker, StatusCount, StuckGroup, TaskDetail, TaskFilter, TaskGroup, TaskListPage, Throughput } from "./views.js";
@@ -107,6 +107,25 @@ export interface WorkflowStore {
    * longer holds the task.
    */
   suspend(owner: string, suspension: Suspension): Promise<SuspendedTask | undefined>;
+  /**
+   * Makes `childIds` children of `parentId` (those that are nobody's child yet); resolves how many it made. Bound to a
+   * transaction (a start of children's), it commits with their enqueues and the step's record.
+   */
+  linkChildren(parentId: string, childIds: readonly string[]): Promise<number>;
+  /** The task's children, oldest first, with their statuses and (once succeeded) results. Reads only. */
+  childStates(parentId: string): Promise<ChildState[]>;
+  /**
+   * Hands a workflow that waits for its children back to the queue, as suspend does, due at the recheck and woken by a
+   * child's end (wakeParent) before that. In one transaction that locks the task's row first: when more of its children
+   * have finished than the run saw, nothing is written and it resolves "changed" (the run looks again). Undefined when
+   * the run no longer holds the task.
+   */
+  suspendForChildren(owner: string, suspension: ChildrenSuspension): Promise<SuspendedTask | "changed" | undefined>;
+  /**
+   * A child of `parentId` ended: the parent, when it waits for its children, is due now (and unpublished, so the
+   * cleaner wakes it should the caller's wake-up be lost). Resolves the parent to wake, or undefined when it does not wait.
+   */
+  wakeParent(parentId: string): Promise<WakeupTarget | undefined>;
 }
 
 /** The cleaner's writes and scans, each bounded by `limit`. */

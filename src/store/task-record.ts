@@ -35,4 +35,6 @@ export interface TaskRecord {
    * is one), which every run's span links to; null when the enqueue was not traced.
    */
   traceContext: string | null;
+  /** The workflow that started this task as its child (ctx.step.startChildren); null for a task nobody started so. */
+  parentId: string | null;
 }

@@ -12,6 +12,10 @@ export const UNIT_OPERATIONS = [
   "recordStep",
   "receiveEvent",
   "suspend",
+  "linkChildren",
+  "childStates",
+  "suspendForChildren",
+  "wakeParent",
   "claimByIds",
   "claimDue",
   "complete",
@@ -96,6 +100,18 @@ export abstract class UnitStore<D, T> implements Pick<Store, UnitOperation> {
   }
   suspend(...args: Parameters<Store["suspend"]>) {
     return this.units.suspend(this.db, this.table, ...args);
+  }
+  linkChildren(...args: Parameters<Store["linkChildren"]>) {
+    return this.units.linkChildren(this.db, this.table, ...args);
+  }
+  childStates(...args: Parameters<Store["childStates"]>) {
+    return this.units.childStates(this.db, this.table, ...args);
+  }
+  suspendForChildren(...args: Parameters<Store["suspendForChildren"]>) {
+    return this.units.suspendForChildren(this.db, this.table, ...args);
+  }
+  wakeParent(...args: Parameters<Store["wakeParent"]>) {
+    return this.units.wakeParent(this.db, this.table, ...args);
   }
   claimByIds(...args: Parameters<Store["claimByIds"]>) {
     return this.units.claimByIds(this.db, this.table, ...args);

@@ -71,24 +71,28 @@ for (const dialect of [postgresUpgrade, sqliteUpgrade, mysqlUpgrade]) {
       ]);
     });
 
-    it("with every shipped migration: --baseline records the ones the tables match and applies the schedule and queue tables, the trace context, the tallies and the workflow tables", async () => {
+    it("with every shipped migration: --baseline records the ones the tables match and applies the schedule and queue tables, the trace context, the tallies, the workflow tables and the children's column", async () => {
       const all = shippedMigrations(dialect);
       const schedules = all.find((name) => name.endsWith("_task_schedules"))!;
       const controls = all.find((name) => name.endsWith("_queue_controls"))!;
       const traces = all.find((name) => name.endsWith("_trace_context"))!;
       const tallies = all.find((name) => name.endsWith("_queue_tallies"))!;
       const workflows = all.find((name) => name.endsWith("_workflow_steps"))!;
-      expect(all.slice(2)).toEqual([schedules, controls, traces, tallies, workflows]);
-      app.addShipped(dialect, [schedules, controls, traces, tallies, workflows]);
+      const children = all.find((name) => name.endsWith("_workflow_children"))!;
+      expect(all.slice(2)).toEqual([schedules, controls, traces, tallies, workflows, children]);
+      app.addShipped(dialect, [schedules, controls, traces, tallies, workflows, children]);
       await database.apply(readFileSync(app.file(newer), "utf8"));
       const recorded = (name: string) => `Recorded ${name} as applied without running it: its tables already exist with its columns\n`;
       expect(await migrate(database.url, app, "--baseline")).toEqual({
         code: 0,
-        out: recorded(first) + recorded(newer) + `Applied ${schedules}\nApplied ${controls}\nApplied ${traces}\nApplied ${tallies}\nApplied ${workflows}\n`,
+        out:
+          recorded(first) +
+          recorded(newer) +
+          `Applied ${schedules}\nApplied ${controls}\nApplied ${traces}\nApplied ${tallies}\nApplied ${workflows}\nApplied ${children}\n`,
         err: "",
       });
       expect(await tableColumns(dialect, database, "tasks_queues")).toEqual(["queue", "paused_at", "concurrency", "rate_starts", "rate_per_ms", "updated_at"]);
-      expect(await tableColumns(dialect, database, "tasks")).toEqual(expect.arrayContaining(["concurrency_key", "trace_context", "waiting_for"]));
+      expect(await tableColumns(dialect, database, "tasks")).toEqual(expect.arrayContaining(["concurrency_key", "trace_context", "waiting_for", "parent_id"]));
       expect(await tableColumns(dialect, database, "tasks_schedules")).toEqual(["schedule", "task_name", "cron", "time_zone", "last_slot", "updated_at"]);
       expect(await tableColumns(dialect, database, "tasks_schedule_slots")).toEqual(["schedule", "slot", "task_id", "fired_at"]);
       expect(await tableColumns(dialect, database, "tasks_tallies")).toEqual(["queue", "writer", "slot", "succeeded", "timed", "run_ms", "deleted"]);

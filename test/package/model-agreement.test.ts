@@ -251,6 +251,7 @@ describe.each([postgres, sqlite, mysql])("the shipped model on $store.name", (di
       traceContext: '{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01","tracestate":"ptq=1"}',
       errors: [{ attempt: 1, error: "Error: boom", at: "2030-01-01T00:00:01.123Z" }],
       waitingFor: "shipped",
+      parentId: "01a1fcb3-0624-7000-85e2-d8cd4c4ef8ce",
     };
     expect(Object.keys(data).sort()).toEqual(Object.keys(dialect.prisma.TaskScalarFieldEnum).sort());
     await client.task.create({ data });

@@ -129,6 +129,36 @@ async function workflowsServe(store: Store): Promise<void> {
   expect(await store.receiveEvent("upgraded-worker", row.id, again!.attempts, 2, "shipped")).toEqual({ kind: "received", payloadJson: '{"tracking":"t"}' });
 }
 
+/**
+ * Children serve through today's store beside the tasks already there: a running workflow links two tasks as its
+ * children, waits for them, and the end of the last one wakes it; a task written before the migration has no parent.
+ */
+async function childrenServe(store: Store): Promise<void> {
+  const rows = [prepared({ name: "run", queue: "families" }), prepared({ name: "run", queue: "families" }), prepared({ name: "run", queue: "families" })];
+  const insert = store.insertTasks(rows, false);
+  await insert.read(await insert.request);
+  const [parent, a, b] = rows.map((row) => row.id);
+  const filter = { owner: "upgraded-worker", leaseMs: 30_000, names: ["run"], queues: ["families"] };
+  const [run] = await store.claimByIds([parent!], filter);
+  expect(run?.claimed?.parentId).toBeNull();
+  expect(await store.linkChildren(parent!, [a!, b!])).toBe(2);
+  const children = await store.claimDue(10, filter);
+  expect(children.map((task) => [task.id, task.parentId]).sort()).toEqual(
+    [
+      [a, parent],
+      [b, parent],
+    ].sort(),
+  );
+  const attempt = run!.claimed!.attempts;
+  expect(await store.suspendForChildren("upgraded-worker", { id: parent!, attempt, seq: 1, finished: 0, recheckMs: 60_000 })).toMatchObject({ id: parent });
+  await store.complete(
+    "upgraded-worker",
+    children.map((task) => ({ id: task.id, attempt: task.attempts, resultJson: '"done"' })),
+  );
+  expect(await store.wakeParent(parent!)).toEqual({ id: parent, queue: "families" });
+  expect((await store.childStates(parent!)).map((child) => child.status)).toEqual(["succeeded", "succeeded"]);
+}
+
 /** Each schema change since the first migration, with what it checks of its own. */
 const CHANGES: Array<{ suffix: string; what: string; check(result: UpgradeResult): void; afterUpgrade?: (store: Store) => Promise<void> }> = [
   {
@@ -187,6 +217,15 @@ const CHANGES: Array<{ suffix: string; what: string; check(result: UpgradeResult
       expect(result.final.dead).toMatchObject({ lastError: "Error: before the upgrade" });
     },
     afterUpgrade: workflowsServe,
+  },
+  {
+    suffix: "_workflow_children",
+    what: "the tasks written before it have no parent, and a workflow written after it links its children and is woken by their end",
+    check(result) {
+      for (const task of Object.values(result.final)) expect(task?.parentId).toBeNull();
+      expect(result.final.dead).toMatchObject({ lastError: "Error: before the upgrade" });
+    },
+    afterUpgrade: childrenServe,
   },
 ];
 

@@ -37,6 +37,7 @@ import { pruneTasks } from "./sql/prune-tasks.js";
 import { countTasks, now, pendingAges } from "./sql/queue-stats.js";
 import { addSuccessTallies } from "./sql/tallies.js";
 import { loadSteps, receiveEvent, recordStep, sendEvent, suspend } from "./sql/workflow-steps.js";
+import { childStates, linkChildren, suspendForChildren, wakeParent } from "./sql/workflow-children.js";
 import { probeWork } from "./sql/probe-work.js";
 import { abandonExpired, findExpiredLeases, holdExpiredLease, requeueExpired } from "./sql/recover-leases.js";
 import { releaseTasks } from "./sql/release-tasks.js";
@@ -55,6 +56,10 @@ const UNITS: StoreUnits<CountingDb, MysqlTable> = {
   recordStep,
   receiveEvent,
   suspend,
+  linkChildren,
+  childStates,
+  suspendForChildren,
+  wakeParent,
   claimByIds: claimTasksByIds,
   claimDue: claimDueTasks,
   complete: completeTasks,

@@ -44,6 +44,7 @@ import { probeWork } from "./sql/probe-work.js";
 import { addSuccessTallies } from "./sql/tallies.js";
 import { sendEvent } from "./sql/send-event.js";
 import { loadSteps, receiveEvent, recordStep, suspend } from "./sql/workflow-steps.js";
+import { childStates, linkChildren, suspendForChildren, wakeParent } from "./sql/workflow-children.js";
 import type { PgTable } from "./table.js";
 import { LeaderLockStoreError, PooledLeaderLockError } from "../../leader-errors.js";
 
@@ -56,6 +57,10 @@ const UNITS: StoreUnits<Db, PgTable> = {
   recordStep,
   receiveEvent,
   suspend,
+  linkChildren,
+  childStates,
+  suspendForChildren,
+  wakeParent,
   claimByIds: claimTasksByIds,
   claimDue: claimDueTasks,
   complete: completeTasks,

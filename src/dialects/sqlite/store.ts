@@ -26,6 +26,7 @@ import { completeTasks, extendLeases, failTasks, releaseTasks } from "./sql/outc
 import { deleteSucceededTasks } from "./sql/delete-succeeded-tasks.js";
 import { addSuccessTallies } from "./sql/tallies.js";
 import { loadSteps, receiveEvent, recordStep, sendEvent, suspend } from "./sql/workflow-steps.js";
+import { childStates, linkChildren, suspendForChildren, wakeParent } from "./sql/workflow-children.js";
 import { probeWork } from "./sql/probe-work.js";
 import { abandonExpired, findExpiredLeases, holdExpiredLease, requeueExpired } from "./sql/recover-leases.js";
 import { advanceSchedule, claimScheduleSlot, listSchedules, pruneScheduleSlots, syncSchedules } from "./sql/schedules.js";
@@ -43,6 +44,10 @@ const UNITS: StoreUnits<Db, SqliteTable> = {
   recordStep,
   receiveEvent,
   suspend,
+  linkChildren,
+  childStates,
+  suspendForChildren,
+  wakeParent,
   claimByIds: claimTasksByIds,
   claimDue: claimDueTasks,
   complete: completeTasks,

@@ -255,6 +255,111 @@ export const workflowsArea = area("workflows", {
     },
   },
 
+  linkChildren: {
+    "makes tasks children of a workflow once; a claim reads the parent; in a transaction it rolls back with it": async (bed) => {
+      const parent = await running(bed);
+      const [a, b, c] = await bed.insert([{}, {}, {}]);
+      expect(await bed.store.linkChildren(parent.id, [a!, b!])).toBe(2);
+      const other = await bed.one();
+      expect(await bed.store.linkChildren(other, [a!, c!]), "a is another's child already").toBe(1);
+      expect((await bed.store.childStates(parent.id)).map((child) => child.id)).toEqual([a, b]);
+      const [claimed] = await bed.claim([a!]);
+      expect(claimed!.parentId).toBe(parent.id);
+      expect((await bed.task(parent.id)).parentId).toBeNull();
+      const d = await bed.one();
+      const rolledBack = await settle(
+        bed.store.transaction(async (tx) => {
+          await tx.linkChildren(parent.id, [d]);
+          throw new Error("the start of children failed");
+        }),
+      );
+      expect(rolledBack).toBeInstanceOf(Error);
+      expect((await bed.task(d)).parentId).toBeNull();
+    },
+  },
+
+  childStates: {
+    "each child's status, a succeeded one's result (JSON text) and a dead one's error, oldest first; none for a task without": async (bed) => {
+      const parent = await running(bed);
+      const [a, b, c] = await bed.insert([{}, {}, {}]);
+      await bed.store.linkChildren(parent.id, [a!, b!, c!]);
+      const [ca, cb] = await bed.claim([a!, b!], "child-worker");
+      await bed.store.complete("child-worker", [{ id: a!, attempt: ca!.attempts, resultJson: '{"charged":12}' }]);
+      await bed.store.fail("child-worker", [{ id: b!, attempt: cb!.attempts, error: "Error: card declined", delayMs: 0, finalReason: "unrecoverable" }]);
+      // The result as JSON text (each database spells it its own way: compared parsed).
+      const states = (await bed.store.childStates(parent.id)).map(({ resultJson, ...state }) => ({
+        ...state,
+        result: resultJson === null ? null : JSON.parse(resultJson),
+      }));
+      expect(states).toEqual([
+        { id: a, name: "mail", status: "succeeded", result: { charged: 12 }, lastError: null },
+        { id: b, name: "mail", status: "dead", result: null, lastError: expect.stringContaining("card declined") },
+        { id: c, name: "mail", status: "pending", result: null, lastError: null },
+      ]);
+      expect(await bed.store.childStates(c!)).toEqual([]);
+    },
+  },
+
+  suspendForChildren: {
+    "hands the parent back due at the recheck, its attempt given back; a child's end wakes it once": async (bed) => {
+      const parent = await running(bed);
+      const [a] = await bed.insert([{}]);
+      await bed.store.linkChildren(parent.id, [a!]);
+      const suspended = await bed.store.suspendForChildren("worker-a", { id: parent.id, attempt: parent.attempt, seq: 2, finished: 0, recheckMs: 60_000 });
+      expect(suspended).toEqual({ id: parent.id, queue: "default", dueInMs: 60_000 });
+      const now = await bed.store.now();
+      const task = await bed.task(parent.id);
+      expect(task).toMatchObject({ status: "pending", attempts: parent.attempt - 1, leaseOwner: null });
+      expect(task.runAt.getTime()).toBeGreaterThan(now.getTime() + 50_000);
+      expect(await bed.store.claimDue(10, filterFor("worker-a"))).toEqual([expect.objectContaining({ id: a })]);
+      expect(await bed.store.wakeParent(parent.id)).toEqual({ id: parent.id, queue: "default" });
+      expect((await bed.task(parent.id)).runAt.getTime()).toBeLessThanOrEqual((await bed.store.now()).getTime());
+      expect(await bed.store.wakeParent(parent.id), "woken already").toBeUndefined();
+      expect((await bed.store.claimDue(10, filterFor("worker-a"))).map((claimed) => claimed.id)).toEqual([parent.id]);
+    },
+
+    "'changed' when a child ended since the run looked, and nothing written; another owner's or run's: nothing": async (bed) => {
+      const parent = await running(bed);
+      const [a, b] = await bed.insert([{}, {}]);
+      await bed.store.linkChildren(parent.id, [a!, b!]);
+      await bed.succeed([a!]);
+      const seen = { id: parent.id, attempt: parent.attempt, seq: 1, recheckMs: 60_000 };
+      expect(await bed.store.suspendForChildren("worker-a", { ...seen, finished: 0 })).toBe("changed");
+      expect((await bed.task(parent.id)).status).toBe("running");
+      expect(await bed.store.suspendForChildren("worker-b", { ...seen, finished: 1 })).toBeUndefined();
+      expect(await bed.store.suspendForChildren("worker-a", { ...seen, attempt: parent.attempt + 1, finished: 1 })).toBeUndefined();
+      expect((await bed.task(parent.id)).status).toBe("running");
+      expect(await bed.store.suspendForChildren("worker-a", { ...seen, finished: 1 })).toMatchObject({ id: parent.id, dueInMs: 60_000 });
+    },
+  },
+
+  wakeParent: {
+    "wakes nothing that does not wait for its children: a running task, one waiting for an event, a missing one": async (bed) => {
+      const run = await running(bed);
+      expect(await bed.store.wakeParent(run.id)).toBeUndefined();
+      await bed.store.recordStep("worker-a", step(run, 1, { kind: "wait", resultJson: null }));
+      await bed.store.suspend("worker-a", { id: run.id, attempt: run.attempt, seq: 1, event: "shipped" });
+      expect(await bed.store.wakeParent(run.id)).toBeUndefined();
+      expect((await bed.task(run.id)).runAt.getFullYear()).toBe(9999);
+      expect(await bed.store.wakeParent(uuidv7())).toBeUndefined();
+    },
+  },
+
+  cancelTask: {
+    "cancels a pending workflow with its pending children and theirs, the workflow first; a running child runs on": async (bed) => {
+      const [parent, a, b, grandchild, other] = await bed.insert([{}, {}, {}, {}, {}]);
+      await bed.store.linkChildren(parent!, [a!, b!]);
+      await bed.store.linkChildren(a!, [grandchild!]);
+      await bed.claim([b!]);
+      const cancelled = await bed.store.cancelTask(parent!);
+      expect(cancelled[0]).toEqual({ id: parent, queue: "default" });
+      expect(cancelled.map((row) => row.id).sort()).toEqual([parent, a, grandchild].sort());
+      expect((await bed.task(b!)).status).toBe("running");
+      expect((await bed.task(other!)).status).toBe("pending");
+      expect(await bed.store.cancelTask(parent!), "not pending any more").toEqual([]);
+    },
+  },
+
   check: {
     "a missing steps table rejects the workflow operations with the missing-table problem naming it and the migration": async (bed) => {
       const run = await running(bed);

@@ -44,13 +44,24 @@ export function retryDeadTasks(db: CountingDb, table: MysqlTable, options: { nam
 
 /** Cancels a pending task so it never runs. Empty when the task is missing or not pending (a running task cannot be cancelled). */
 export function cancelTask(db: CountingDb, table: MysqlTable, id: string): Promise<WakeupTarget[]> {
-  return lockAndSet(
-    db,
-    table,
-    `SELECT id, queue FROM ${table.sql} WHERE id = ? AND status = 'pending' FOR UPDATE`,
-    [id],
-    `status = 'cancelled', finished_at = ${NOW}, finished_by = NULL, updated_at = ${NOW}`,
-  );
+  const cancel = `status = 'cancelled', finished_at = ${NOW}, finished_by = NULL, updated_at = ${NOW}`;
+  // The task first; then, generation by generation, its pending children and theirs (a running child's own children
+  // stay its own). Each generation is locked before it is cancelled.
+  return atomically(db, async (tx) => {
+    const top = await tx.query<WakeupTarget>(`SELECT id, queue FROM ${table.sql} WHERE id = ? AND status = 'pending' FOR UPDATE`, [id]);
+    if (top.length === 0) return [];
+    const cancelled = [...top];
+    for (let generation = top; generation.length > 0;) {
+      const ids = generation.map((row) => row.id);
+      await tx.write(`UPDATE ${table.sql} SET ${cancel} WHERE id IN (${placeholders(ids.length)})`, ids);
+      generation = await tx.query<WakeupTarget>(
+        `SELECT id, queue FROM ${table.sql} WHERE parent_id IN (${placeholders(ids.length)}) AND status = 'pending' FOR UPDATE`,
+        ids,
+      );
+      cancelled.push(...generation);
+    }
+    return cancelled.map((row) => ({ id: row.id, queue: row.queue }));
+  });
 }
 
 /** Makes a delayed (or retry-waiting) pending task due now. Empty when the task is missing or not pending. */

@@ -31,6 +31,7 @@ export function taskColumns(alias?: string): string {
     `${a}finished_by`,
     `${a}concurrency_key`,
     `${a}trace_context`,
+    `${a}parent_id`,
     `${jsonText(`${a}errors`)} AS errors`,
   ].join(", ");
 }
@@ -58,6 +59,7 @@ export interface TaskRow {
   finished_by: string | null;
   concurrency_key: string | null;
   trace_context: string | null;
+  parent_id: string | null;
   errors: string | null;
 }
 
@@ -84,6 +86,7 @@ export function toTaskRecord(row: TaskRow): TaskRecord {
     finishedBy: row.finished_by,
     concurrencyKey: row.concurrency_key ?? null,
     traceContext: row.trace_context ?? null,
+    parentId: row.parent_id ?? null,
     errors: toErrorHistory(row.errors),
   };
 }

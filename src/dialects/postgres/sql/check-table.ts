@@ -1,6 +1,6 @@
 // SQL unit: proves the task table is there and readable, and reads the server's version, in one round trip. A
 // missing table or schema fails at parse time (42P01, 3F000), a missing privilege when it runs (42501), a table without
-// the newest column a claim reads (trace_context, added by a migration) at parse time too (42703).
+// the columns a claim reads that migrations added (trace_context, parent_id) at parse time too (42703).
 
 import type { Db } from "../../../store/db.js";
 import type { PgTable } from "../table.js";
@@ -10,7 +10,7 @@ export async function checkTable(db: Db, table: PgTable): Promise<{ versionNum: 
   const rows = await db.query<{ versionNum: number; version: string; banner: string }>(
     `SELECT current_setting('server_version_num')::int AS "versionNum", current_setting('server_version') AS version,
             version() AS banner, (SELECT 1 FROM ${table.sql} LIMIT 0) AS probe,
-            (SELECT trace_context FROM ${table.sql} LIMIT 0) AS "newestColumn"`,
+            (SELECT trace_context FROM ${table.sql} LIMIT 0) AS "hasTraceContext", (SELECT parent_id FROM ${table.sql} LIMIT 0) AS "hasParentId"`,
     [],
   );
   return rows[0]!;

@@ -34,10 +34,22 @@ export function retryDeadTasks(db: Db, table: PgTable, options: { name?: string;
 
 /** Cancels a pending task so it never runs. Empty when the task is missing or not pending (a running task cannot be cancelled). */
 export function cancelTask(db: Db, table: PgTable, id: string): Promise<WakeupTarget[]> {
+  const cancel = `status = 'cancelled', finished_at = now(), finished_by = NULL, updated_at = now()`;
+  // The task first; then, from it, its pending children and theirs (a running child finishes its run, its own children
+  // stay its own). The task's target comes first.
   return db.query<WakeupTarget>(
-    `UPDATE ${table.sql} SET status = 'cancelled', finished_at = now(), finished_by = NULL, updated_at = now()
-     WHERE id = $1::uuid AND status = 'pending'
-     RETURNING id::text AS id, queue`,
+    `WITH RECURSIVE top AS (
+       UPDATE ${table.sql} SET ${cancel} WHERE id = $1::uuid AND status = 'pending' RETURNING id, queue
+     ), family AS (
+       SELECT id FROM top
+       UNION
+       SELECT c.id FROM ${table.sql} c JOIN family f ON c.parent_id = f.id WHERE c.parent_id IS NOT NULL AND c.status = 'pending'
+     ), children AS (
+       UPDATE ${table.sql} SET ${cancel} WHERE id IN (SELECT id FROM family) AND id <> $1::uuid AND status = 'pending' RETURNING id, queue
+     )
+     SELECT id::text AS id, queue FROM top
+     UNION ALL
+     SELECT id::text AS id, queue FROM children`,
     [id],
   );
 }

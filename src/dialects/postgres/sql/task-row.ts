@@ -29,6 +29,7 @@ export function taskColumns(alias?: string): string {
     `${a}finished_by`,
     `${a}concurrency_key`,
     `${a}trace_context`,
+    `${a}parent_id::text AS parent_id`,
     `${a}errors`,
   ].join(", ");
 }
@@ -56,6 +57,7 @@ export interface TaskRow {
   finished_by: string | null;
   concurrency_key: string | null;
   trace_context: string | null;
+  parent_id: string | null;
   errors: unknown;
 }
 
@@ -82,6 +84,7 @@ export function toTaskRecord(row: TaskRow): TaskRecord {
     finishedBy: row.finished_by,
     concurrencyKey: row.concurrency_key ?? null,
     traceContext: row.trace_context ?? null,
+    parentId: row.parent_id ?? null,
     errors: toErrorHistory(row.errors),
   };
 }

@@ -29,8 +29,8 @@ export async function checkTables(db: Db, table: SqliteTable): Promise<StoreProb
      LIMIT 1`,
     [],
   );
-  // The newest column a claim reads (trace_context, added by a migration): "no such column" when it was not applied.
-  await db.query(`SELECT trace_context FROM ${table.sql} LIMIT 0`, []);
+  // The columns a claim reads that migrations added: "no such column" when one was not applied.
+  await db.query(`SELECT trace_context, parent_id FROM ${table.sql} LIMIT 0`, []);
   const row = odd[0];
   if (!row) return undefined;
   return {

@@ -29,12 +29,27 @@ export function retryDeadTasks(db: Db, table: SqliteTable, options: { name?: str
 }
 
 export function cancelTask(db: Db, table: SqliteTable, id: string): Promise<WakeupTarget[]> {
-  return db.query<WakeupTarget>(
-    ...bind(
-      `UPDATE ${table.sql} SET status = 'cancelled', finished_at = ${NOW}, finished_by = NULL, updated_at = ${NOW} WHERE id = {id} AND status = 'pending' RETURNING id, queue`,
-      { id },
-    ),
-  );
+  return runSteps(db, cancelSteps(table, id));
+}
+
+/** The task first; then, from it, its pending children and theirs (a running child's own children stay its own). */
+function* cancelSteps(table: SqliteTable, id: string): Steps<WakeupTarget[]> {
+  const cancel = `status = 'cancelled', finished_at = ${NOW}, finished_by = NULL, updated_at = ${NOW}`;
+  const top = (yield bind(`UPDATE ${table.sql} SET ${cancel} WHERE id = {id} AND status = 'pending' RETURNING id, queue`, { id })) as WakeupTarget[];
+  if (top.length === 0) return [];
+  const children = (yield bind(
+    `UPDATE ${table.sql} SET ${cancel}
+     WHERE status = 'pending' AND id IN (
+       WITH RECURSIVE family(id) AS (
+         SELECT {id}
+         UNION
+         SELECT c.id FROM ${table.sql} c JOIN family f ON c.parent_id = f.id WHERE c.status = 'pending'
+       )
+       SELECT id FROM family WHERE id <> {id})
+     RETURNING id, queue`,
+    { id },
+  )) as WakeupTarget[];
+  return [...top, ...children];
 }
 
 export function runTaskNow(db: Db, table: SqliteTable, id: string): Promise<WakeupTarget[]> {

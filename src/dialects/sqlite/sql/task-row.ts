@@ -32,6 +32,7 @@ export function taskColumns(alias?: string): string {
     `${a}finished_by AS finished_by`,
     `${a}concurrency_key AS concurrency_key`,
     `${a}trace_context AS trace_context`,
+    `${a}parent_id AS parent_id`,
     `CAST(${a}errors AS TEXT) AS errors`,
   ].join(", ");
 }
@@ -59,6 +60,7 @@ export interface SqliteTaskRow {
   finished_by: string | null;
   concurrency_key: string | null;
   trace_context: string | null;
+  parent_id: string | null;
   errors: string | null;
 }
 
@@ -90,6 +92,7 @@ export function toTaskRecord(row: SqliteTaskRow): TaskRecord {
     finishedBy: row.finished_by,
     concurrencyKey: row.concurrency_key ?? null,
     traceContext: row.trace_context ?? null,
+    parentId: row.parent_id ?? null,
     errors: toErrorHistory(row.errors),
   };
 }
