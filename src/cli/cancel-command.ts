@@ -7,8 +7,9 @@ import { notActionable, taskIdArgument } from "./task-lookup.js";
 
 const cancelHelp = `Usage: task-runner cancel <id>
 
-Cancels a pending task (due or delayed) so that it never runs. A running task cannot be cancelled; exit code 3 says
-the task is missing or not pending.
+Cancels a pending task (due or delayed, or a workflow waiting) so that it never runs, with the pending tasks it started
+as a workflow's children (and theirs). A running task cannot be cancelled; exit code 3 says the task is missing or not
+pending.
 
 ${COMMON_HELP}`;
 
@@ -24,7 +25,8 @@ export async function cancelCommand(argv: string[], io: CliIo): Promise<number> 
   return withStore(config.databaseUrl!, table, config.sources.databaseUrl, async (store) => {
     const changed = await store.cancelTask(id);
     if (changed.length === 0) throw await notActionable(store, table, id, "cancelled", "pending");
-    io.out(`Cancelled task ${id}.\n`);
+    const children = changed.length - 1;
+    io.out(`Cancelled task ${id}${children > 0 ? ` and ${children} pending ${children === 1 ? "task" : "tasks"} it started (its children and theirs)` : ""}.\n`);
     return EXIT_OK;
   });
 }

@@ -1,9 +1,9 @@
 // `task-runner show <id>`: one task as an operator reads it: status, attempts, who finished it, the current error, the
-// history of earlier errors (the last 10 failed attempts) and, for a workflow, its recorded steps (its sleep or wait).
-// `--json` prints the row and its steps for scripts.
+// history of earlier errors (the last 10 failed attempts) and, for a workflow, its recorded steps (its sleep or wait)
+// and its children. `--json` prints the row, its steps and its children for scripts.
 
 import type { TaskDetail } from "../store/views.js";
-import type { StepRecord } from "../store/steps.js";
+import type { ChildState, StepRecord } from "../store/steps.js";
 import { StoreProblemError } from "../store/store-problem.js";
 import { COMMON_HELP, commandConfig, commandTable, parseCommand, type CliIo } from "./command-context.js";
 import { withStore } from "./database-session.js";
@@ -15,8 +15,8 @@ const showHelp = `Usage: task-runner show <id> [--json]
 
 Shows one task: status, attempts, the worker that finished it, its current error (none once it succeeded), its
 error history (the last 10 failed attempts, oldest first) and, for a workflow, its steps in order (name, kind, the run
-that recorded it, when, and its result, wake-up time or the event it waits for). Exit code 3 says the task does not
-exist.
+that recorded it, when, and its result, wake-up time or the event it waits for), the workflow that started it, and the
+children it started (each one's status). Exit code 3 says the task does not exist.
 
 Options:
       --json               print the task as one JSON object
@@ -36,12 +36,18 @@ export async function showCommand(argv: string[], io: CliIo): Promise<number> {
     const task = await store.findTask(id);
     if (!task) throw new CliError(notFound(id, table.schema ? `${table.schema}.${table.name}` : table.name), EXIT_NOT_FOUND);
     const { now: _now, ...row } = task;
-    const steps = await store.loadSteps(id).catch((error: unknown) => {
-      // A database without the workflow migration has no steps to show; the task is shown all the same.
+    // A database without the workflow migrations has no steps or children to show; the task is shown all the same.
+    const unlessMissing = (error: unknown) => {
       if (error instanceof StoreProblemError) return undefined;
       throw error;
-    });
-    io.out(values.json ? `${JSON.stringify({ ...row, ...(steps && { steps: steps.map(stepJson) }) }, null, 2)}\n` : renderTask(task, steps ?? []));
+    };
+    const steps = await store.loadSteps(id).catch(unlessMissing);
+    const children = await store.childStates(id).catch(unlessMissing);
+    io.out(
+      values.json
+        ? `${JSON.stringify({ ...row, ...(steps && { steps: steps.map(stepJson) }), ...(children && { children: children.map(childJson) }) }, null, 2)}\n`
+        : renderTask(task, steps ?? [], children ?? []),
+    );
     return EXIT_OK;
   });
 }
@@ -57,11 +63,12 @@ function notFound(id: string, table: string): string {
   );
 }
 
-function renderTask(task: TaskDetail, steps: readonly StepRecord[]): string {
+function renderTask(task: TaskDetail, steps: readonly StepRecord[], children: readonly ChildState[]): string {
   const lines = [
     `Task ${task.id} (${task.name}) on queue "${task.queue}": ${task.status}, attempt ${task.attempts} of ${task.maxAttempts}`,
     `Run at: ${task.runAt.toISOString()}`,
   ];
+  if (task.parentId) lines.push(`Started by workflow: ${task.parentId}`);
   if (task.leaseOwner !== null) lines.push(`Running on: ${task.leaseOwner} (lease until ${task.leaseExpiresAt?.toISOString() ?? "?"})`);
   if (task.finishedAt !== null) lines.push(`Finished: ${task.finishedAt.toISOString()}`);
   if (task.finishedBy !== null) lines.push(`Last finished or failed by: ${task.finishedBy}`);
@@ -75,6 +82,10 @@ function renderTask(task: TaskDetail, steps: readonly StepRecord[]): string {
     lines.push(`Steps (${steps.length}, in order):`);
     for (const step of steps)
       lines.push(`  ${step.seq}. ${step.kind} ${JSON.stringify(step.name)} · run ${step.attempt} · ${step.createdAt.toISOString()} · ${stepState(step)}`);
+  }
+  if (children.length > 0) {
+    lines.push(`Children (${children.length}, oldest first):`);
+    for (const child of children) lines.push(`  ${child.id} (${child.name}): ${child.status}${child.lastError ? ` · ${shorten(child.lastError.split("\n")[0]!)}` : ""}`);
   }
   return `${lines.join("\n")}\n`;
 }
@@ -95,6 +106,12 @@ function shorten(text: string): string {
 /** A step as --json prints it: its result parsed. */
 function stepJson(step: StepRecord) {
   const { resultJson, ...rest } = step;
+  return { ...rest, result: resultJson === null ? null : (JSON.parse(resultJson) as unknown) };
+}
+
+/** A child as --json prints it: its result parsed. */
+function childJson(child: ChildState) {
+  const { resultJson, ...rest } = child;
   return { ...rest, result: resultJson === null ? null : (JSON.parse(resultJson) as unknown) };
 }
 

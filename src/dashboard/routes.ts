@@ -138,12 +138,18 @@ export function dashboardRoutes(context: DashboardContext): HonoApp<Env> {
         notFound(`No task has the id "${id}". It may have been deleted when it succeeded (deleteOnSuccess) or pruned after its retention.`),
         404,
       );
-    // A database without the workflow migration has no steps: the task is shown all the same.
-    const steps = await context.store.loadSteps(task.id).catch((error: unknown) => {
+    // A database without the workflow migrations has no steps or children: the task is shown all the same.
+    const none = (error: unknown): [] => {
       if (error instanceof StoreProblemError) return [];
       throw error;
-    });
-    return page(c, { ...frame(task.name), active: "tasks", now: new Date(task.now) }, taskDetailPage(task, { ...view(c), wakeups: context.wakeups.enabled }, steps));
+    };
+    const steps = await context.store.loadSteps(task.id).catch(none);
+    const children = await context.store.childStates(task.id).catch(none);
+    return page(
+      c,
+      { ...frame(task.name), active: "tasks", now: new Date(task.now) },
+      taskDetailPage(task, { ...view(c), wakeups: context.wakeups.enabled }, steps, children),
+    );
   });
 
   root.post("/tasks/:id/:action", async (c) => {

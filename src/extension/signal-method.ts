@@ -5,7 +5,7 @@
 import { Prisma } from "@prisma/client/extension";
 import type { EnqueueCore } from "../enqueue/enqueue-promise.js";
 import type { EnqueueBatch } from "../enqueue/committed-enqueues.js";
-import { MAX_STEP_NAME_LENGTH } from "../store/steps.js";
+import { MAX_STEP_NAME_LENGTH, RESERVED_EVENT_PREFIX } from "../store/steps.js";
 import { isTaskId } from "../store/task-id.js";
 import { TaskEventError } from "../workflow/workflow-errors.js";
 
@@ -63,6 +63,8 @@ function checkedEvent(taskId: unknown, event: unknown, payload: unknown, maxPayl
   if (typeof event !== "string" || event.length === 0 || event.length > MAX_STEP_NAME_LENGTH) {
     throw new TaskEventError(`the event name is a string of 1 to ${MAX_STEP_NAME_LENGTH} characters, got ${JSON.stringify(event)}.`);
   }
+  if (event.startsWith(RESERVED_EVENT_PREFIX))
+    throw new TaskEventError(`event names starting with "${RESERVED_EVENT_PREFIX}" are the package's own, got ${JSON.stringify(event)}: pick another name.`);
   let json: string | undefined;
   try {
     json = JSON.stringify(payload ?? null);

@@ -34,6 +34,8 @@ interface OutcomeWriterOptions {
    * (performance.now() milliseconds).
    */
   retryScheduled?(task: WakeupTarget, dueAt: number): void;
+  /** Told of a workflow's child that ended (succeeded or dead), once its outcome is written: its parent may be waiting. */
+  childEnded?(task: TaskRecord): void;
 }
 
 const GAVE_UP = Symbol("gave up");
@@ -97,6 +99,7 @@ export class OutcomeWriter {
   private succeeded(task: TaskRecord, marked: boolean, retried: boolean, startedAt: number, deleted: boolean): boolean {
     const log = this.options.logger;
     if (marked) {
+      if (task.parentId) this.options.childEnded?.(task);
       this.tallies.count(task.queue, Date.now() - startedAt);
       runScopeOf(task)?.end("succeeded");
       const fields = { ...runFields(task), durationMs: Date.now() - startedAt };
@@ -133,6 +136,7 @@ export class OutcomeWriter {
       this.options.retryScheduled?.(row, writtenAt + delayMs);
     } else {
       log.error("task dead", { ...fields, reason: row.reason });
+      if (task.parentId) this.options.childEnded?.(task);
       this.announce(row);
     }
     return row;
@@ -143,7 +147,9 @@ export class OutcomeWriter {
    * False when the lease was lost (or the write gave up).
    */
   async suspend(task: TaskRecord, suspension: Suspension): Promise<boolean> {
-    const { value: row, retried } = await this.persist(task, "suspension", () => this.options.store.suspend(this.options.owner, suspension));
+    // A wait for children handed its task back itself (its suspension holds only if no child ended meanwhile).
+    const write = () => (suspension.written ? Promise.resolve(suspension.written) : this.options.store.suspend(this.options.owner, suspension));
+    const { value: row, retried } = await this.persist(task, "suspension", write);
     const writtenAt = performance.now();
     if (row === GAVE_UP) return false;
     const log = this.options.logger;
@@ -158,9 +164,13 @@ export class OutcomeWriter {
     return true;
   }
 
-  /** Counts a success written by the run itself (a transactional task's, in its own transaction) for the scaling signal. */
-  countSuccess(task: TaskRecord, startedAt: number): void {
+  /**
+   * A success written by the run itself (a transactional task's, in its own transaction): counted for the scaling
+   * signal, and a child's parent told.
+   */
+  committedSuccess(task: TaskRecord, startedAt: number): void {
     this.tallies.count(task.queue, Date.now() - startedAt);
+    if (task.parentId) this.options.childEnded?.(task);
   }
 
   /**

@@ -247,8 +247,9 @@ export class TaskRun {
       return;
     }
     if (!this.take("finishing")) return; // settled by timeout, lease loss or shutdown: the late outcome is ignored
-    // A workflow keeps its row (and its steps) whatever deleteOnSuccess says: the prune deletes them together.
-    const deletes = !this.stepRunner?.steps && deletesOnSuccess(this.options, this.options.handled.get(this.task.name));
+    // A workflow keeps its row (and its steps) whatever deleteOnSuccess says, and so does a child, whose parent reads its
+    // result: the prune deletes them.
+    const deletes = !this.stepRunner?.steps && !this.task.parentId && deletesOnSuccess(this.options, this.options.handled.get(this.task.name));
     this.outcomes.succeed(this.task, value, this.startedAt, deletes).then(this.doneNow, this.doneAfterError);
   }
 
@@ -283,7 +284,7 @@ export class TaskRun {
           // Delete on success deletes in this same transaction, so the handler's writes and the row's end commit together.
           const through = this.store.through(tx);
           const marked =
-            json === "null" && deletesOnSuccess(options, definition)
+            json === "null" && !task.parentId && deletesOnSuccess(options, definition)
               ? await through.deleteSucceeded(options.workerId, [task.id], [task.attempts])
               : await through.complete(options.workerId, [{ id: task.id, attempt: task.attempts, resultJson: json }]);
           if (marked.length === 0) throw new TaskLeaseLostError(task.name, task.id);
@@ -310,7 +311,7 @@ export class TaskRun {
       return;
     }
     this.logger.info("task succeeded", { durationMs: Date.now() - this.startedAt, transactional: true });
-    this.outcomes.countSuccess(task, this.startedAt);
+    this.outcomes.committedSuccess(task, this.startedAt);
     this.observed?.end("succeeded");
     this.hooks.committed?.(this);
     this.done();

@@ -4,15 +4,22 @@
 
 import type { TaskRecord } from "../store/task-record.js";
 import type { Store } from "../store/store.js";
-import { MAX_STEP_NAME_LENGTH, type NewStep, type StepKind, type StepRecord, type Suspension } from "../store/steps.js";
+import { FINISHED_STATUSES, MAX_STEP_NAME_LENGTH, RESERVED_EVENT_PREFIX, type NewStep, type StepKind, type StepRecord, type Suspension } from "../store/steps.js";
 import { transactionGate } from "../enqueue/transaction-gate.js";
 import { TaskLeaseLostError } from "../worker/worker-errors.js";
-import type { EventResult, StepInfo, WaitOptions, WorkflowSteps } from "./steps-api.js";
+import {
+  MAX_WAIT_MS,
+  type ChildHandle,
+  type ChildOutcome,
+  type ChildrenWaitOptions,
+  type EventResult,
+  type StepInfo,
+  type WaitOptions,
+  type WorkflowSteps,
+} from "./steps-api.js";
 import { StepError, WorkflowNondeterminismError } from "./workflow-errors.js";
+import { childHandles, childrenWait, endedChildren } from "./children-wait.js";
 import { runScopeOf } from "../telemetry/telemetry.js";
-
-/** The longest sleep or wait: about ten years. */
-const MAX_WAIT_MS = 10 * 366 * 24 * 3600 * 1000;
 
 /** What the run lends its steps. */
 export interface StepHost {
@@ -75,11 +82,19 @@ export class StepRunner implements WorkflowSteps<unknown> {
     return this.observed(seq, name, "transaction", () => this.transactionStep(seq, name, fn));
   }
 
-  private async transactionStep<Result>(seq: number, name: string, fn: (tx: unknown, info: StepInfo) => Promise<Result>): Promise<Awaited<Result>> {
+  private transactionStep<Result>(seq: number, name: string, fn: (tx: unknown, info: StepInfo) => Promise<Result>): Promise<Awaited<Result>> {
+    return this.inTransaction(seq, name, "transaction", fn) as Promise<Awaited<Result>>;
+  }
+
+  /**
+   * Runs `fn` in a transaction of the worker's Prisma client and records its result (as `kind`) in the same
+   * transaction; a record another run wrote first rolls it back and replays that one.
+   */
+  private async inTransaction(seq: number, name: string, kind: StepKind, fn: (tx: unknown, info: StepInfo) => Promise<unknown>): Promise<unknown> {
     if (this.host.prisma === undefined)
       throw new StepError(this.host.task.name, name, "a transactional step needs the worker's `prisma` option (the client extended with taskQueue()).");
-    const prior = await this.prior(seq, name, "transaction");
-    if (prior) return parse(prior.resultJson) as Awaited<Result>;
+    const prior = await this.prior(seq, name, kind);
+    if (prior) return parse(prior.resultJson);
     this.host.checkRunning();
     const { store, owner, task } = this.host;
     const prisma = this.host.prisma as { $transaction(fn: (tx: unknown) => Promise<unknown>): Promise<unknown> };
@@ -88,15 +103,14 @@ export class StepRunner implements WorkflowSteps<unknown> {
       prisma.$transaction(async (tx) => {
         const json = resultOf(task.name, name, await fn(tx, this.info(seq)));
         this.host.checkRunning();
-        const { written } = await store.through(tx).recordStep(owner, this.newStep(seq, name, "transaction", json));
+        const { written } = await store.through(tx).recordStep(owner, this.newStep(seq, name, kind, json));
         if (!written) throw new StepTakenError();
         return json;
       }) as Promise<string>;
     try {
-      const json = await (gate ? gate.run(attempt, () => store.through(prisma).endFailedTransaction()) : attempt());
-      return parse(json) as Awaited<Result>;
+      return parse(await (gate ? gate.run(attempt, () => store.through(prisma).endFailedTransaction()) : attempt()));
     } catch (error) {
-      if (error instanceof StepTakenError) return (await this.taken(seq, name, "transaction")) as Awaited<Result>;
+      if (error instanceof StepTakenError) return this.taken(seq, name, kind);
       throw error;
     }
   }
@@ -125,6 +139,13 @@ export class StepRunner implements WorkflowSteps<unknown> {
     const event = options?.event;
     if (typeof event !== "string" || event.length === 0 || event.length > MAX_STEP_NAME_LENGTH) {
       throw new StepError(task.name, name, `waitForEvent needs { event: "<name>" }, 1 to ${MAX_STEP_NAME_LENGTH} characters; got ${JSON.stringify(event)}.`);
+    }
+    if (event.startsWith(RESERVED_EVENT_PREFIX)) {
+      throw new StepError(
+        task.name,
+        name,
+        `event names starting with "${RESERVED_EVENT_PREFIX}" are the package's own, got ${JSON.stringify(event)}: pick another name.`,
+      );
     }
     const timeoutMs = options.timeoutMs;
     if (timeoutMs !== undefined && (typeof timeoutMs !== "number" || !Number.isFinite(timeoutMs) || timeoutMs < 0 || timeoutMs > MAX_WAIT_MS)) {
@@ -155,6 +176,51 @@ export class StepRunner implements WorkflowSteps<unknown> {
         throw this.suspend({ id: task.id, attempt: task.attempts, seq, event });
       case "lost":
         throw new TaskLeaseLostError(task.name, task.id);
+    }
+  }
+
+  async startChildren(name: string, fn: (tx: unknown, info: StepInfo) => Promise<ReadonlyArray<{ id: string; name: string }>>): Promise<ChildHandle[]> {
+    const seq = this.begin(name, fn);
+    return this.observed(seq, name, "children", () =>
+      this.inTransaction(seq, name, "children", async (tx, info) => {
+        const started = await fn(tx, info);
+        const handles = childHandles(this.host.task.name, name, started, "return what its enqueues returned (each has an id and a name)");
+        await this.host.store.through(tx).linkChildren(
+          this.host.task.id,
+          handles.map((child) => child.id),
+        );
+        return handles;
+      }),
+    ) as Promise<ChildHandle[]>;
+  }
+
+  async waitForChildren<Result = unknown>(name: string, children: readonly ChildHandle[], options: ChildrenWaitOptions = {}): Promise<Array<ChildOutcome<Result>>> {
+    const seq = this.begin(name, () => {});
+    return this.observed(seq, name, "wait-children", () => this.childrenStep<Result>(seq, name, children, options));
+  }
+
+  private async childrenStep<Result>(seq: number, name: string, children: readonly ChildHandle[], options: ChildrenWaitOptions): Promise<Array<ChildOutcome<Result>>> {
+    const { task, store, owner } = this.host;
+    const handles = childHandles(task.name, name, children, "pass the handles startChildren returned");
+    const wait = childrenWait(task.name, name, handles.length, options);
+    const prior = await this.prior(seq, name, "wait-children");
+    if (prior) return parse(prior.resultJson) as Array<ChildOutcome<Result>>;
+    for (;;) {
+      this.host.checkRunning();
+      const states = await store.childStates(task.id);
+      const ended = endedChildren(task.name, name, handles, states, wait);
+      if (ended) {
+        const json = JSON.stringify(ended);
+        const { written } = await store.recordStep(owner, this.newStep(seq, name, "wait-children", json));
+        if (!written) return (await this.taken(seq, name, "wait-children")) as Array<ChildOutcome<Result>>;
+        return ended as Array<ChildOutcome<Result>>;
+      }
+      const finished = states.filter((state) => FINISHED_STATUSES.includes(state.status as (typeof FINISHED_STATUSES)[number])).length;
+      const suspension = { id: task.id, attempt: task.attempts, seq };
+      const written = await store.suspendForChildren(owner, { ...suspension, finished, recheckMs: wait.recheckMs });
+      if (written === undefined) throw new TaskLeaseLostError(task.name, task.id);
+      // A child ended between the read and the suspension: read again.
+      if (written !== "changed") throw this.suspend({ ...suspension, written });
     }
   }
 

@@ -1,6 +1,9 @@
 // What a handler's ctx.step offers: named steps that run once per task and are replayed by later runs, a step whose
 // writes commit with its record, sleeps and waits for events that hand the task back to the queue meanwhile.
 
+/** The longest sleep, wait or recheck: about ten years. */
+export const MAX_WAIT_MS = 10 * 366 * 24 * 3600 * 1000;
+
 /** What a step's function is told: how to make an outside call idempotent. */
 export interface StepInfo {
   /** `<task id>:<seq>`: the same in every run of the task, for an outside call's idempotency key. */
@@ -20,6 +23,36 @@ export interface WaitOptions {
   event: string;
   /** How long to wait, in milliseconds; past it the wait ends with `{ timedOut: true }`. Default: no deadline. */
   timeoutMs?: number;
+}
+
+/** A task a workflow started as its child (startChildren). */
+export interface ChildHandle {
+  id: string;
+  name: string;
+}
+
+/** A child as a wait for children ended: succeeded with its result, dead or cancelled with its error, or not ended yet. */
+export type ChildOutcome<Result = unknown> =
+  | { id: string; name: string; status: "succeeded"; result: Result }
+  | { id: string; name: string; status: "dead" | "cancelled"; error: string | null }
+  | { id: string; name: string; status: "pending" | "running" };
+
+/** A wait for children. */
+export interface ChildrenWaitOptions {
+  /** How many of the children must end: "all" (the default), "first" (one), or a number from 1 to their count. */
+  until?: "all" | "first" | number;
+  /**
+   * A child that ends dead or cancelled: "fail" (the default) fails the wait at once with ChildTaskFailedError; "collect"
+   * counts it as ended and returns it among the outcomes; "continue" returns it too, but counts only successes toward
+   * `until` (the wait then ends when enough succeeded or every child has ended).
+   */
+  onFailure?: "fail" | "collect" | "continue";
+  /**
+   * How long the parent waits before looking again when no child's end wakes it, in ms (1,000 to about ten years;
+   * default 30,000). A child's end written by a worker wakes the parent at once; a child that went dead because its
+   * lease expired, or that an operator cancelled, is noticed here.
+   */
+  recheckMs?: number;
 }
 
 /**
@@ -52,4 +85,16 @@ export interface WorkflowSteps<Tx> {
    * at once. Each event is received by one wait, oldest first.
    */
   waitForEvent<Payload = unknown>(name: string, options: WaitOptions): Promise<EventResult<Payload>>;
+  /**
+   * Starts children: `fn` enqueues them through `tx` (`tx.task.enqueue(...)`) and returns what its enqueues returned;
+   * they, the step's record and their link to this task commit together, exactly once. Resolves their handles, for
+   * waitForChildren. Cancelling this task cancels its pending children.
+   */
+  startChildren(name: string, fn: (tx: Tx, info: StepInfo) => Promise<ReadonlyArray<{ id: string; name: string }>>): Promise<ChildHandle[]>;
+  /**
+   * Waits for children this task started (all of them, the first, or a count: `options.until`) without holding a
+   * worker: the run ends and the task is due again when a child ends. Resolves each child's outcome, in the order given;
+   * the outcomes are recorded, and a later run gets the same ones back.
+   */
+  waitForChildren<Result = unknown>(name: string, children: readonly ChildHandle[], options?: ChildrenWaitOptions): Promise<Array<ChildOutcome<Result>>>;
 }

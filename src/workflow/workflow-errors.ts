@@ -44,3 +44,21 @@ export class TaskEventError extends TaskQueueError {
     super("TASK_EVENT_INVALID", `Cannot send the event: ${problem}`);
   }
 }
+
+/**
+ * A child a workflow waits for ended dead or cancelled, and the wait's policy is "fail": the parent's run fails (retried
+ * by its own policy; a later run waits again, so a child an operator retried is waited for anew).
+ */
+export class ChildTaskFailedError extends TaskQueueError {
+  constructor(
+    readonly taskName: string,
+    readonly stepName: string,
+    readonly child: { id: string; name: string; status: string; error: string | null },
+  ) {
+    super(
+      "TASK_CHILD_FAILED",
+      `Step ${JSON.stringify(stepName)} of task "${taskName}": child task "${child.name}" (${child.id}) ended ${child.status}` +
+        `${child.error ? `: ${child.error}` : ""}. Pass { onFailure: "collect" } or "continue" to go on without it.`,
+    );
+  }
+}

@@ -286,6 +286,34 @@ describe("on PostgreSQL", () => {
       ]);
     });
 
+    it("prints a workflow's children with their statuses, and a child's parent; cancel takes the pending children along", async () => {
+      const [parent, packed, broken, waiting] = await bed.rows.insert([
+        { name: "finish-report", status: "pending" },
+        { name: "finish-report", status: "succeeded", createdAgoMs: 3000, finishedAgoMs: 1000 },
+        { name: "finish-report", status: "pending", createdAgoMs: 2000 },
+        { name: "finish-report", status: "pending", createdAgoMs: 1000 },
+      ]);
+      await bed.store.linkChildren(parent!, [packed!, broken!, waiting!]);
+      const [claimed] = await bed.store.claimByIds([broken!], { owner: "w1", leaseMs: 30_000, names: ["finish-report"], queues: ["default"] });
+      await bed.store.fail("w1", [
+        { id: broken!, attempt: claimed!.claimed!.attempts, error: "Error: out of stock\n    at pack (pack.ts:1)", delayMs: 0, finalReason: "unrecoverable" },
+      ]);
+      const result = await cli(["show", parent!]);
+      expect(result).toMatchObject({ code: 0, stderr: "" });
+      expect(result.stdout).toContain(
+        `Children (3, oldest first):\n  ${packed} (finish-report): succeeded\n  ${broken} (finish-report): dead · Error: out of stock\n  ${waiting} (finish-report): pending\n`,
+      );
+      expect((await cli(["show", waiting!])).stdout).toContain(`Started by workflow: ${parent}\n`);
+      const json = JSON.parse((await cli(["show", parent!, "--json"])).stdout) as { children: unknown };
+      expect(json.children).toMatchObject([
+        { id: packed, status: "succeeded" },
+        { id: broken, status: "dead", result: null, lastError: expect.stringContaining("out of stock") },
+        { id: waiting, status: "pending" },
+      ]);
+      expect(await cli(["cancel", parent!])).toMatchObject({ code: 0, stdout: `Cancelled task ${parent} and 1 pending task it started (its children and theirs).\n` });
+      expect((await bed.store.findTask(waiting!))!.status).toBe("cancelled");
+    });
+
     it("exits 3 for a task that does not exist", async () => {
       expect(await cli(["show", missing])).toMatchObject({
         code: 3,

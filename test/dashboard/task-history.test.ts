@@ -64,3 +64,17 @@ it("shows a workflow's steps in order, escaped: each one's result, and the wait 
   expect(page).toContain("&lt;i&gt;paid&lt;/i&gt;");
   expect(page).toMatch(/<td class="mono">shipped<\/td>[\s\S]*waiting for its event until <span class="muted">no deadline<\/span>/);
 });
+
+it("shows a workflow's children with their statuses and links, and a child's workflow", async () => {
+  const parent = "0193c0de-1111-7000-8000-000000000003";
+  const child = "0193c0de-1111-7000-8000-000000000004";
+  await prisma.task.create({ data: { id: parent, name: "send-report", payload: { reportId: "r3" } } });
+  await prisma.task.create({ data: { id: child, name: "send-report", payload: { reportId: "<r4>" } } });
+  await store.linkChildren(parent, [child]);
+
+  const page = await (await dashboard.fetch(new Request(`http://dashboard.test/tasks/${parent}`))).text();
+  expect(page).toContain('Children <span class="heading-note">(1, oldest first)</span>');
+  expect(page).toMatch(new RegExp(`<a class="mono" href="/tasks/${child}">${child}</a></td>\\s*<td>send-report</td>\\s*<td><span class="pill pending">pending</span>`));
+  const childPage = await (await dashboard.fetch(new Request(`http://dashboard.test/tasks/${child}`))).text();
+  expect(childPage).toMatch(new RegExp(`data-testid="parent"><a class="mono" href="/tasks/${parent}">${parent}</a>`));
+});

@@ -15,6 +15,8 @@ import {
   type SignalMethod,
   type SentSignal,
   type EventResult,
+  type ChildHandle,
+  type ChildOutcome,
   type StepInfo,
   type TaskRecord,
   type TransactionClientOf,
@@ -111,6 +113,18 @@ const tasks = defineTasks<PrismaClient>()({
       void ctx.step.waitForEvent("shipped", {});
       // @ts-expect-error a sleep takes milliseconds
       void ctx.step.sleep("pause", "1 day");
+      // Children: started through the transaction client's typed enqueue, waited for with their results typed by the caller.
+      const children = await ctx.step.startChildren("notify all", async (tx) => [await tx.task.enqueue("notify", { reportId: "r" })]);
+      expectTypeOf(children).toEqualTypeOf<ChildHandle[]>();
+      // @ts-expect-error a start of children returns what its enqueues returned
+      void ctx.step.startChildren("notify all", async () => 3);
+      const outcomes = await ctx.step.waitForChildren<{ sent: boolean }>("notified", children, { until: "first", onFailure: "collect" });
+      expectTypeOf(outcomes).toEqualTypeOf<Array<ChildOutcome<{ sent: boolean }>>>();
+      const [first] = outcomes;
+      if (first?.status === "succeeded") expectTypeOf(first.result.sent).toEqualTypeOf<boolean>();
+      if (first?.status === "dead") expectTypeOf(first.error).toEqualTypeOf<string | null>();
+      // @ts-expect-error not a policy
+      void ctx.step.waitForChildren("notified", children, { onFailure: "skip" });
       // An event sent from a handler, as from the app's transaction.
       expectTypeOf(ctx.prisma.task.signal("0190a0b4-0000-7000-8000-000000000000", "shipped", { trackingId: "t" })).resolves.toEqualTypeOf<SentSignal>();
     },

@@ -1,6 +1,7 @@
 // The scaling signal's successes are the worker's to count: on every dialect, a drain of many tasks (transactional
 // ones included) reaches the tally rows within about a second of the last success, in a few writes rather than one
-// per completion, and what is still counted when the worker stops is written by its stop.
+// per completion, and what is still counted when the worker stops is written by its stop. A write that fails (the
+// tally table gone) fails no task, warns once, and keeps its counts for the write that succeeds again.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
@@ -71,5 +72,30 @@ describe.each(WORKER_DIALECTS)("the worker's success tallies ($name)", (dialect)
     await worker.stop();
     worker = undefined;
     expect(await succeeded()).toBe(106);
+  });
+
+  it("a tally write that fails fails no task, warns once, and keeps its counts for the next write that succeeds", async () => {
+    const prisma = bed.prisma(tasks);
+    const logger = recordingLogger();
+    const before = await succeeded();
+    worker = createWorker({ tasks, store: pool, prisma, amqpUrl: bed.amqpUrl, amqpPrefix: bed.prefix, concurrency: 5, logger });
+    await worker.start();
+    await bed.exec("ALTER TABLE tasks_tallies RENAME TO tasks_tallies_away");
+    try {
+      const done = await bed.countStatus("succeeded");
+      for (let round = 0; round < 3; round++) {
+        await prisma.task.enqueueMany(Array.from({ length: 10 }, (_, n) => ({ name: "noop" as const, payload: { n } })));
+        await waitUntil(async () => (await bed.countStatus("succeeded")) === done + 10 * (round + 1), `round ${round + 1}'s tasks to succeed`, 30_000);
+        // Each round's successes reach a write (the timer's, about a second after the first of them), which fails.
+        await waitUntil(() => logger.find("scaling tallies not written; kept for the next write").length > 0, "the failed write's warning", 10_000);
+      }
+    } finally {
+      await bed.exec("ALTER TABLE tasks_tallies_away RENAME TO tasks_tallies");
+    }
+    expect(logger.find("scaling tallies not written; kept for the next write"), "said once until a write succeeds").toHaveLength(1);
+    // The stop writes what was kept: all 30 successes, none lost to the failed writes.
+    await worker.stop();
+    worker = undefined;
+    expect(await succeeded()).toBe(before + 30);
   });
 });

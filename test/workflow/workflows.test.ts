@@ -7,12 +7,12 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { z } from "zod";
 import { createWorker, defineTasks, silentLogger, taskQueue, type Store, type Worker } from "../../src/index.js";
 import { openStore } from "../../src/open-store.js";
-import { STORE_DIALECTS, type StoreDialect } from "../conformance/store/dialects.js";
 import { uniquePrefix } from "../support/broker.js";
 import type { testPrisma } from "../support/prisma.js";
 import type { PrismaClient } from "../generated/client.js";
 import { waitUntil } from "../support/wait.js";
 import { recordingLogger } from "../worker/harness.js";
+import { WORKFLOW_SETUPS as SETUPS } from "./workflow-setups.js";
 
 /** How many times each (task id, step) ran its function, in this process. */
 const ran = new Map<string, number>();
@@ -76,23 +76,6 @@ const tasks = defineTasks<PrismaClient>()({
 });
 
 type Client = ReturnType<typeof testPrisma>;
-
-interface Setup {
-  dialect: StoreDialect;
-  transport: string;
-  options: (amqpUrl: string, prefix: string) => Record<string, unknown>;
-}
-
-const rabbit = (amqpUrl: string, amqpPrefix: string) => ({ amqpUrl, amqpPrefix });
-const SETUPS: Setup[] = [
-  ...STORE_DIALECTS.map((dialect) => ({ dialect, transport: "RabbitMQ", options: rabbit })),
-  ...STORE_DIALECTS.filter((dialect) => dialect.name === "postgresql").map((dialect) => ({
-    dialect,
-    transport: "NOTIFY",
-    options: (_url: string, amqpPrefix: string) => ({ wakeups: "notify", amqpPrefix }),
-  })),
-  ...STORE_DIALECTS.filter((dialect) => dialect.name === "sqlite").map((dialect) => ({ dialect, transport: "local sockets", options: () => ({}) })),
-];
 
 describe.each(SETUPS)("workflows on $dialect.name with $transport wake-ups", ({ dialect, options }) => {
   const logger = recordingLogger();

@@ -1,9 +1,9 @@
 // One task: a diagnosis line (what is wrong and since when), its actions, every field and timestamp, the payload and
-// result as pretty JSON, the current error, the history of earlier errors and a workflow's steps. Every value is
-// escaped: user data.
+// result as pretty JSON, the current error, the history of earlier errors, a workflow's steps and its children (and, for
+// a child, the workflow that started it). Every value is escaped: user data.
 
 import type { TaskDetail } from "../../store/views.js";
-import type { StepRecord } from "../../store/steps.js";
+import type { ChildState, StepRecord } from "../../store/steps.js";
 import { formatCount, formatDuration, formatUtc, prettyJson, relative, toDate } from "./format.js";
 import { html, type Html } from "./html.js";
 import { tasksHref } from "./links.js";
@@ -16,7 +16,7 @@ interface TaskDetailView {
   wakeups: boolean;
 }
 
-export function taskDetailPage(task: TaskDetail, view: TaskDetailView, steps: readonly StepRecord[] = []): Html {
+export function taskDetailPage(task: TaskDetail, view: TaskDetailView, steps: readonly StepRecord[] = [], children: readonly ChildState[] = []): Html {
   const base = view.basePath;
   const now = toDate(task.now) ?? new Date();
   return html` <div class="title-row">
@@ -42,6 +42,12 @@ export function taskDetailPage(task: TaskDetail, view: TaskDetailView, steps: re
           <dd>${task.key === null ? html`<span class="muted">none</span>` : html`<span class="mono">${task.key}</span>`}</dd>
           <dt>Lease owner</dt>
           <dd>${task.leaseOwner === null ? html`<span class="muted">none</span>` : html`<span class="mono">${task.leaseOwner}</span>`}</dd>
+          ${
+            task.parentId === null
+              ? ""
+              : html`<dt>Started by</dt>
+                  <dd data-testid="parent"><a class="mono" href="${base}/tasks/${task.parentId}">${task.parentId}</a></dd>`
+          }
           <dt>Finished by</dt>
           <dd data-testid="finished-by">${task.finishedBy === null ? html`<span class="muted">none</span>` : html`<span class="mono">${task.finishedBy}</span>`}</dd>
         </dl>
@@ -66,7 +72,7 @@ export function taskDetailPage(task: TaskDetail, view: TaskDetailView, steps: re
           </section>`
         : ""
     }
-    ${errorHistory(task, now)} ${workflowSteps(steps, now)}
+    ${errorHistory(task, now)} ${workflowSteps(steps, now)} ${workflowChildren(children, base)}
     ${
       task.status === "succeeded" || task.result !== null
         ? html`<section class="panel">
@@ -121,6 +127,36 @@ function workflowSteps(steps: readonly StepRecord[], now: Date): Html | string {
           <th>Run</th>
           <th>Recorded (UTC)</th>
           <th>Result</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${rows}
+      </tbody>
+    </table>
+  </section>`;
+}
+
+/** The tasks a workflow started as its children, oldest first, each with its status and, when dead, its error. */
+function workflowChildren(children: readonly ChildState[], base: string): Html | string {
+  if (children.length === 0) return "";
+  const rows = children.map(
+    (child) =>
+      html`<tr>
+        <td><a class="mono" href="${base}/tasks/${child.id}">${child.id}</a></td>
+        <td>${child.name}</td>
+        <td><span class="pill ${child.status}">${child.status}</span></td>
+        <td>${child.lastError === null ? "" : html`<span class="mono">${child.lastError.split("\n")[0]}</span>`}</td>
+      </tr>`,
+  );
+  return html`<section class="panel">
+    <h2>Children <span class="heading-note">(${children.length}, oldest first)</span></h2>
+    <table data-testid="children">
+      <thead>
+        <tr>
+          <th>Task</th>
+          <th>Name</th>
+          <th>Status</th>
+          <th>Error</th>
         </tr>
       </thead>
       <tbody>

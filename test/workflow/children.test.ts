@@ -1,0 +1,149 @@
+// A workflow's children end to end, on every dialect and every wake-up transport: children started with a step's
+// transaction (exactly once, linked to their parent), a wait for all of them, for the first, with each failure policy,
+// without holding the worker's one slot; a child's end wakes its parent; cancelling a waiting parent cancels them.
+
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { z } from "zod";
+import { createWorker, defineTasks, silentLogger, taskQueue, type Store, type Worker } from "../../src/index.js";
+import { openStore } from "../../src/open-store.js";
+import { uniquePrefix } from "../support/broker.js";
+import type { testPrisma } from "../support/prisma.js";
+import type { PrismaClient } from "../generated/client.js";
+import { waitUntil } from "../support/wait.js";
+import { recordingLogger } from "../worker/harness.js";
+import { WORKFLOW_SETUPS } from "./workflow-setups.js";
+
+/** How many times each start of children ran its transaction's function, per parent, in this process. */
+const starts = new Map<string, number>();
+
+const tasks = defineTasks<PrismaClient>()({
+  fulfil: {
+    payload: z.object({
+      items: z.array(z.string()),
+      until: z.union([z.literal("all"), z.literal("first"), z.number()]).default("all"),
+      onFailure: z.enum(["fail", "collect", "continue"]).default("fail"),
+    }),
+    maxAttempts: 1,
+    handler: async ({ items, until, onFailure }, ctx) => {
+      const children = await ctx.step.startChildren("pack items", async (tx) => {
+        starts.set(ctx.task.id, (starts.get(ctx.task.id) ?? 0) + 1);
+        return Promise.all(items.map((item) => tx.task.enqueue(item === "slow" ? "hold" : "pack", { item })));
+      });
+      const outcomes = await ctx.step.waitForChildren<{ packed: string }>("packed", children, { until, onFailure, recheckMs: 60_000 });
+      return outcomes.map((outcome) => (outcome.status === "succeeded" ? outcome.result.packed : `${outcome.name}:${outcome.status}`));
+    },
+  },
+  pack: {
+    payload: z.object({ item: z.string() }),
+    maxAttempts: 1,
+    // A child is kept whatever this says: its parent reads its result.
+    deleteOnSuccess: true,
+    handler: async ({ item }) => {
+      if (item === "broken") throw new Error(`item ${item} cannot be packed`);
+      return { packed: item.toUpperCase() };
+    },
+  },
+  /** A child that waits for an event no one sends: it stays pending until cancelled. */
+  hold: {
+    payload: z.object({ item: z.string() }),
+    handler: async (_payload, ctx) => ctx.step.waitForEvent("release", { event: "release" }),
+  },
+});
+
+type Client = ReturnType<typeof testPrisma>;
+
+describe.each(WORKFLOW_SETUPS)("children on $dialect.name with $transport wake-ups", ({ dialect, options }) => {
+  const logger = recordingLogger();
+  let database: { url: string; drop(): Promise<void> };
+  let prisma: ReturnType<typeof extend>;
+  let worker: Worker;
+  let store: Store;
+  const extend = (base: Client, transport: Record<string, unknown>) => base.$extends(taskQueue({ tasks, logger: silentLogger, ...transport }));
+
+  beforeAll(async () => {
+    database = await dialect.createDatabase();
+    const transport = options(inject("amqpUrl"), uniquePrefix());
+    prisma = extend(dialect.prismaClient(database.url) as unknown as Client, transport);
+    store = openStore(database.url, { max: 2 });
+    // One slot, polling once a minute, rechecks after a minute: every parent here is woken by its children's ends.
+    worker = createWorker({ tasks, databaseUrl: database.url, prisma, logger, concurrency: 1, pollIntervalMs: 60_000, ...transport });
+    await worker.start();
+  });
+
+  afterAll(async () => {
+    await worker?.stop();
+    await prisma?.$taskQueue.close();
+    await prisma?.$disconnect();
+    await store?.close();
+    await database?.drop();
+  });
+
+  const status = async (id: string) => (await store.findTask(id))?.status;
+  const finished = async (id: string) => ["succeeded", "dead", "cancelled"].includes((await status(id)) ?? "");
+
+  it("starts the children once with their parent's step, runs them while the parent waits, and the last one's end wakes it", async () => {
+    const parent = await prisma.task.enqueue("fulfil", { items: ["a", "b", "c"] });
+    await waitUntil(() => finished(parent.id), "the parent to finish");
+    const row = await store.findTask(parent.id);
+    expect(row).toMatchObject({ status: "succeeded", result: ["A", "B", "C"] });
+    expect(starts.get(parent.id)).toBe(1);
+    const children = await store.childStates(parent.id);
+    expect(children.map((child) => [child.name, child.status, JSON.parse(child.resultJson!) as unknown])).toEqual([
+      ["pack", "succeeded", { packed: "A" }],
+      ["pack", "succeeded", { packed: "B" }],
+      ["pack", "succeeded", { packed: "C" }],
+    ]);
+    for (const child of children) expect((await store.findTask(child.id))!.parentId).toBe(parent.id);
+    expect((await store.loadSteps(parent.id)).map((step) => [step.name, step.kind])).toEqual([
+      ["pack items", "children"],
+      ["packed", "wait-children"],
+    ]);
+    // The one slot ran the children while the parent waited; every wake of the parent came from an end, not the recheck.
+    expect(logger.find("task suspended", { taskId: parent.id }).length).toBeGreaterThanOrEqual(1);
+  });
+
+  it("'first' ends the wait at the first child's end and returns the others as they are", async () => {
+    const parent = await prisma.task.enqueue("fulfil", { items: ["slow", "a"], until: "first" });
+    await waitUntil(() => finished(parent.id), "the parent to finish");
+    // The held child has not ended: pending, or running when a claim took it just before.
+    expect((await store.findTask(parent.id))!.result).toEqual([expect.stringMatching(/^hold:(pending|running)$/), "A"]);
+  });
+
+  it("a child that goes dead fails the parent under 'fail', naming it; 'collect' returns it; 'continue' waits for the successes", async () => {
+    const failing = await prisma.task.enqueue("fulfil", { items: ["a", "broken"] });
+    await waitUntil(() => finished(failing.id), "the failing parent to finish");
+    const dead = await store.findTask(failing.id);
+    expect(dead!.status).toBe("dead");
+    expect(dead!.lastError).toMatch(/child task "pack" \(.+\) ended dead: Error: item broken cannot be packed/);
+
+    const collecting = await prisma.task.enqueue("fulfil", { items: ["broken", "a"], onFailure: "collect", until: 1 });
+    await waitUntil(() => finished(collecting.id), "the collecting parent to finish");
+    // The dead child counts as ended: the wait for one ended child may end with it (or with "a", had it ended first).
+    expect((await store.findTask(collecting.id))!.status).toBe("succeeded");
+
+    const continuing = await prisma.task.enqueue("fulfil", { items: ["broken", "a"], onFailure: "continue", until: 1 });
+    await waitUntil(() => finished(continuing.id), "the continuing parent to finish");
+    expect((await store.findTask(continuing.id))!.result).toEqual(["pack:dead", "A"]);
+  });
+
+  it("cancelling a waiting parent cancels its pending children", async () => {
+    const parent = await prisma.task.enqueue("fulfil", { items: ["slow", "slow"] });
+    await waitUntil(
+      async () => (await status(parent.id)) === "pending" && (await store.loadSteps(parent.id)).length === 1 && (await store.childStates(parent.id)).length === 2,
+      "the parent to wait for its children",
+    );
+    await waitUntil(
+      async () => (await Promise.all((await store.childStates(parent.id)).map((child) => store.loadSteps(child.id)))).every((steps) => steps.length === 1),
+      "the children to wait",
+    );
+    await waitUntil(async () => (await store.childStates(parent.id)).every((child) => child.status === "pending"), "the children to be pending");
+    const cancelled = await store.cancelTask(parent.id);
+    expect(cancelled.map((row) => row.id).sort()).toEqual([parent.id, ...(await store.childStates(parent.id)).map((child) => child.id)].sort());
+    expect((await store.childStates(parent.id)).map((child) => child.status)).toEqual(["cancelled", "cancelled"]);
+    expect(await status(parent.id)).toBe("cancelled");
+  });
+
+  it("refuses to send an event under a name the package keeps for itself", async () => {
+    await expect(prisma.task.signal(crypto.randomUUID(), "ptq:children")).rejects.toThrow('event names starting with "ptq:" are the package\'s own');
+  });
+});
