@@ -37,8 +37,6 @@ export class DueRuns {
   ran = 0;
   private readonly outcomes: CountingOutcomes;
   private readonly running = new Set<TaskRun>();
-  /** Parents being made due by their children's ends. */
-  private readonly parentWakes = new Set<Promise<void>>();
   private freed: (() => void) | undefined;
   /** The limited queues' limits, when known (useLimits): their tasks are claimed only by a claim that counts them. */
   private limits: ClaimLimits | undefined;
@@ -59,23 +57,8 @@ export class DueRuns {
     /** performance.now() by which every handler must be over. */
     private readonly deadline: number,
   ) {
-    this.outcomes = new CountingOutcomes({
-      ...{ store, owner: options.workerId, leaseMs: options.leaseMs, logger: options.logger, deadLetters: undefined },
-      // A child's end makes its waiting parent due now: a later claim of this pass, or the next pass, runs it.
-      childEnded: (task) => {
-        const waking = store.wakeParent(task.parentId!).then(
-          () => {},
-          (error: unknown) =>
-            options.logger.warn("could not wake the workflow that may wait for this child; it looks again at its recheck", {
-              taskId: task.id,
-              parentId: task.parentId,
-              error: String(error),
-            }),
-        );
-        this.parentWakes.add(waking);
-        void waking.finally(() => this.parentWakes.delete(waking));
-      },
-    });
+    // A child's end makes its waiting parent due now: a later claim of this pass, or the next pass, runs it.
+    this.outcomes = new CountingOutcomes({ store, owner: options.workerId, leaseMs: options.leaseMs, logger: options.logger, deadLetters: undefined });
   }
 
   get succeeded(): number {
@@ -117,7 +100,6 @@ export class DueRuns {
   async settle(): Promise<void> {
     await Promise.all([...this.running].map((run) => run.finished));
     await this.outcomes.flush();
-    await Promise.all([...this.parentWakes]);
   }
 
   /**

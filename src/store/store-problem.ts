@@ -64,12 +64,17 @@ export function missingWorkflowSchema(table: { name: string; schema?: string }, 
     { column: "parent_id", what: "a workflow's children", migration: CHILDREN_MIGRATION },
   ].find(({ column }) => missingColumn(column).test(message));
   if (!column) return undefined;
+  return missingColumnProblem(table, message, `the ${column.column} column of ${column.what}`, column.migration);
+}
+
+/** A task table without a column a migration adds: `what` the column is, and the migration that adds it. */
+function missingColumnProblem(table: { name: string; schema?: string }, message: string, what: string, migration: string): StoreProblem {
   const shown = JSON.stringify(`${table.schema ? `${table.schema}.` : ""}${table.name}`);
   return {
     kind: "incompatible",
     lasting: true,
     message,
-    detail: `the task table ${shown} lacks the ${column.column} column of ${column.what}: apply the migration ${column.migration} (copy it from the package into your migrations folder, then npx task-runner migrate)`,
+    detail: `the task table ${shown} lacks ${what}: apply the migration ${migration} (copy it from the package into your migrations folder, then npx task-runner migrate)`,
   };
 }
 
@@ -105,16 +110,7 @@ export function missingNewestColumn(table: { name: string; schema?: string }, er
   const message = error instanceof Error ? error.message : String(error);
   // PostgreSQL, MySQL/MariaDB, SQLite: only the error about the column itself (a driver may quote the whole statement).
   const missing = CLAIMED_COLUMNS.find(({ column }) => missingColumn(column).test(message));
-  if (!missing) return undefined;
-  const shown = JSON.stringify(`${table.schema ? `${table.schema}.` : ""}${table.name}`);
-  return {
-    kind: "incompatible",
-    lasting: true,
-    message,
-    detail:
-      `the task table ${shown} lacks the ${missing.column} column that this version reads with every claim: apply the migration ` +
-      `${missing.migration} (copy it from the package into your migrations folder, then npx task-runner migrate)`,
-  };
+  return missing && missingColumnProblem(table, message, `the ${missing.column} column that this version reads with every claim`, missing.migration);
 }
 
 /** The error each dialect gives for a missing column `column`. */

@@ -21,7 +21,7 @@ interface DeadLetterSink {
 }
 
 interface OutcomeWriterOptions {
-  store: WorkerStore & Pick<WorkflowStore, "suspend">;
+  store: WorkerStore & Pick<WorkflowStore, "suspend" | "wakeParent">;
   /** Where successes are written, when not `store` (one whose commits do not wait for the disk flush). */
   completions?: WorkerStore;
   owner: string;
@@ -34,8 +34,11 @@ interface OutcomeWriterOptions {
    * (performance.now() milliseconds).
    */
   retryScheduled?(task: WakeupTarget, dueAt: number): void;
-  /** Told of a workflow's child that ended (succeeded or dead), once its outcome is written: its parent may be waiting. */
-  childEnded?(task: TaskRecord): void;
+  /**
+   * Told of a workflow that its child's end made due now (the writer wakes the parent in the database once the child's
+   * success or death is written): send it a wake-up. Without it the parent is only due, for a later claim or poll.
+   */
+  parentWoken?(parent: WakeupTarget): void;
 }
 
 const GAVE_UP = Symbol("gave up");
@@ -46,6 +49,8 @@ export class OutcomeWriter {
   private readonly failures: StatementBatcher<Failure, FailedTask | undefined>;
   private readonly deletions: StatementBatcher<{ id: string; attempt: number }, boolean>;
   private readonly notifications = new Set<Promise<void>>();
+  /** Parents being made due by their children's ends. */
+  private readonly parentWakes = new Set<Promise<void>>();
   /** The successes counted for the scaling signal, written every second or so rather than with each completion. */
   private readonly tallies: SuccessTallies;
 
@@ -99,7 +104,7 @@ export class OutcomeWriter {
   private succeeded(task: TaskRecord, marked: boolean, retried: boolean, startedAt: number, deleted: boolean): boolean {
     const log = this.options.logger;
     if (marked) {
-      if (task.parentId) this.options.childEnded?.(task);
+      if (task.parentId) this.wakeParent(task);
       this.tallies.count(task.queue, Date.now() - startedAt);
       runScopeOf(task)?.end("succeeded");
       const fields = { ...runFields(task), durationMs: Date.now() - startedAt };
@@ -136,7 +141,7 @@ export class OutcomeWriter {
       this.options.retryScheduled?.(row, writtenAt + delayMs);
     } else {
       log.error("task dead", { ...fields, reason: row.reason });
-      if (task.parentId) this.options.childEnded?.(task);
+      if (task.parentId) this.wakeParent(task);
       this.announce(row);
     }
     return row;
@@ -170,17 +175,36 @@ export class OutcomeWriter {
    */
   committedSuccess(task: TaskRecord, startedAt: number): void {
     this.tallies.count(task.queue, Date.now() - startedAt);
-    if (task.parentId) this.options.childEnded?.(task);
+    if (task.parentId) this.wakeParent(task);
   }
 
   /**
-   * Resolves when every outcome handed over so far is written, every dead-letter notification settled, and the
+   * Resolves when every outcome handed over so far is written, every dead-letter notification and parent's wake settled, and the
    * successes counted so far written to the tallies (or kept, when that write failed).
    */
   async flush(): Promise<void> {
     await Promise.all([this.successes.flush(), this.deletions.flush(), this.failures.flush()]);
     while (this.notifications.size > 0) await Promise.all([...this.notifications]);
+    while (this.parentWakes.size > 0) await Promise.all([...this.parentWakes]);
     await this.tallies.write();
+  }
+
+  /** A child's end is written: its parent, when it waits for its children, is due now (its recheck catches a failure here). */
+  private wakeParent(child: TaskRecord): void {
+    const { store, logger } = this.options;
+    const waking = store.wakeParent(child.parentId!).then(
+      (parent) => {
+        if (parent) this.options.parentWoken?.(parent);
+      },
+      (error: unknown) =>
+        logger.warn("could not wake the workflow that may wait for this child; it looks again at its recheck", {
+          taskId: child.id,
+          parentId: child.parentId,
+          error: errorMessage(error),
+        }),
+    );
+    this.parentWakes.add(waking);
+    void waking.finally(() => this.parentWakes.delete(waking));
   }
 
   private announce(row: FailedTask): void {

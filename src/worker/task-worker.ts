@@ -5,7 +5,6 @@ import { openStore } from "../dialects/index.js";
 import type { Logger } from "../logger.js";
 import type { Store } from "../store/store.js";
 import type { ClaimFilter } from "../store/task-writes.js";
-import type { TaskRecord } from "../store/task-record.js";
 import { ClaimBudget, wakeupPrefetch } from "./claim-budget.js";
 import { ClaimLoop } from "./claim-loop.js";
 import { Claimer } from "./claimer.js";
@@ -208,7 +207,7 @@ export class TaskWorker {
       completions,
       deadLetters: transport.notifiesDead ? sender : undefined,
       retryScheduled: (task, dueAt) => timers.add(task.queue, [{ id: task.id, dueAt }]),
-      childEnded: (task) => this.wakeParent(task),
+      parentWoken: (parent) => sender.send([parent]),
     }));
     this.leases = new LeaseKeeper({ ...shared, runs: () => runs });
     this.leases.start();
@@ -256,22 +255,6 @@ export class TaskWorker {
       // Wake-ups sent while the listener was away are gone (NOTIFY): look for their tasks once.
       resumed: () => poller.catchUp(),
     });
-  }
-
-  /** A workflow's child ended: its parent, when it waits for its children, is due now, and a wake-up tells a worker. */
-  private wakeParent(child: TaskRecord): void {
-    const waking = this.store.wakeParent(child.parentId!).then(
-      (parent) => {
-        if (parent) this.sender.send([parent]);
-      },
-      (error: unknown) =>
-        this.logger.warn("could not wake the workflow that may wait for this child; it looks again at its recheck", {
-          taskId: child.id,
-          parentId: child.parentId,
-          error: errorMessage(error),
-        }),
-    );
-    void this.track(waking);
   }
 
   /**
