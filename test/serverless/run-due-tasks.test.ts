@@ -44,6 +44,20 @@ const transactional = defineTasks<PrismaClient>()({
   },
 });
 
+/** A workflow and its child: the child's end, written by a pass, makes its waiting parent due in that pass. */
+const family = defineTasks<PrismaClient>()({
+  parent: {
+    payload: z.object({}),
+    timeoutMs: 5_000,
+    handler: async (_payload, ctx) => {
+      const children = await ctx.step.startChildren("start", (tx) => Promise.all([tx.task.enqueue("child", {})]));
+      const [outcome] = await ctx.step.waitForChildren<string>("wait", children, { recheckMs: 3_600_000 });
+      return outcome?.status === "succeeded" ? outcome.result : null;
+    },
+  },
+  child: { payload: z.object({}), timeoutMs: 5_000, handler: async () => "packed" },
+});
+
 describe.each(WORKER_DIALECTS)("runDueTasks ($name)", (dialect) => {
   let bed: WorkerTestBed;
 
@@ -52,6 +66,17 @@ describe.each(WORKER_DIALECTS)("runDueTasks ($name)", (dialect) => {
   });
   afterAll(async () => {
     await bed?.closeAll();
+  });
+
+  it("a child's end written by a pass makes its waiting parent due at once, and the next pass at the latest runs it", async () => {
+    const prisma = bed.prisma(family);
+    const parent = await prisma.task.enqueue("parent", {});
+    // The parent starts its child and waits (its recheck an hour away); the child runs; its end makes the parent due.
+    expect(await runDueTasks({ tasks: family, store: bed.store, prisma, budgetMs: 10_000 })).toMatchObject({ failed: 0 });
+    const after = await bed.store.findTask(parent.id);
+    if (after!.status !== "succeeded") expect(after!.runAt.getTime(), "due now, not at its recheck").toBeLessThanOrEqual(after!.now.getTime());
+    await runDueTasks({ tasks: family, store: bed.store, prisma, budgetMs: 10_000 });
+    expect(await bed.store.findTask(parent.id)).toMatchObject({ status: "succeeded", result: "packed" });
   });
 
   it("with nothing due, answers idle after two store operations (two statements) and sweeps nothing", async () => {
