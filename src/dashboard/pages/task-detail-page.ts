@@ -116,24 +116,7 @@ function workflowSteps(steps: readonly StepRecord[], now: Date): Html | string {
         <td>${stepOutcome(step, now)}</td>
       </tr>`,
   );
-  return html`<section class="panel">
-    <h2>Steps <span class="heading-note">(${steps.length}, in order)</span></h2>
-    <table data-testid="steps">
-      <thead>
-        <tr>
-          <th>#</th>
-          <th>Kind</th>
-          <th>Name</th>
-          <th>Run</th>
-          <th>Recorded (UTC)</th>
-          <th>Result</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${rows}
-      </tbody>
-    </table>
-  </section>`;
+  return tablePanel("Steps", `${steps.length}, in order`, "steps", ["#", "Kind", "Name", "Run", "Recorded (UTC)", "Result"], rows);
 }
 
 /** The tasks a workflow started as its children, oldest first, each with its status and, when dead, its error. */
@@ -148,15 +131,17 @@ function workflowChildren(children: readonly ChildState[], base: string): Html |
         <td>${child.lastError === null ? "" : html`<span class="mono">${child.lastError.split("\n")[0]}</span>`}</td>
       </tr>`,
   );
+  return tablePanel("Children", `${children.length}, oldest first`, "children", ["Task", "Name", "Status", "Error"], rows);
+}
+
+/** A panel holding one table: its heading (with a note), the table's test id, its column headings and its rows. */
+function tablePanel(title: string, note: string, testId: string, headings: readonly string[], rows: readonly Html[]): Html {
   return html`<section class="panel">
-    <h2>Children <span class="heading-note">(${children.length}, oldest first)</span></h2>
-    <table data-testid="children">
+    <h2>${title} <span class="heading-note">(${note})</span></h2>
+    <table data-testid="${testId}">
       <thead>
         <tr>
-          <th>Task</th>
-          <th>Name</th>
-          <th>Status</th>
-          <th>Error</th>
+          ${headings.map((heading) => html`<th>${heading}</th>`)}
         </tr>
       </thead>
       <tbody>
