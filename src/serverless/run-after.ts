@@ -30,7 +30,9 @@ export function runAfterResponse(options: {
   let resolved: ResolvedWorkerOptions | undefined;
   const runnable = new Set(
     Object.entries(options.tasks)
-      .filter(([, definition]) => typeof definition.handler === "function")
+      // A task limited per key (its `concurrency`) is left to the cron route or a worker: their claims count its key's
+      // runs under the queue's lock, in a transaction the app's client cannot give this claim on every database.
+      .filter(([, definition]) => typeof definition.handler === "function" && definition.concurrency === undefined)
       .map(([name]) => name),
   );
   return (batches) => {

@@ -33,6 +33,7 @@ export function checkControls(
   flag: (id: string, text: string) => void,
   report: (text: string) => void,
   cutAt: (run: Run) => number | undefined = () => undefined,
+  suspect?: (id: string) => void,
 ): ControlFindings {
   const all = [...runs.entries()].flatMap(([id, list]) =>
     list.map((run): Span => {
@@ -43,10 +44,12 @@ export function checkControls(
       return { ...run, id, end, how: cut !== undefined && cut === end ? "its host cut off" : how };
     }),
   );
-  // A limit exceeded: one violation, naming the overlapping runs (the first of them a suspect for the debug dump).
+  // A limit exceeded: one violation, naming the overlapping runs; each of them a suspect for the debug dump, so that it
+  // shows how every one of them was claimed.
   const exceeded = (spans: readonly Span[], text: string) => {
     const runsAtOnce = overlapping(spans);
     flag(runsAtOnce[0]?.id ?? "", `${text}; the runs: ${runsAtOnce.map(describe).join("; ")}`);
+    for (const run of runsAtOnce.slice(1)) suspect?.(run.id);
   };
   const limited = all.filter((run) => run.queue === "soak-limited");
   const mostLimitedAtOnce = mostAtOnce(limited);

@@ -168,6 +168,7 @@ export async function checkSoak(db: Pick<SoakDatabase, "prisma">, seen: SoakObse
     flag,
     (text) => violations.push(text),
     (run) => cutDuring(seen.cutOff?.get(run.pid), run),
+    (id) => suspects.add(id),
   );
 
   // 5. Nothing stuck, the queue empty, no rows leaked.

@@ -14,6 +14,12 @@ const ran: string[] = [];
 const tasks = defineTasks<PrismaClient>()({
   mail: { payload: z.object({ to: z.string() }), timeoutMs: 5_000, handler: async (_payload, ctx) => void ran.push(ctx.task.id) },
   report: { payload: z.object({}), timeoutMs: 120_000, handler: async (_payload, ctx) => void ran.push(ctx.task.id) },
+  "sync-account": {
+    payload: z.object({ account: z.string() }),
+    timeoutMs: 5_000,
+    concurrency: { limit: 1, key: ({ account }) => account },
+    handler: async (_payload, ctx) => void ran.push(ctx.task.id),
+  },
   "write-report": {
     payload: z.object({ reportId: z.string().uuid(), fail: z.boolean() }),
     timeoutMs: 5_000,
@@ -85,6 +91,18 @@ describe.each(WORKER_DIALECTS)("runs committed tasks after the response ($name)"
     // The failed run's writes rolled back with it; its retry waits for the cron route.
     expect(await bed.row(bad.id)).toMatchObject({ status: "pending", attempts: 1 });
     expect(await prisma.report.count({ where: { id: failed } })).toBe(0);
+  });
+
+  it("leaves a task limited per key to the cron route or a worker, whose claims count its key's runs", async () => {
+    ran.length = 0;
+    const { mail, first, second } = await prisma.$transaction(async (tx) => ({
+      mail: await tx.task.enqueue("mail", { to: "c@example.com" }),
+      first: await tx.task.enqueue("sync-account", { account: "acme" }),
+      second: await tx.task.enqueue("sync-account", { account: "acme" }),
+    }));
+    await responseSent();
+    expect(ran).toEqual([mail.id]);
+    for (const id of [first.id, second.id]) expect(await bed.row(id)).toMatchObject({ status: "pending", attempts: 0 });
   });
 
   it("leaves a task whose timeout does not fit the budget, and a delayed one, pending for the cron route or a worker", async () => {
