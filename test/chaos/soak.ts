@@ -95,6 +95,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const cluster = options.cluster;
   const names = topology(prefix, cluster !== undefined);
   const runLogDir = mkdtempSync(join(tmpdir(), "ptq-soak-"));
+  let keepRunLogs = false;
   const proxyHost = options.hosts ? BRIDGE_ADDRESS : undefined;
   const db = await openSoakDatabase(options.databaseUrl, { pgbouncer: options.pgbouncer, proxyHost });
   print(`soak: ${db.dialect}${options.pgbouncer ? " through PgBouncer (transaction mode)" : ""}, database faults: ${db.faultKinds.join(", ")}`);
@@ -343,7 +344,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     for (const [shape, count] of violationShapes(findings.violations)) print(`violations of one shape: ${count} × ${shape}`);
     if (findings.violations.length > 0) {
       await dump(findings.suspects.slice(0, 8), db, runLogDir, children, print);
-      print(`soak: ${findings.violations.length} violations; replay with --seed ${options.seed}`);
+      keepRunLogs = true;
+      print(`soak: ${findings.violations.length} violations; replay with --seed ${options.seed}; the handlers' run logs are kept in ${runLogDir}`);
     }
     return { ...findings, seed: options.seed, faults, table };
   } finally {
@@ -356,7 +358,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     await Promise.all([brokerProxy.stop(), driverBrokerProxy.stop()]);
     await raws.close();
     await db.close();
-    rmSync(runLogDir, { recursive: true, force: true });
+    if (!keepRunLogs) rmSync(runLogDir, { recursive: true, force: true });
   }
 }
 
