@@ -150,20 +150,20 @@ export class LimitedClaims<D extends Db, T> {
       const names = new Set(filter.names);
       const rows = await this.gate.idRows(tx, this.table, ids, Object.keys(limits.tasks ?? {}));
       const claimable = rows.filter((row) => row.queue === queue && row.status === "pending" && row.due && names.has(row.name));
-      if (claimable.length === 0) return this.claimIds(tx, this.table, ids, unlimited); // each id's reason
+      // The ids that may not be claimed now say why from the rows read under the lock. A claim of them would count
+      // nothing: one that came due (or pending) since that read would start past the limits.
+      const byId = new Map(rows.map((row) => [row.id, row]));
+      if (claimable.length === 0) return ids.map((id) => unclaimable(id, byId.get(id)));
       const { room, paused } = await this.room(tx, queue, limits, claimable.length, filter, lock);
       const chosen = room === 0 ? [] : fitGroups(claimable, limits, room);
       const chosenIds = new Set(chosen.map((row) => row.id));
       const refused = new Map(claimable.filter((row) => !chosenIds.has(row.id)).map((row) => [row.id, row]));
       if (refused.size > 0 && room > 0) filter.refused?.({ queue, reason: "limited" }); // a group at its limit
-      const claimed = await this.claim(tx, queue, [...chosenIds], filter, limits);
-      const rest = ids.filter((id) => !refused.has(id) && !chosenIds.has(id));
-      const others = rest.length === 0 ? [] : await this.claimIds(tx, this.table, rest, unlimited);
-      const results = new Map([...claimed, ...others].map((result) => [result.id, result]));
+      const claimed = new Map((await this.claim(tx, queue, [...chosenIds], filter, limits)).map((result) => [result.id, result]));
       return ids.map((id): ClaimByIdResult => {
         const row = refused.get(id);
         if (row) return { id, claimed: null, reason: paused ? "paused" : "limited", name: row.name, queue: row.queue };
-        return results.get(id) ?? { id, claimed: null, reason: "missing" };
+        return claimed.get(id) ?? unclaimable(id, byId.get(id));
       });
     });
   }
@@ -213,6 +213,16 @@ export class LimitedClaims<D extends Db, T> {
     // A Db's transaction hands its callback a Db of the same kind; a Db that is a transaction already runs fn in it.
     return db.transaction ? db.transaction((tx) => fn(tx as D)) : fn(db);
   }
+}
+
+/**
+ * Why the id of a row read under the queue's lock was not claimable (or was chosen and still not claimed): missing,
+ * not pending, not due, or not of the queue and names claimed. `row` undefined: no such task.
+ */
+function unclaimable(id: string, row: LimitedIdRow | undefined): ClaimByIdResult {
+  if (!row) return { id, claimed: null, reason: "missing" };
+  const reason = row.status !== "pending" ? "not-pending" : !row.due ? "not-due" : "not-ours";
+  return { id, claimed: null, reason, name: row.name, queue: row.queue };
 }
 
 /**
