@@ -74,8 +74,10 @@ async function planOf(unit: (db: CountingDb) => Promise<unknown>): Promise<{ key
   const explaining: CountingDb = {
     async query<Row>(text: string, values: readonly unknown[]) {
       const rows = await sql.query<Array<{ table: string; key: string | null; Extra: string | null }>>(`EXPLAIN ${text}`, values);
-      // One read of the task table; the pause check beside a claim reads the queue table (alias q), left aside here.
-      const tasks = rows.filter((row) => row.table !== "q");
+      // One read of the task table; the pause check beside a claim reads the queue table (alias q), left aside here, and
+      // the prune's look at a child's parent (alias p) must be one row by its primary key.
+      for (const parent of rows.filter((row) => row.table === "p")) expect(parent.key, text).toBe("PRIMARY");
+      const tasks = rows.filter((row) => row.table !== "q" && row.table !== "p");
       expect(tasks, text).toHaveLength(1);
       plans.push({ key: tasks[0]!.key, extra: tasks[0]!.Extra ?? "" });
       return [] as Row[];

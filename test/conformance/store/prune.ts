@@ -44,6 +44,21 @@ export const pruneArea = area("prune", {
       expect(await bed.store.prune({ retentionMs: 3_600_000, limit: 10 })).toEqual([]);
     },
 
+    "keeps a finished child while its parent has not finished; deletes it with the parent's end": async (bed) => {
+      const [parent, done, lone] = await bed.insert([{}, {}, {}]);
+      expect(await bed.store.linkChildren(parent!, [done!])).toBe(1);
+      await bed.succeed([done!, lone!]);
+      const finished = Math.max((await bed.task(done!)).finishedAt!.getTime(), (await bed.task(lone!)).finishedAt!.getTime());
+      await bed.untilPast(new Date(finished + 5));
+      expect(await bed.store.prune({ retentionMs: 0, limit: 10 }), "the parent is pending").toEqual([lone]);
+      expect((await bed.task(done!)).status).toBe("succeeded");
+      await bed.claim([parent!]);
+      expect(await bed.store.prune({ retentionMs: 0, limit: 10 }), "the parent is running").toEqual([]);
+      expect(await bed.store.complete("worker-a", [{ id: parent!, resultJson: "null" }])).toEqual([parent]);
+      await bed.untilPast(new Date((await bed.task(parent!)).finishedAt!.getTime() + 5));
+      expect((await bed.store.prune({ retentionMs: 0, limit: 10 })).sort()).toEqual([parent, done].sort());
+    },
+
     "deletes at most `limit` per call, the longest finished first": async (bed) => {
       const ids = await bed.insert([{}, {}, {}]);
       for (const id of ids) {

@@ -8,13 +8,21 @@ import type { PgTable } from "../table.js";
 import { TALLY_KEEP_SECONDS } from "../../../store/tallies.js";
 import { slotOf, tallyCtes } from "./tallies.js";
 
-/** Deletes at most `limit` tasks that finished more than `retentionMs` ago, oldest first. Returns their ids. */
+/** A finished child whose parent has not finished: kept, so that the parent's wait can still read its outcome. */
+const PARENT_WAITS = (alias: string, tasks: string) =>
+  `(${alias}.parent_id IS NOT NULL AND COALESCE((SELECT p.status FROM ${tasks} p WHERE p.id = ${alias}.parent_id), 'gone') IN ('pending', 'running'))`;
+
+/**
+ * Deletes at most `limit` tasks that finished more than `retentionMs` ago, oldest first, except children of a workflow
+ * still under way. Returns their ids.
+ */
 export async function pruneTasks(db: Db, table: PgTable, options: { retentionMs: number; limit: number }): Promise<string[]> {
   const rows = await db.query<{ id: string }>(
     `WITH done AS (
        DELETE FROM ${table.sql} WHERE id IN (
-         SELECT id FROM ${table.sql}
+         SELECT id FROM ${table.sql} c
          WHERE status IN ('succeeded', 'dead', 'cancelled') AND finished_at < now() - $1 * interval '1 millisecond'
+           AND NOT ${PARENT_WAITS("c", table.sql)}
          ORDER BY finished_at
          LIMIT $2
          FOR UPDATE SKIP LOCKED)

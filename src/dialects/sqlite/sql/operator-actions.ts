@@ -58,7 +58,10 @@ export function runTaskNow(db: Db, table: SqliteTable, id: string): Promise<Wake
   );
 }
 
-/** Deletes at most `limit` tasks that finished more than retentionMs ago, oldest first, with their steps and events; returns their ids. */
+/**
+ * Deletes at most `limit` tasks that finished more than retentionMs ago, oldest first, with their steps and events,
+ * except children of a workflow still under way (its wait may read them); returns their ids.
+ */
 export async function pruneTasks(db: Db, table: SqliteTable, options: { retentionMs: number; limit: number }): Promise<string[]> {
   return runSteps(db, pruneSteps(table, options));
 }
@@ -66,8 +69,9 @@ export async function pruneTasks(db: Db, table: SqliteTable, options: { retentio
 function* pruneSteps(table: SqliteTable, options: { retentionMs: number; limit: number }): Steps<string[]> {
   const rows = (yield bind(
     `DELETE FROM ${table.sql} WHERE id IN (
-       SELECT id FROM ${table.sql}
+       SELECT id FROM ${table.sql} c
        WHERE status IN ('succeeded', 'dead', 'cancelled') AND finished_at < ${nowPlus("-{retentionMs}")}
+         AND NOT (c.parent_id IS NOT NULL AND COALESCE((SELECT p.status FROM ${table.sql} p WHERE p.id = c.parent_id), 'gone') IN ('pending', 'running'))
        ORDER BY finished_at LIMIT {limit})
      RETURNING id, queue, created_at`,
     options,
