@@ -39,6 +39,7 @@ export async function recoverExpiredLeases(ctx: SweepContext): Promise<RecoveryC
     if (abandon.length > 0) changed.push(...(await store.abandonExpired(abandon)));
     for (const { row, decide } of custom) changed.push(...(await recoverWithFunction(ctx, row, decide)));
     await settle(ctx, changed, counts);
+    await wakeParents(ctx, changed, new Map(rows.map((row) => [row.id, row.parentId])));
     telemetry()?.leasesRecovered(startedAtMs, changed);
     if (rows.length < options.batchSize || !ctx.more(startedAt)) break;
   }
@@ -95,6 +96,22 @@ async function settle(ctx: SweepContext, changed: Array<RecoveredTask & { reason
     counts.dead += 1;
     ctx.logger.warn("lease expired; task dead", { ...fields(task), lastError: task.lastError });
     await notify(ctx, task);
+  }
+}
+
+/**
+ * A workflow's child this recovery made dead ends the parent's wait: the parent is made due now (when it waits for its
+ * children) and woken, as a worker does for a child's end it writes. Should this fail, the parent's recheck notices.
+ */
+async function wakeParents(ctx: SweepContext, changed: readonly RecoveredTask[], parents: ReadonlyMap<string, string | null>): Promise<void> {
+  const waiting = new Set(changed.flatMap((task) => (task.status === "dead" && parents.get(task.id) ? [parents.get(task.id)!] : [])));
+  for (const parentId of waiting) {
+    try {
+      const woken = await ctx.store.wakeParent(parentId);
+      if (woken && ctx.transport.publishes && ctx.transport.reachable) await ctx.sender.sendAndCount([woken]);
+    } catch (error) {
+      ctx.logger.warn("could not wake the workflow of a child that went dead; its recheck will notice", { taskId: parentId, error: (error as Error).message });
+    }
   }
 }
 

@@ -4,7 +4,7 @@
 
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { z } from "zod";
-import { createWorker, defineTasks, silentLogger, taskQueue, type Store, type Worker } from "../../src/index.js";
+import { createCleaner, createWorker, defineTasks, silentLogger, taskQueue, type Store, type Worker } from "../../src/index.js";
 import { openStore } from "../../src/open-store.js";
 import { uniquePrefix } from "../support/broker.js";
 import type { testPrisma } from "../support/prisma.js";
@@ -27,7 +27,7 @@ const tasks = defineTasks<PrismaClient>()({
     handler: async ({ items, until, onFailure }, ctx) => {
       const children = await ctx.step.startChildren("pack items", async (tx) => {
         starts.set(ctx.task.id, (starts.get(ctx.task.id) ?? 0) + 1);
-        return Promise.all(items.map((item) => tx.task.enqueue(item === "slow" ? "hold" : "pack", { item })));
+        return Promise.all(items.map((item) => tx.task.enqueue(item === "slow" ? "hold" : item === "orphan" ? "orphan" : "pack", { item })));
       });
       const outcomes = await ctx.step.waitForChildren<{ packed: string }>("packed", children, { until, onFailure, recheckMs: 60_000 });
       return outcomes.map((outcome) => (outcome.status === "succeeded" ? outcome.result.packed : `${outcome.name}:${outcome.status}`));
@@ -42,6 +42,13 @@ const tasks = defineTasks<PrismaClient>()({
       if (item === "broken") throw new Error(`item ${item} cannot be packed`);
       return { packed: item.toUpperCase() };
     },
+  },
+  /** A child of a queue no worker here serves: a test claims it for a worker that then vanishes. */
+  orphan: {
+    payload: z.object({ item: z.string() }),
+    queue: "orphans",
+    maxAttempts: 1,
+    handler: async () => undefined,
   },
   /** A child that waits for an event no one sends: it stays pending until cancelled. */
   hold: {
@@ -58,15 +65,17 @@ describe.each(WORKFLOW_SETUPS)("children on $dialect.name with $transport wake-u
   let prisma: ReturnType<typeof extend>;
   let worker: Worker;
   let store: Store;
+  let transport: Record<string, unknown>;
   const extend = (base: Client, transport: Record<string, unknown>) => base.$extends(taskQueue({ tasks, logger: silentLogger, ...transport }));
 
   beforeAll(async () => {
     database = await dialect.createDatabase();
-    const transport = options(inject("amqpUrl"), uniquePrefix());
+    transport = options(inject("amqpUrl"), uniquePrefix());
     prisma = extend(dialect.prismaClient(database.url) as unknown as Client, transport);
     store = openStore(database.url, { max: 2 });
     // One slot, polling once a minute, rechecks after a minute: every parent here is woken by its children's ends.
-    worker = createWorker({ tasks, databaseUrl: database.url, prisma, logger, concurrency: 1, pollIntervalMs: 60_000, ...transport });
+    // It serves the queue "default" only: the orphans' queue has no worker here.
+    worker = createWorker({ tasks, databaseUrl: database.url, prisma, logger, concurrency: 1, pollIntervalMs: 60_000, queues: ["default"], ...transport });
     await worker.start();
   });
 
@@ -124,6 +133,26 @@ describe.each(WORKFLOW_SETUPS)("children on $dialect.name with $transport wake-u
     const continuing = await prisma.task.enqueue("fulfil", { items: ["broken", "a"], onFailure: "continue", until: 1 });
     await waitUntil(() => finished(continuing.id), "the continuing parent to finish");
     expect((await store.findTask(continuing.id))!.result).toEqual(["pack:dead", "A"]);
+  });
+
+  it("a child the cleaner makes dead (its worker vanished, its attempts used up) wakes its parent at once", async () => {
+    const parent = await prisma.task.enqueue("fulfil", { items: ["orphan"], onFailure: "collect" });
+    await waitUntil(async () => (await store.loadSteps(parent.id)).length === 1 && (await store.childStates(parent.id)).length === 1, "the parent to start its child");
+    const [child] = await store.childStates(parent.id);
+    // A worker of the child's queue claims it with a lease of 1 ms and is never heard of again.
+    const [claim] = await store.claimByIds([child!.id], { owner: "vanished", leaseMs: 1, names: ["orphan"], queues: ["orphans"] });
+    expect(claim, JSON.stringify(claim)).toMatchObject({ claimed: { id: child!.id } });
+    await waitUntil(async () => (await status(parent.id)) === "pending" && (await store.loadSteps(parent.id)).length === 1, "the parent to wait for it");
+    const cleaner = createCleaner({ tasks, databaseUrl: database.url, logger: silentLogger, intervalMs: 100, ...transport });
+    await cleaner.start();
+    try {
+      // The parent rechecks only after a minute: its end within the wait below is the cleaner's wake.
+      await waitUntil(() => finished(parent.id), "the parent to finish", 20_000);
+    } finally {
+      await cleaner.stop();
+    }
+    expect(await status(child!.id)).toBe("dead");
+    expect((await store.findTask(parent.id))!.result).toEqual(["orphan:dead"]);
   });
 
   it("cancelling a waiting parent cancels its pending children", async () => {
