@@ -49,8 +49,8 @@ export interface ChildrenWaitOptions {
   onFailure?: "fail" | "collect" | "continue";
   /**
    * How long the parent waits before looking again when no child's end wakes it, in ms (1,000 to about ten years;
-   * default 30,000). A child's end written by a worker, or by the cleaner's recovery of its lease, wakes the parent at
-   * once; a child an operator cancelled is noticed here.
+   * default 30,000). A child's end written by a worker, by the cleaner's recovery of its lease or by an operator's
+   * cancel wakes the parent at once; this is the backstop should a wake be lost.
    */
   recheckMs?: number;
 }

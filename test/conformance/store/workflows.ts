@@ -358,6 +358,25 @@ export const workflowsArea = area("workflows", {
       expect((await bed.task(other!)).status).toBe("pending");
       expect(await bed.store.cancelTask(parent!), "not pending any more").toEqual([]);
     },
+
+    "a cancelled child makes its parent that waits for its children due now, with the cancel": async (bed) => {
+      const parent = await running(bed);
+      const [a, b] = await bed.insert([{}, {}]);
+      await bed.store.linkChildren(parent.id, [a!, b!]);
+      expect(await bed.store.suspendForChildren("worker-a", { id: parent.id, attempt: parent.attempt, seq: 1, finished: 0, recheckMs: 60_000 })).toMatchObject({
+        id: parent.id,
+      });
+      expect((await bed.store.cancelTask(a!)).map((row) => row.id)).toEqual([a]);
+      const now = await bed.store.now();
+      const woken = await bed.task(parent.id);
+      expect(woken.runAt.getTime()).toBeLessThanOrEqual(now.getTime());
+      expect(await bed.store.wakeParent(parent.id), "woken by the cancel").toBeUndefined();
+      // A parent that does not wait for its children is left as it is.
+      const [lone, child] = await bed.insert([{ delayMs: 3_600_000 }, {}]);
+      await bed.store.linkChildren(lone!, [child!]);
+      await bed.store.cancelTask(child!);
+      expect((await bed.task(lone!)).runAt.getTime()).toBeGreaterThan(now.getTime() + 3_000_000);
+    },
   },
 
   check: {

@@ -4,6 +4,7 @@
 import type { WakeupTarget } from "../../../store/task-writes.js";
 import { atomically, type CountingDb } from "../../../store/db.js";
 import type { MysqlTable } from "../table.js";
+import { wakeParent } from "./workflow-children.js";
 import { NOW, placeholders } from "./values.js";
 
 const REQUEUE = `status = 'pending', attempts = 0, run_at = ${NOW}, lease_owner = NULL, lease_expires_at = NULL,
@@ -46,12 +47,16 @@ export function retryDeadTasks(db: CountingDb, table: MysqlTable, options: { nam
 export function cancelTask(db: CountingDb, table: MysqlTable, id: string): Promise<WakeupTarget[]> {
   const cancel = `status = 'cancelled', finished_at = ${NOW}, finished_by = NULL, updated_at = ${NOW}`;
   // The task first; then, generation by generation, its pending children and theirs (a running child's own children
-  // stay its own). Each generation is locked before it is cancelled.
+  // stay its own). Each generation is locked before it is cancelled. Then its parent, when it waits for its children,
+  // is made due to see the cancel.
   return atomically(db, async (tx) => {
-    const top = await tx.query<WakeupTarget>(`SELECT id, queue FROM ${table.sql} WHERE id = ? AND status = 'pending' FOR UPDATE`, [id]);
+    const top = await tx.query<WakeupTarget & { parent_id: string | null }>(
+      `SELECT id, queue, parent_id FROM ${table.sql} WHERE id = ? AND status = 'pending' FOR UPDATE`,
+      [id],
+    );
     if (top.length === 0) return [];
-    const cancelled = [...top];
-    for (let generation = top; generation.length > 0;) {
+    const cancelled: WakeupTarget[] = [...top];
+    for (let generation: WakeupTarget[] = top; generation.length > 0;) {
       const ids = generation.map((row) => row.id);
       await tx.write(`UPDATE ${table.sql} SET ${cancel} WHERE id IN (${placeholders(ids.length)})`, ids);
       generation = await tx.query<WakeupTarget>(
@@ -60,6 +65,7 @@ export function cancelTask(db: CountingDb, table: MysqlTable, id: string): Promi
       );
       cancelled.push(...generation);
     }
+    if (top[0]!.parent_id) await wakeParent(tx, table, top[0]!.parent_id);
     return cancelled.map((row) => ({ id: row.id, queue: row.queue }));
   });
 }

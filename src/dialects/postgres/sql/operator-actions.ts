@@ -4,6 +4,7 @@
 import type { Db } from "../../../store/db.js";
 import type { PgTable } from "../table.js";
 import type { WakeupTarget } from "../../../store/task-writes.js";
+import { CHILDREN_WAIT } from "../../../store/steps.js";
 
 const REQUEUE = `status = 'pending', attempts = 0, run_at = now(), lease_owner = NULL, lease_expires_at = NULL,
   finished_at = NULL, published_at = NULL, updated_at = now()`;
@@ -36,10 +37,14 @@ export function retryDeadTasks(db: Db, table: PgTable, options: { name?: string;
 export function cancelTask(db: Db, table: PgTable, id: string): Promise<WakeupTarget[]> {
   const cancel = `status = 'cancelled', finished_at = now(), finished_by = NULL, updated_at = now()`;
   // The task first; then, from it, its pending children and theirs (a running child finishes its run, its own children
-  // stay its own). The task's target comes first.
+  // stay its own); and its parent, when it waits for its children, made due to see the cancel. The task's target
+  // comes first.
   return db.query<WakeupTarget>(
     `WITH RECURSIVE top AS (
-       UPDATE ${table.sql} SET ${cancel} WHERE id = $1::uuid AND status = 'pending' RETURNING id, queue
+       UPDATE ${table.sql} SET ${cancel} WHERE id = $1::uuid AND status = 'pending' RETURNING id, queue, parent_id
+     ), woken AS (
+       UPDATE ${table.sql} p SET run_at = LEAST(p.run_at, now()), waiting_for = NULL, published_at = NULL, updated_at = now()
+       FROM top WHERE p.id = top.parent_id AND p.status = 'pending' AND p.waiting_for = $2
      ), family AS (
        SELECT id FROM top
        UNION
@@ -50,7 +55,7 @@ export function cancelTask(db: Db, table: PgTable, id: string): Promise<WakeupTa
      SELECT id::text AS id, queue FROM top
      UNION ALL
      SELECT id::text AS id, queue FROM children`,
-    [id],
+    [id, CHILDREN_WAIT],
   );
 }
 

@@ -9,6 +9,7 @@ import { NOW, nowPlus } from "../clock.js";
 import type { Db } from "../../../store/db.js";
 import { bind } from "../bind.js";
 import type { SqliteTable } from "../table.js";
+import { wakeParentStatement } from "./workflow-children.js";
 
 const REQUEUE = `status = 'pending', attempts = 0, run_at = ${NOW}, lease_owner = NULL, lease_expires_at = NULL,
   finished_at = NULL, published_at = NULL, updated_at = ${NOW}`;
@@ -32,11 +33,16 @@ export function cancelTask(db: Db, table: SqliteTable, id: string): Promise<Wake
   return runSteps(db, cancelSteps(table, id));
 }
 
-/** The task first; then, from it, its pending children and theirs (a running child's own children stay its own). */
+/**
+ * The task first; then, from it, its pending children and theirs (a running child's own children stay its own); then
+ * its parent, when it waits for its children, is made due to see the cancel.
+ */
 function* cancelSteps(table: SqliteTable, id: string): Steps<WakeupTarget[]> {
   const cancel = `status = 'cancelled', finished_at = ${NOW}, finished_by = NULL, updated_at = ${NOW}`;
-  const top = (yield bind(`UPDATE ${table.sql} SET ${cancel} WHERE id = {id} AND status = 'pending' RETURNING id, queue`, { id })) as WakeupTarget[];
-  if (top.length === 0) return [];
+  const [top] = (yield bind(`UPDATE ${table.sql} SET ${cancel} WHERE id = {id} AND status = 'pending' RETURNING id, queue, parent_id`, { id })) as Array<
+    WakeupTarget & { parent_id: string | null }
+  >;
+  if (!top) return [];
   const children = (yield bind(
     `UPDATE ${table.sql} SET ${cancel}
      WHERE status = 'pending' AND id IN (
@@ -49,7 +55,8 @@ function* cancelSteps(table: SqliteTable, id: string): Steps<WakeupTarget[]> {
      RETURNING id, queue`,
     { id },
   )) as WakeupTarget[];
-  return [...top, ...children];
+  if (top.parent_id) yield wakeParentStatement(table, top.parent_id);
+  return [{ id: top.id, queue: top.queue }, ...children];
 }
 
 export function runTaskNow(db: Db, table: SqliteTable, id: string): Promise<WakeupTarget[]> {

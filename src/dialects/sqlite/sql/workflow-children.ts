@@ -49,13 +49,16 @@ export async function suspendForChildren(db: Db, table: SqliteTable, owner: stri
 }
 
 export async function wakeParent(db: Db, table: SqliteTable, parentId: string): Promise<WakeupTarget | undefined> {
-  const [row] = await db.query<WakeupTarget>(
-    ...bind(
-      `UPDATE ${table.sql} SET run_at = MIN(run_at, ${NOW}), waiting_for = NULL, published_at = NULL, updated_at = ${NOW}
-       WHERE id = {id} AND status = 'pending' AND waiting_for = {wait}
-       RETURNING id, queue`,
-      { id: parentId, wait: CHILDREN_WAIT },
-    ),
-  );
+  const [row] = await db.query<WakeupTarget>(...wakeParentStatement(table, parentId));
   return row;
+}
+
+/** The statement of wakeParent: the parent due now, unless it no longer waits for its children. */
+export function wakeParentStatement(table: SqliteTable, parentId: string): [string, unknown[]] {
+  return bind(
+    `UPDATE ${table.sql} SET run_at = MIN(run_at, ${NOW}), waiting_for = NULL, published_at = NULL, updated_at = ${NOW}
+     WHERE id = {id} AND status = 'pending' AND waiting_for = {wait}
+     RETURNING id, queue`,
+    { id: parentId, wait: CHILDREN_WAIT },
+  );
 }
