@@ -29,6 +29,7 @@ const NONE: SoakMinimums = {
   faultsPerKind: 0,
   scheduleSlots: 0,
   limitedStarts: 0,
+  workflows: 0,
 };
 
 beforeAll(async () => {
@@ -63,6 +64,20 @@ async function task(name: string, status: string, attempts: number, extra: { res
     JSON.stringify(extra.result ?? null),
   ]);
   load.committed.set(id, { name, committedAt: Date.now() - 1000, delayed: false });
+  return id;
+}
+
+/** A committed workflow (its final row, its effect row from `effectAttempt`) with `children` succeeded child rows. */
+async function workflow(result: { event: string | null; waited: boolean; children: number }, children: number, effectAttempt = 1): Promise<string> {
+  const id = await task("soak-workflow", "succeeded", 1, { result });
+  load.committed.set(id, { ...load.committed.get(id)!, children });
+  await sql.query("INSERT INTO soak_effects (task_id, attempt, pid) VALUES ($1, $2, 1)", [id, effectAttempt]);
+  for (let i = 0; i < children; i++) {
+    await sql.query(
+      "INSERT INTO tasks (id, name, payload, status, attempts, result, finished_at, parent_id) VALUES ($1, 'soak-plain', '{}', 'succeeded', 1, $2, now(), $3)",
+      [crypto.randomUUID(), JSON.stringify({ attempt: 1 }), id],
+    );
+  }
   return id;
 }
 
@@ -154,7 +169,7 @@ it("reports double runs, overlaps, double effects, ghosts, stuck and lost tasks,
     `transactional task ${twice} applied its writes 2 times (attempts 1, 2)`,
     `task ${stuck} is still running`,
     "2 wake-ups left in the broker's queue",
-    "6 task rows for 7 committed tasks and 0 fired slots",
+    "6 task rows for 7 committed tasks, 0 fired slots and 0 workflows' children",
     "coverage: committed tasks 7, fewer than the 1000 required",
     "coverage: worker kills with a task in flight 0, fewer than the 1 required",
   ];
@@ -278,7 +293,7 @@ it("reports a slot with two tasks, a task no slot created, a slot task that neve
     `task ${second2} (soak-scheduled) has no slot row: a second task for a slot, or one no firing created`,
     `${EVERY_SECOND} missed 3 slots between its first and last (${[3, 4, 6].map((n) => second(n).toISOString()).join(", ")})`,
     `task ${stranger} ran, but neither the load nor a schedule's slot created it`,
-    "4 task rows for 0 committed tasks and 3 fired slots",
+    "4 task rows for 0 committed tasks, 3 fired slots and 0 workflows' children",
   ];
   expect([...findings.violations].sort()).toEqual([...expected].sort());
   expect(findings.suspects).toEqual(expect.arrayContaining([first, idle, second2, stranger]));
@@ -355,4 +370,52 @@ it("reports a queue's and an account's concurrency exceeded, a rate exceeded and
     ]),
   );
   expect(findings.suspects).toEqual(expect.arrayContaining([paused, accounts[0]]));
+});
+
+it("passes workflows whose runs resume after a sleep with the same attempt, with their events and children as sent", async () => {
+  const own = await workflow({ event: "own-token", waited: true, children: 2 }, 2);
+  load.signals.push({ taskId: own, token: "own-token", sameTx: true, committed: true });
+  const later = await workflow({ event: "later-token", waited: true, children: 0 }, 0);
+  load.signals.push(
+    { taskId: later, token: "rolled-back-token", sameTx: false, committed: false },
+    { taskId: later, token: "later-token", sameTx: false, committed: true },
+  );
+  await workflow({ event: null, waited: true, children: 1 }, 1); // timed out
+  runs(
+    { e: "start", id: own, attempt: 1, pid: 1, t: 100 },
+    { e: "suspend", id: own, attempt: 1, pid: 1, t: 150, reason: "WorkflowSuspended: the workflow waits (step 3)" },
+    { e: "start", id: own, attempt: 1, pid: 2, t: 400 },
+    { e: "ok", id: own, attempt: 1, pid: 2, t: 450 },
+  );
+  const findings = await checkSoak({ prisma }, observations(), { ...NONE, workflows: 3 });
+  expect(findings.violations).toEqual([]);
+  expect(findings.summary.find(([what]) => what.startsWith("workflows:"))?.[1]).toBe("3, 3; 1, 1; 1; 1; 3");
+});
+
+it("reports a workflow that received a rolled-back event, missed its own, ran a child too many or applied its step twice", async () => {
+  const rolledBack = await workflow({ event: "rolled-back-token", waited: true, children: 0 }, 0);
+  load.signals.push({ taskId: rolledBack, token: "rolled-back-token", sameTx: false, committed: false });
+  const missed = await workflow({ event: null, waited: true, children: 0 }, 0);
+  load.signals.push({ taskId: missed, token: "own-token", sameTx: true, committed: true });
+  const extraChild = await workflow({ event: null, waited: false, children: 1 }, 2);
+  load.committed.set(extraChild, { ...load.committed.get(extraChild)!, children: 1 });
+  const twice = await workflow({ event: null, waited: false, children: 0 }, 0);
+  await sql.query("INSERT INTO soak_effects (task_id, attempt, pid) VALUES ($1, 2, 2)", [twice]);
+  const resumedWithoutSuspend = await workflow({ event: null, waited: false, children: 0 }, 0);
+  runs(
+    { e: "start", id: resumedWithoutSuspend, attempt: 1, pid: 1, t: 100 },
+    { e: "fail", id: resumedWithoutSuspend, attempt: 1, pid: 1, t: 150, reason: "Error: boom" },
+    { e: "start", id: resumedWithoutSuspend, attempt: 1, pid: 2, t: 400 },
+    { e: "ok", id: resumedWithoutSuspend, attempt: 1, pid: 2, t: 450 },
+  );
+  const { violations } = await checkSoak({ prisma }, observations(), NONE);
+  expect(violations).toEqual(
+    expect.arrayContaining([
+      expect.stringContaining(`workflow ${rolledBack} received the event rolled-back-token, whose transaction rolled back`),
+      expect.stringContaining(`workflow ${missed} did not receive the event sent in its own enqueue's transaction`),
+      expect.stringContaining(`workflow ${extraChild} has 2 child rows for 1 planned children`),
+      expect.stringContaining(`transactional task ${twice} applied its writes 2 times`),
+      expect.stringContaining(`task ${resumedWithoutSuspend} (soak-workflow) ran again (attempt 1, pid 2) after attempt 1 on pid 1: the attempt number did not grow`),
+    ]),
+  );
 });

@@ -5,6 +5,7 @@ import type { SoakDatabase } from "./soak-database.js";
 import type { FaultCounts } from "./soak-faults.js";
 import type { LoadRecord } from "./soak-load.js";
 import { checkControls, type PauseWindow } from "./soak-check-controls.js";
+import { checkWorkflows } from "./soak-check-workflows.js";
 import { checkSchedules } from "./soak-check-schedules.js";
 import { readRunLog, type Run } from "./soak-runlog.js";
 import { SOAK_LIMITS } from "./soak-tasks.js";
@@ -62,6 +63,8 @@ export interface SoakMinimums {
   scheduleSlots: number;
   /** Starts of the limited queue, and of the rate-limited one (each). */
   limitedStarts: number;
+  /** Workflows finished, and children they started. */
+  workflows: number;
 }
 
 export async function checkSoak(db: Pick<SoakDatabase, "prisma">, seen: SoakObservations, minimums: SoakMinimums): Promise<SoakFindings> {
@@ -76,7 +79,9 @@ export async function checkSoak(db: Pick<SoakDatabase, "prisma">, seen: SoakObse
   const rerunsAfterCut: SoakFindings["rerunsAfterCut"] = [];
   const runs = readRunLog(seen.runLogDir);
   // Every row of the soak's own table, read through the Prisma model (the same on every dialect).
-  const all = await db.prisma.task.findMany({ select: { id: true, name: true, status: true, attempts: true, maxAttempts: true, result: true, finishedAt: true } });
+  const all = await db.prisma.task.findMany({
+    select: { id: true, name: true, status: true, attempts: true, maxAttempts: true, result: true, finishedAt: true, parentId: true },
+  });
   const allIds = new Map(all.map((row) => [row.id, row]));
   const rows = all.filter((row) => load.committed.has(row.id));
   const byId = new Map(rows.map((row) => [row.id, row]));
@@ -106,7 +111,12 @@ export async function checkSoak(db: Pick<SoakDatabase, "prisma">, seen: SoakObse
   // 2b. Recurring tasks: one task per slot, each run, no slot missed (soak-check-schedules.ts). Every task that ran was
   //     committed by the load or created by a slot.
   const scheduled = await checkSchedules(db, allIds, runs, flag, (text) => violations.push(text));
-  const nameOf = (id: string) => load.committed.get(id)?.name ?? scheduled.slotTasks.get(id);
+  // A workflow's children were created by it, not by the load: soak-check-workflows.ts holds them to their parents.
+  const childName = (id: string) => {
+    const row = allIds.get(id);
+    return row?.parentId ? row.name : undefined;
+  };
+  const nameOf = (id: string) => load.committed.get(id)?.name ?? scheduled.slotTasks.get(id) ?? childName(id);
   const excused = new Set([...load.rolledBack, ...seen.phantomIds]);
   const unslotted = (id: string) => scheduled.scheduledNames.has(allIds.get(id)?.name ?? ""); // reported above
   for (const id of runs.keys()) if (!nameOf(id) && !excused.has(id) && !unslotted(id)) flag(id, `task ${id} ran, but neither the load nor a schedule's slot created it`);
@@ -122,7 +132,9 @@ export async function checkSoak(db: Pick<SoakDatabase, "prisma">, seen: SoakObse
       const before = list[i - 1]!;
       const after = list[i]!;
       const what = `task ${id} (${name}) ran again (attempt ${after.attempt}, pid ${after.pid}) after attempt ${before.attempt} on pid ${before.pid}`;
-      if (after.attempt <= before.attempt) flag(id, `${what}: the attempt number did not grow`);
+      // A workflow's sleep or wait ends its run without counting an attempt: the next run has the same one.
+      const resumed = before.end?.e === "suspend" && after.attempt === before.attempt;
+      if (after.attempt <= before.attempt && !resumed) flag(id, `${what}: the attempt number did not grow`);
       const killedAt = seen.killedWorkers.get(before.pid);
       if (after.attempt > before.attempt && cutWhileRunning(seen.cutOff?.get(before.pid), before, after)) {
         rerunsAfterCut.push({ id, cutPid: before.pid, attempt: before.attempt });
@@ -135,7 +147,7 @@ export async function checkSoak(db: Pick<SoakDatabase, "prisma">, seen: SoakObse
         else rerunsAfterKill.push({ id, killedPid: before.pid, attempt: before.attempt });
         continue;
       }
-      if (before.end.e === "fail") continue;
+      if (before.end.e === "fail" || before.end.e === "suspend") continue;
       if (before.end.e === "abort") {
         if (!before.end.reason?.startsWith("TaskTimeoutError")) flag(id, `${what}, which was aborted (${before.end.reason})`);
         continue;
@@ -149,15 +161,20 @@ export async function checkSoak(db: Pick<SoakDatabase, "prisma">, seen: SoakObse
   }
   for (const id of seen.leaseLossesOnLiveWorkers) flag(id, `task ${id} lost its lease on a worker that was never killed`);
 
-  // 4. Transactional effects: exactly one per succeeded soak-tx task, from its last attempt; none for any other.
+  // 4. Transactional effects: exactly one per succeeded soak-tx task, from its last attempt; exactly one per succeeded
+  //    workflow (its transactional step, from whichever attempt recorded it); none for any other.
   for (const [id, attempts] of effectAttempts) {
     const row = byId.get(id);
     if (attempts.length > 1) flag(id, `transactional task ${id} applied its writes ${attempts.length} times (attempts ${attempts.join(", ")})`);
     else if (!row || row.status !== "succeeded") flag(id, `task ${id} has a transactional effect but is ${row?.status ?? "missing"}`);
-    else if (attempts[0] !== row.attempts) flag(id, `transactional task ${id} succeeded on attempt ${row.attempts} but its effect is from attempt ${attempts[0]}`);
+    else if (attempts[0] !== row.attempts && row.name !== "soak-workflow") {
+      flag(id, `transactional task ${id} succeeded on attempt ${row.attempts} but its effect is from attempt ${attempts[0]}`);
+    }
   }
   for (const [id, task] of load.committed) {
-    if (task.name === "soak-tx" && byId.get(id)?.status === "succeeded" && !effectAttempts.has(id)) flag(id, `transactional task ${id} succeeded without its effect`);
+    if ((task.name === "soak-tx" || task.name === "soak-workflow") && byId.get(id)?.status === "succeeded" && !effectAttempts.has(id)) {
+      flag(id, `transactional task ${id} (${task.name}) succeeded without its effect`);
+    }
   }
 
   // 4b. Queue controls: no limit exceeded, nothing claimed while paused (soak-check-controls.ts).
@@ -171,12 +188,19 @@ export async function checkSoak(db: Pick<SoakDatabase, "prisma">, seen: SoakObse
     (id) => suspects.add(id),
   );
 
+  // 4c. Workflows: events only from committed transactions, the one sent with the enqueue always; children once each.
+  const workflows = checkWorkflows(load, all, flag);
+
   // 5. Nothing stuck, the queue empty, no rows leaked.
   for (const row of all) if (row.status === "pending" || row.status === "running") flag(row.id, `task ${row.id} is still ${row.status}`);
   if (seen.queueDepth > 0) violations.push(`${seen.queueDepth} wake-ups left in the broker's queue`);
   const reports = await db.prisma.report.count();
-  const expectedRows = load.committed.size + scheduled.slotTasks.size;
-  if (all.length !== expectedRows) violations.push(`${all.length} task rows for ${load.committed.size} committed tasks and ${scheduled.slotTasks.size} fired slots`);
+  const expectedRows = load.committed.size + scheduled.slotTasks.size + workflows.children;
+  if (all.length !== expectedRows) {
+    violations.push(
+      `${all.length} task rows for ${load.committed.size} committed tasks, ${scheduled.slotTasks.size} fired slots and ${workflows.children} workflows' children`,
+    );
+  }
   if (reports !== load.committedTransactions) violations.push(`${reports} business rows for ${load.committedTransactions} committed transactions`);
 
   // 6. Coverage: the soak really did what it claims.
@@ -192,13 +216,17 @@ export async function checkSoak(db: Pick<SoakDatabase, "prisma">, seen: SoakObse
     ["schedule slots fired", scheduled.slotsFired, minimums.scheduleSlots],
     ["starts of the limited queue", controls.limitedStarts, minimums.limitedStarts],
     ["starts of the rate-limited queue", controls.ratedStarts, minimums.limitedStarts],
+    ["workflows finished", workflows.finished, minimums.workflows],
+    ["events received by workflows from a later transaction", workflows.eventsLater, minimums.faultsPerKind],
+    ["workflows' children", workflows.children, minimums.workflows],
     ...Object.entries(seen.faults).map(([kind, n]): [string, number, number] => [`fault ${kind}`, n, minimums.faultsPerKind]),
   ];
   for (const [what, got, least] of coverage) if (got < least) violations.push(`coverage: ${what} ${got}, fewer than the ${least} required`);
 
   const latency = (filter: (row: (typeof rows)[number]) => boolean) =>
     rows
-      .filter((row) => row.finishedAt && !load.committed.get(row.id)!.delayed && filter(row))
+      // A workflow's sleeps and waits are its own: commit → finish measures the tasks that run straight through.
+      .filter((row) => row.finishedAt && !load.committed.get(row.id)!.delayed && row.name !== "soak-workflow" && filter(row))
       .map((row) => row.finishedAt!.getTime() - load.committed.get(row.id)!.committedAt)
       .sort((a, b) => a - b);
   const everyRun = latency(() => true);
@@ -222,6 +250,10 @@ export async function checkSoak(db: Pick<SoakDatabase, "prisma">, seen: SoakObse
       `${controls.ratedStarts}, ${controls.mostRatedInWindow} (${SOAK_LIMITS.rate.starts} per ${SOAK_LIMITS.rate.perMs} ms)`,
     ],
     ["pauses of a queue; its claims while paused", `${seen.pauses.length}; ${controls.pausedStarts}`],
+    [
+      "workflows: committed, finished; events received (sent with the enqueue, later); waits timed out; events rolled back; children",
+      `${workflows.workflows}, ${workflows.finished}; ${workflows.eventsInOwnTransaction}, ${workflows.eventsLater}; ${workflows.timedOut}; ${workflows.rolledBackEvents}; ${workflows.children}`,
+    ],
     ["handler runs", String([...runs.values()].reduce((sum, list) => sum + list.length, 0))],
     ["retries (attempts beyond the first)", String(retries)],
     ["transactional commits that failed (recorded as failures)", String(commitsFailed)],

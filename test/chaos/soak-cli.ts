@@ -121,6 +121,7 @@ const result = await runSoak({
     faultsPerKind: least,
     scheduleSlots: 10 * least,
     limitedStarts: 10 * least,
+    workflows: 10 * least,
   },
   print: (line) => {
     lines.push(line);

@@ -11,7 +11,10 @@ const TRANSACTION_WAITS = { maxWait: 30_000, timeout: 60_000 };
 
 /** What the load uses of a client extended with taskQueue() (and of its transaction client), whatever its dialect. */
 interface LoadEnqueue {
-  task: { enqueue(name: string, payload: unknown, options?: EnqueueOptions): Promise<EnqueuedTask> };
+  task: {
+    enqueue(name: string, payload: unknown, options?: EnqueueOptions): Promise<EnqueuedTask>;
+    signal(taskId: string, event: string, payload?: unknown): Promise<unknown>;
+  };
 }
 export interface LoadTx extends LoadEnqueue {
   report: { create(args: { data: { id: string } }): Promise<unknown> };
@@ -21,8 +24,10 @@ export interface LoadClient extends LoadEnqueue {
 }
 
 export interface LoadRecord {
-  /** New tasks whose transaction committed, with the time its $transaction returned (ms since epoch). */
-  committed: Map<string, { name: string; committedAt: number; delayed: boolean }>;
+  /** New tasks whose transaction committed, with the time its $transaction returned (ms since epoch); a workflow's children. */
+  committed: Map<string, CommittedTask>;
+  /** The events "approve" sent to workflows, each with whether its transaction committed. */
+  signals: Array<SentSignal & { committed: boolean }>;
   rolledBack: Set<string>;
   transactions: number;
   rolledBackTransactions: number;
@@ -55,9 +60,26 @@ export interface LoadHooks {
   rolledBackByDatabase(error: unknown): boolean;
 }
 
+export interface CommittedTask {
+  name: string;
+  committedAt: number;
+  delayed: boolean;
+  /** soak-workflow: how many children it starts. */
+  children?: number;
+}
+
+/** An event "approve" a transaction sent to a workflow: in the workflow's own enqueue transaction, or a later one. */
+export interface SentSignal {
+  taskId: string;
+  token: string;
+  sameTx: boolean;
+}
+
 /** What one transaction added to the LoadRecord. */
 export interface LoadDelta {
-  committed: Array<{ id: string; name: string; committedAt: number; delayed: boolean }>;
+  committed: Array<CommittedTask & { id: string }>;
+  /** The events it sent (they exist if it committed). */
+  signals: SentSignal[];
   rolledBack: string[];
   rolledBackTransaction: boolean;
   /** The database failed it (see LoadHooks.rolledBackByDatabase). */
@@ -71,6 +93,8 @@ export interface LoadDelta {
 /** Adds one transaction's delta to `record` (the orchestrator's copy of the driver process's record). */
 export function applyDelta(record: LoadRecord, delta: LoadDelta): void {
   for (const { id, ...task } of delta.committed) record.committed.set(id, task);
+  const committed = delta.committed.length > 0 && !delta.failedCommit && !delta.failedTransaction && !delta.rolledBackTransaction;
+  for (const signal of delta.signals) record.signals.push({ ...signal, committed });
   for (const id of delta.rolledBack) record.rolledBack.add(id);
   record.transactions++;
   if (delta.failedCommit) record.failedCommits++;
@@ -86,6 +110,7 @@ class PlannedRollback extends Error {}
 export function emptyLoadRecord(): LoadRecord {
   return {
     committed: new Map(),
+    signals: [],
     rolledBack: new Set(),
     transactions: 0,
     rolledBackTransactions: 0,
@@ -109,6 +134,8 @@ export async function driveLoad(
   until: () => boolean,
 ): Promise<void> {
   const recentKeys: string[] = [];
+  /** Committed workflows that wait for an event a later transaction sends (or rolls back). */
+  const awaitingSignal: string[] = [];
   const gapMs = 1000 / options.perSecond;
   let nextStart = Date.now();
   const pace = async () => {
@@ -118,9 +145,10 @@ export async function driveLoad(
   };
   const loop = async () => {
     for (await pace(); until(); await pace()) {
-      const enqueued: Array<{ task: EnqueuedTask; delayed: boolean }> = [];
+      const enqueued: Array<{ task: EnqueuedTask; delayed: boolean; children?: number; laterSignal?: boolean }> = [];
       const delta: LoadDelta = {
         committed: [],
+        signals: [],
         rolledBack: [],
         rolledBackTransaction: false,
         failedTransaction: false,
@@ -141,7 +169,15 @@ export async function driveLoad(
         sleepMs: random.chance(0.3) ? random.int(50, 800) : 0,
         failTimes: random.chance(0.2) ? random.int(1, 2) : 0,
         account: random.pick(SOAK_ACCOUNTS),
+        workflow: {
+          sleepMs: random.chance(0.4) ? random.int(100, 1500) : 0,
+          waitMs: random.chance(0.6) ? random.int(300, 3000) : 0,
+          children: random.int(0, 3),
+          failTimes: random.chance(0.2) ? 1 : 0,
+        },
+        signal: random.next(),
       }));
+      const signalLater = awaitingSignal.length > 0 && random.chance(0.5) ? awaitingSignal.shift() : undefined;
       const reuseKey = recentKeys.length > 0 && random.chance(0.3) ? random.pick(recentKeys) : undefined;
       try {
         await prisma.$transaction(async (tx) => {
@@ -151,6 +187,18 @@ export async function driveLoad(
             if (step.delayed) options.delayMs = step.delayMs;
             if (step.keyed) options.key = `soak:${crypto.randomUUID()}`;
             const work = { sleepMs: step.sleepMs, failTimes: step.failTimes };
+            if (step.kind >= 0.03 && step.kind < 0.08) {
+              // A workflow; its event, when it waits for one: sent here (0.4), by a later transaction (0.4), or never.
+              const task = await tx.task.enqueue("soak-workflow", step.workflow, options);
+              const waits = step.workflow.waitMs > 0;
+              if (waits && step.signal < 0.4 && task.created) {
+                const token = crypto.randomUUID();
+                await tx.task.signal(task.id, "approve", { token });
+                delta.signals.push({ taskId: task.id, token, sameTx: true });
+              }
+              enqueued.push({ task, delayed: step.delayed, children: step.workflow.children, laterSignal: waits && step.signal >= 0.4 && step.signal < 0.8 });
+              continue;
+            }
             const task =
               step.kind < 0.03
                 ? await tx.task.enqueue("soak-doomed", { reason: "this task always fails" }, options)
@@ -161,6 +209,11 @@ export async function driveLoad(
                     : await tx.task.enqueue(step.kind < 0.9 ? "soak-rated" : "soak-pausable", work, options);
             enqueued.push({ task, delayed: step.delayed });
             if (step.keyed && !rollback) recentKeys.push(options.key as string);
+          }
+          if (signalLater) {
+            const token = crypto.randomUUID();
+            await tx.task.signal(signalLater, "approve", { token });
+            delta.signals.push({ taskId: signalLater, token, sameTx: false });
           }
           if (reuseKey) {
             const again = await tx.task.enqueue("soak-plain", { sleepMs: 0, failTimes: 0 }, { key: reuseKey });
@@ -184,8 +237,10 @@ export async function driveLoad(
           // A loaded machine may make a transaction wait for a connection longer than Prisma's 2 s default.
         }, TRANSACTION_WAITS);
         const committedAt = Date.now();
-        for (const { task, delayed } of enqueued) {
-          if (task.created) delta.committed.push({ id: task.id, name: task.name, committedAt, delayed });
+        for (const { task, delayed, children, laterSignal } of enqueued) {
+          if (!task.created) continue;
+          delta.committed.push({ id: task.id, name: task.name, committedAt, delayed, ...(children !== undefined && { children }) });
+          if (laterSignal) awaitingSignal.push(task.id);
         }
       } catch (error) {
         const planned = error instanceof PlannedRollback;

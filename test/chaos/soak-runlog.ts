@@ -14,7 +14,7 @@ export interface Run {
   key?: string | null;
   /** The claim's time by the database clock. */
   claimedAt?: number;
-  end?: { e: "ok" | "fail" | "abort"; t: number; reason?: string };
+  end?: { e: "ok" | "fail" | "abort" | "suspend"; t: number; reason?: string };
 }
 
 function parse(text: string): RunEvent[] {

@@ -9,9 +9,10 @@ import { defineTasks, type TaskContext } from "../../src/index.js";
 export interface RunEvent {
   /**
    * start; ok = the handler returned (for a transactional task its transaction may still fail to commit: the checker
-   * looks for its effect row); fail = it threw; abort = it threw because the worker aborted its signal.
+   * looks for its effect row); fail = it threw; abort = it threw because the worker aborted its signal; suspend = a
+   * workflow's sleep or wait ended the run (its next run has the same attempt).
    */
-  e: "start" | "ok" | "fail" | "abort";
+  e: "start" | "ok" | "fail" | "abort" | "suspend";
   /** For "fail" and "abort": the thrown error's name and message (TaskTimeoutError, TaskLeaseLostError, …). */
   reason?: string;
   id: string;
@@ -54,7 +55,8 @@ function traced<P, Ctx extends TaskContext<unknown, unknown>>(body: (payload: P,
       log({ e: "ok", ...mark });
       return value;
     } catch (error) {
-      log({ e: ctx.signal.aborted && error === ctx.signal.reason ? "abort" : "fail", ...mark, reason: describe(error) });
+      const how = ctx.signal.aborted && error === ctx.signal.reason ? "abort" : (error as Error | null)?.name === "WorkflowSuspended" ? "suspend" : "fail";
+      log({ e: how, ...mark, reason: describe(error) });
       throw error;
     }
   };
@@ -62,6 +64,14 @@ function traced<P, Ctx extends TaskContext<unknown, unknown>>(body: (payload: P,
 
 const work = z.object({ sleepMs: z.number().int().min(0), failTimes: z.number().int().min(0) });
 const accountWork = work.extend({ account: z.string() });
+
+/** A workflow's plan: how long it sleeps and waits for its event (0: not at all), how many children, planned failures. */
+export const workflowPlan = z.object({
+  sleepMs: z.number().int().min(0),
+  waitMs: z.number().int().min(0),
+  children: z.number().int().min(0).max(3),
+  failTimes: z.number().int().min(0),
+});
 
 /** Sleeps `ms`, rejecting with the signal's reason when the worker aborts the run. */
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -142,6 +152,30 @@ export const soakTasks = defineTasks({
     handler: traced(async ({ sleepMs }, ctx) => {
       await sleep(sleepMs, ctx.signal);
       return undefined;
+    }),
+  },
+  // The workflow: a transactional step (its effect row exactly once), an outside step, maybe a sleep, maybe a wait for
+  // the event "approve" (sent in the enqueue's transaction, in a later one, or never), maybe children (soak-plain, the
+  // first failing once) waited for all, and maybe a planned failure after every step (the next attempt replays them).
+  "soak-workflow": {
+    payload: workflowPlan,
+    ...RETRIED,
+    handler: traced(async ({ sleepMs, waitMs, children, failTimes }, ctx) => {
+      await ctx.step.transaction("effect", async (tx) => {
+        await tx.$executeRaw`INSERT INTO soak_effects (task_id, attempt, pid) VALUES (${ctx.task.id}, ${ctx.attempt}, ${process.pid})`;
+      });
+      await ctx.step.run("outside", (info) => ({ key: info.key }));
+      if (sleepMs > 0) await ctx.step.sleep("nap", sleepMs);
+      const event = waitMs > 0 ? await ctx.step.waitForEvent<{ token: string }>("approval", { event: "approve", timeoutMs: waitMs }) : undefined;
+      let ended = 0;
+      if (children > 0) {
+        const started = await ctx.step.startChildren("fan-out", (tx) =>
+          Promise.all(Array.from({ length: children }, (_, i) => tx.task.enqueue("soak-plain", { sleepMs: 20, failTimes: i === 0 ? 1 : 0 }))),
+        );
+        ended = (await ctx.step.waitForChildren("fan-in", started, { recheckMs: 5_000 })).filter((child) => child.status === "succeeded").length;
+      }
+      if (ctx.attempt <= failTimes) throw new Error(`planned failure ${ctx.attempt} of ${failTimes}`);
+      return { event: event && !event.timedOut ? event.payload.token : null, waited: event !== undefined, children: ended };
     }),
   },
   "soak-doomed": {

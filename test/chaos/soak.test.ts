@@ -56,6 +56,7 @@ describe.each(dialects)("on $name", ({ create }) => {
         faultsPerKind: 1,
         scheduleSlots: 20,
         limitedStarts: 5,
+        workflows: 3,
       },
       print: (line) => lines.push(line),
     });
