@@ -216,8 +216,8 @@ export class LimitedClaims<D extends Db, T> {
 }
 
 /**
- * Why the id of a row read under the queue's lock was not claimable (or was chosen and still not claimed): missing,
- * not pending, not due, or not of the queue and names claimed. `row` undefined: no such task.
+ * Why the id of a row read under the queue's lock was not claimable: missing, not pending, not due, or not of the
+ * queue and names claimed. `row` undefined: no such task.
  */
 function unclaimable(id: string, row: LimitedIdRow | undefined): ClaimByIdResult {
   if (!row) return { id, claimed: null, reason: "missing" };
