@@ -23,6 +23,8 @@ export interface DriverSettings {
   seed: number;
   concurrency: number;
   perSecond: number;
+  /** Whether the load's workflows wait for the children they start. */
+  waitForChildren: boolean;
   /** A command that execs the driver on another host (`ip netns exec ptq-app`, --hosts). */
   onHost?: string[];
 }
@@ -68,6 +70,7 @@ export class DriverLink {
         SOAK_SEED: String(settings.seed),
         SOAK_CONCURRENCY: String(settings.concurrency),
         SOAK_RATE: String(settings.perSecond),
+        SOAK_WAIT_CHILDREN: settings.waitForChildren ? "1" : "",
       },
     });
     const link = new DriverLink(child);

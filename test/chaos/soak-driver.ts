@@ -71,7 +71,7 @@ try {
       // failed like one the database refused, so its tasks must never run, which the checker verifies.
       rolledBackByDatabase: (error) => (!store.classify(error).lasting && store.classify(error).kind === "unreachable") || expiredTransaction(error),
     },
-    { concurrency: Number(env("SOAK_CONCURRENCY")), perSecond: Number(env("SOAK_RATE")) },
+    { concurrency: Number(env("SOAK_CONCURRENCY")), perSecond: Number(env("SOAK_RATE")), waitForChildren: process.env.SOAK_WAIT_CHILDREN === "1" },
     () => !stopped,
   );
   await raw.waitForConfirms();

@@ -130,7 +130,7 @@ export async function driveLoad(
   prisma: LoadClient,
   random: SeededRandom,
   hooks: LoadHooks,
-  options: { concurrency: number; perSecond: number },
+  options: { concurrency: number; perSecond: number; waitForChildren: boolean },
   until: () => boolean,
 ): Promise<void> {
   const recentKeys: string[] = [];
@@ -173,6 +173,7 @@ export async function driveLoad(
           sleepMs: random.chance(0.4) ? random.int(100, 1500) : 0,
           waitMs: random.chance(0.6) ? random.int(300, 3000) : 0,
           children: random.int(0, 3),
+          waitChildren: options.waitForChildren,
           failTimes: random.chance(0.2) ? 1 : 0,
         },
         signal: random.next(),

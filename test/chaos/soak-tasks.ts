@@ -70,6 +70,8 @@ export const workflowPlan = z.object({
   sleepMs: z.number().int().min(0),
   waitMs: z.number().int().min(0),
   children: z.number().int().min(0).max(3),
+  /** Whether it waits for its children (else they run on their own and it counts those it started). */
+  waitChildren: z.boolean(),
   failTimes: z.number().int().min(0),
 });
 
@@ -160,7 +162,7 @@ export const soakTasks = defineTasks({
   "soak-workflow": {
     payload: workflowPlan,
     ...RETRIED,
-    handler: traced(async ({ sleepMs, waitMs, children, failTimes }, ctx) => {
+    handler: traced(async ({ sleepMs, waitMs, children, waitChildren, failTimes }, ctx) => {
       await ctx.step.transaction("effect", async (tx) => {
         await tx.$executeRaw`INSERT INTO soak_effects (task_id, attempt, pid) VALUES (${ctx.task.id}, ${ctx.attempt}, ${process.pid})`;
       });
@@ -172,7 +174,9 @@ export const soakTasks = defineTasks({
         const started = await ctx.step.startChildren("fan-out", (tx) =>
           Promise.all(Array.from({ length: children }, (_, i) => tx.task.enqueue("soak-plain", { sleepMs: 20, failTimes: i === 0 ? 1 : 0 }))),
         );
-        ended = (await ctx.step.waitForChildren("fan-in", started, { recheckMs: 5_000 })).filter((child) => child.status === "succeeded").length;
+        ended = waitChildren
+          ? (await ctx.step.waitForChildren("fan-in", started, { recheckMs: 5_000 })).filter((child) => child.status === "succeeded").length
+          : started.length;
       }
       if (ctx.attempt <= failTimes) throw new Error(`planned failure ${ctx.attempt} of ${failTimes}`);
       return { event: event && !event.timedOut ? event.payload.token : null, waited: event !== undefined, children: ended };

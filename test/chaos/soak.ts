@@ -30,6 +30,8 @@ import { SoakHosts } from "./soak-hosts.js";
 import { APP_HOST, BRIDGE_ADDRESS, onHost } from "../support/hosts.js";
 
 export interface SoakOptions {
+  /** Whether the workflows wait for the children they start (default true). */
+  waitForChildren?: boolean;
   /** A migrated database (task table + reports) of its own: postgresql://, mysql:// (or mariadb://) or a SQLite file: URL. */
   databaseUrl: string;
   amqpUrl: string;
@@ -233,6 +235,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       seed: options.seed,
       concurrency: options.transactionConcurrency ?? 6,
       perSecond: options.transactionsPerSecond ?? 15,
+      waitForChildren: options.waitForChildren ?? true,
       onHost: hosts && onHost(APP_HOST),
     });
     const endAt = Date.now() + options.seconds * 1000;
