@@ -7,7 +7,7 @@ import tseslint from "typescript-eslint";
 import { defineConfig } from "eslint/config";
 
 /** Packages these files import that only their own run scripts install (bench's peers, Prisma 6's generated client). */
-const unresolvedImports = ["bench/peers/graphile-worker*.ts", "bench/peers/pg-boss*.ts", "bench/build-children.ts", "compat/prisma6/**"];
+const unresolvedImports = ["bench/peers/graphile-worker*.ts", "bench/peers/pg-boss*.ts", "bench/build-children.ts", "bench/workflows-dbos.ts", "compat/prisma6/**"];
 
 export default defineConfig(
   {
