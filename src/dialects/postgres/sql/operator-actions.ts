@@ -5,6 +5,7 @@ import type { Db } from "../../../store/db.js";
 import type { PgTable } from "../table.js";
 import type { WakeupTarget } from "../../../store/task-writes.js";
 import { CHILDREN_WAIT } from "../../../store/steps.js";
+import { WAKE_PARENT_SET } from "./workflow-children.js";
 
 const REQUEUE = `status = 'pending', attempts = 0, run_at = now(), lease_owner = NULL, lease_expires_at = NULL,
   finished_at = NULL, published_at = NULL, updated_at = now()`;
@@ -43,7 +44,7 @@ export function cancelTask(db: Db, table: PgTable, id: string): Promise<WakeupTa
     `WITH RECURSIVE top AS (
        UPDATE ${table.sql} SET ${cancel} WHERE id = $1::uuid AND status = 'pending' RETURNING id, queue, parent_id
      ), woken AS (
-       UPDATE ${table.sql} p SET run_at = LEAST(p.run_at, now()), waiting_for = NULL, published_at = NULL, updated_at = now()
+       UPDATE ${table.sql} p SET ${WAKE_PARENT_SET}
        FROM top WHERE p.id = top.parent_id AND p.status = 'pending' AND p.waiting_for = $2
      ), family AS (
        SELECT id FROM top

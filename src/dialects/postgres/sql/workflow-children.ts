@@ -9,6 +9,9 @@ import type { PgTable } from "../table.js";
 
 const FINISHED = `status IN ('succeeded', 'dead', 'cancelled')`;
 
+/** What makes a parent that waits for its children due now (run by wakeParent, and by cancelTask for a cancelled child). */
+export const WAKE_PARENT_SET = `run_at = LEAST(run_at, now()), waiting_for = NULL, published_at = NULL, updated_at = now()`;
+
 export async function linkChildren(db: Db, table: PgTable, parentId: string, childIds: readonly string[]): Promise<number> {
   if (childIds.length === 0) return 0;
   const rows = await db.query(`UPDATE ${table.sql} SET parent_id = $1::uuid WHERE id = ANY($2::uuid[]) AND parent_id IS NULL RETURNING id`, [parentId, childIds]);
@@ -54,7 +57,7 @@ export function suspendForChildren(db: Db, table: PgTable, owner: string, suspen
 
 export async function wakeParent(db: Db, table: PgTable, parentId: string): Promise<WakeupTarget | undefined> {
   const [row] = await db.query<WakeupTarget>(
-    `UPDATE ${table.sql} SET run_at = LEAST(run_at, now()), waiting_for = NULL, published_at = NULL, updated_at = now()
+    `UPDATE ${table.sql} SET ${WAKE_PARENT_SET}
      WHERE id = $1::uuid AND status = 'pending' AND waiting_for = $2
      RETURNING id::text AS id, queue`,
     [parentId, CHILDREN_WAIT],
