@@ -155,6 +155,23 @@ describe.each(WORKFLOW_SETUPS)("children on $dialect.name with $transport wake-u
     expect((await store.findTask(parent.id))!.result).toEqual(["orphan:dead"]);
   });
 
+  it("an operator's cancel of a child makes its waiting parent due: the cleaner publishes it and the parent sees the cancel", async () => {
+    const parent = await prisma.task.enqueue("fulfil", { items: ["slow"], onFailure: "collect" });
+    await waitUntil(async () => (await status(parent.id)) === "pending" && (await store.loadSteps(parent.id)).length === 1, "the parent to wait for its child");
+    const [child] = await store.childStates(parent.id);
+    await waitUntil(async () => (await store.loadSteps(child!.id)).length === 1 && (await status(child!.id)) === "pending", "the child to wait for its event");
+    expect((await store.cancelTask(child!.id)).map((row) => row.id)).toEqual([child!.id]);
+    const cleaner = createCleaner({ tasks, databaseUrl: database.url, logger: silentLogger, intervalMs: 100, ...transport });
+    await cleaner.start();
+    try {
+      // The parent rechecks only after a minute and the worker polls once a minute: its end here is the cancel's doing.
+      await waitUntil(() => finished(parent.id), "the parent to finish", 20_000);
+    } finally {
+      await cleaner.stop();
+    }
+    expect((await store.findTask(parent.id))!.result).toEqual(["hold:cancelled"]);
+  });
+
   it("cancelling a waiting parent cancels its pending children", async () => {
     const parent = await prisma.task.enqueue("fulfil", { items: ["slow", "slow"] });
     await waitUntil(
