@@ -88,6 +88,16 @@ describe.each(WORKFLOW_SETUPS)("children on $dialect.name with $transport wake-u
   });
 
   const status = async (id: string) => (await store.findTask(id))?.status;
+  /** Runs a cleaner (a sweep every 100 ms) until `id` has finished; every parent here rechecks only after a minute. */
+  async function untilFinishedWithCleaner(id: string): Promise<void> {
+    const cleaner = createCleaner({ tasks, databaseUrl: database.url, logger: silentLogger, intervalMs: 100, ...transport });
+    await cleaner.start();
+    try {
+      await waitUntil(() => finished(id), "the parent to finish", 20_000);
+    } finally {
+      await cleaner.stop();
+    }
+  }
   const finished = async (id: string) => ["succeeded", "dead", "cancelled"].includes((await status(id)) ?? "");
 
   it("starts the children once with their parent's step, runs them while the parent waits, and the last one's end wakes it", async () => {
@@ -143,14 +153,8 @@ describe.each(WORKFLOW_SETUPS)("children on $dialect.name with $transport wake-u
     const [claim] = await store.claimByIds([child!.id], { owner: "vanished", leaseMs: 1, names: ["orphan"], queues: ["orphans"] });
     expect(claim, JSON.stringify(claim)).toMatchObject({ claimed: { id: child!.id } });
     await waitUntil(async () => (await status(parent.id)) === "pending" && (await store.loadSteps(parent.id)).length === 1, "the parent to wait for it");
-    const cleaner = createCleaner({ tasks, databaseUrl: database.url, logger: silentLogger, intervalMs: 100, ...transport });
-    await cleaner.start();
-    try {
-      // The parent rechecks only after a minute: its end within the wait below is the cleaner's wake.
-      await waitUntil(() => finished(parent.id), "the parent to finish", 20_000);
-    } finally {
-      await cleaner.stop();
-    }
+    // The parent rechecks only after a minute: its end within the wait below is the cleaner's wake.
+    await untilFinishedWithCleaner(parent.id);
     expect(await status(child!.id)).toBe("dead");
     expect((await store.findTask(parent.id))!.result).toEqual(["orphan:dead"]);
   });
@@ -161,14 +165,8 @@ describe.each(WORKFLOW_SETUPS)("children on $dialect.name with $transport wake-u
     const [child] = await store.childStates(parent.id);
     await waitUntil(async () => (await store.loadSteps(child!.id)).length === 1 && (await status(child!.id)) === "pending", "the child to wait for its event");
     expect((await store.cancelTask(child!.id)).map((row) => row.id)).toEqual([child!.id]);
-    const cleaner = createCleaner({ tasks, databaseUrl: database.url, logger: silentLogger, intervalMs: 100, ...transport });
-    await cleaner.start();
-    try {
-      // The parent rechecks only after a minute and the worker polls once a minute: its end here is the cancel's doing.
-      await waitUntil(() => finished(parent.id), "the parent to finish", 20_000);
-    } finally {
-      await cleaner.stop();
-    }
+    // The worker polls once a minute too: the parent's end here is the cancel's doing, published by the cleaner.
+    await untilFinishedWithCleaner(parent.id);
     expect((await store.findTask(parent.id))!.result).toEqual(["hold:cancelled"]);
   });
 
